@@ -1,0 +1,146 @@
+"""The values that flow between ingest, retrieval and the bot.
+
+Every value is an immutable pydantic model with ``extra="forbid"`` so that it
+serializes to JSON (cache, CLI ``--json``, Slack) and rejects unknown fields.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DocType = Literal["runbook", "incident", "adr", "doc"]
+AnswerState = Literal["answer", "abstain"]
+AbstainReason = Literal[
+    "no-match", "low-confidence", "access-denied", "only-superseded-sources", "error"
+]
+WarningKind = Literal[
+    "stale",
+    "superseded",
+    "deprecated",
+    "ownerless",
+    "restricted-omitted",
+    "unverified-llm-fallback",
+    "scope-incomplete",
+]
+
+DEFAULT_ACCESS_GROUP = "everyone"
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class DocumentMetadata(Frozen):
+    """What a document says about itself (front matter) plus what ingest derived."""
+
+    service: str | None = None
+    owner: str | None = None
+    updated: date | None = None
+    review_every_days: int | None = None
+    status: str = "current"
+    doc_type: DocType = "runbook"
+    access: tuple[str, ...] = (DEFAULT_ACCESS_GROUP,)
+    tags: tuple[str, ...] = ()
+    revision: str = ""
+    url: str | None = None
+    superseded_by: str | None = None
+
+
+class Document(Frozen):
+    source_id: str
+    path: str  # relative to the ingested root, POSIX separators
+    title: str
+    text: str  # the original file text, unmodified
+    content_hash: str
+    metadata: DocumentMetadata
+
+
+class Chunk(Frozen):
+    chunk_id: str
+    source_id: str
+    path: str
+    title: str
+    heading_path: tuple[str, ...]
+    text: str  # as indexed: title and heading path prepended
+    start: int  # offsets into the ORIGINAL document text
+    end: int
+    content_hash: str  # of the document the chunk came from
+    line: int  # 1-based line of ``start`` in the original text
+    metadata: DocumentMetadata
+
+    @property
+    def section(self) -> str:
+        return " > ".join(self.heading_path) if self.heading_path else self.title
+
+
+class Hit(Frozen):
+    chunk: Chunk
+    dense_rank: int | None = None
+    dense_score: float | None = None
+    keyword_rank: int | None = None
+    keyword_score: float | None = None
+    fused_score: float = 0.0
+
+
+class DocumentHits(Frozen):
+    """One document in a result list, with its best sections, best first."""
+
+    source_id: str
+    path: str
+    title: str
+    score: float
+    hits: tuple[Hit, ...]
+
+    @property
+    def best(self) -> Hit:
+        return self.hits[0]
+
+
+class SearchFilter(Frozen):
+    groups: tuple[str, ...] | None = None  # None = no access filtering (admin)
+    doc_types: tuple[str, ...] | None = None
+    services: tuple[str, ...] | None = None
+
+
+class Citation(Frozen):
+    source_id: str
+    title: str
+    section: str
+    path: str
+    url: str | None
+    revision: str
+    start: int
+    end: int
+    line: int
+    quote: str
+    owner: str | None
+    updated: date | None
+    age_days: int | None
+    doc_type: str = "runbook"
+    status: str = "current"
+    access: tuple[str, ...] = (DEFAULT_ACCESS_GROUP,)
+
+
+class AnswerWarning(Frozen):
+    kind: WarningKind
+    message: str
+    source_id: str | None = None
+
+
+class Answer(Frozen):
+    state: AnswerState
+    text: str
+    question: str = ""
+    citations: tuple[Citation, ...] = ()
+    related: tuple[Citation, ...] = Field(default=(), description="related incidents")
+    warnings: tuple[AnswerWarning, ...] = ()
+    reason: AbstainReason | None = None
+    search_link: str | None = None
+    generation: int = 0
+    confidence: float = 0.0
+    mode: str = "extractive"
+    closest_owner: str | None = None
+    private_citations: tuple[Citation, ...] = ()
