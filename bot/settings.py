@@ -1,0 +1,118 @@
+"""Settings: the only module that reads the environment.
+
+Every field can be set by an environment variable ``RUNBOOK_<FIELD>`` (or the
+well-known names for Slack and OpenAI), by a ``.env`` file, or by CLI flags,
+which win over both.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import AliasChoices, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+DEFAULT_SOURCE_URL = "https://github.com/acme/runbooks/blob/{revision}/{path}#L{line}"
+DEFAULT_SEARCH_LINK = "https://github.com/search?type=code&q={query}"
+
+
+def _env(name: str, *aliases: str, default: Any = None) -> Any:
+    return Field(
+        default=default,
+        validation_alias=AliasChoices(name, f"RUNBOOK_{name.upper()}", *aliases),
+    )
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_prefix="RUNBOOK_",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+        populate_by_name=True,
+        frozen=True,
+    )
+
+    # storage
+    data_dir: Path = Path("data")
+    qdrant_url: str | None = None
+    qdrant_api_key: SecretStr | None = None
+    qdrant_path: Path | None = None  # default: <data_dir>/qdrant
+    collection: str = "runbooks"
+    # Qdrant server only: collection layout for a cluster
+    qdrant_shards: int = 1
+    qdrant_replicas: int = 1
+
+    # embeddings
+    embedding_model: str = DEFAULT_MODEL
+    embedding_model_path: Path | None = None
+    embedding_threads: int | None = None
+
+    # ingest
+    chunk_max_tokens: int = 256
+    max_file_bytes: int = 1_000_000
+    default_access_group: str = "everyone"
+    source_url_template: str | None = DEFAULT_SOURCE_URL
+
+    # search
+    rrf_k: int = 60
+    search_candidates: int = 50
+
+    # answers
+    stale_after_days: int = 180
+    search_link_template: str | None = DEFAULT_SEARCH_LINK
+    # Abstention thresholds: tuned on the dev question set, see retrieval/answer_config.py
+    abstain_min_confidence: float | None = None
+    glossary_path: Path | None = None
+    hyde: bool = False
+
+    # LLM (optional): any OpenAI-compatible endpoint
+    openai_api_key: SecretStr | None = _env("openai_api_key", "OPENAI_API_KEY")
+    openai_base_url: str | None = _env("openai_base_url", "OPENAI_BASE_URL")
+    llm_model: str = "gpt-4o-mini"
+    llm_timeout_seconds: float = 20.0
+
+    # cache, dedup, logs
+    redis_url: str = _env("redis_url", "REDIS_URL", default="redis://127.0.0.1:6379/0")
+    cache_ttl_seconds: int = 3600
+    query_log_path: Path | None = None  # default: Redis stream
+    query_log_retention_days: int = 30
+    dedup_ttl_seconds: int = 3600
+    log_format: str = "json"
+    log_level: str = "INFO"
+
+    # permissions
+    access_map_path: Path | None = None
+    usergroup_cache_ttl_seconds: int = 600
+
+    # slack
+    slack_bot_token: SecretStr | None = _env("slack_bot_token", "SLACK_BOT_TOKEN")
+    slack_signing_secret: SecretStr | None = _env("slack_signing_secret", "SLACK_SIGNING_SECRET")
+    slack_app_token: SecretStr | None = _env("slack_app_token", "SLACK_APP_TOKEN")
+    slack_api_url: str | None = _env("slack_api_url", "SLACK_API_URL")
+    incident_channel_patterns: tuple[str, ...] = ("inc-*", "incident-*")
+    port: int = 3000
+
+    @property
+    def qdrant_local_path(self) -> Path:
+        return self.qdrant_path or self.data_dir / "qdrant"
+
+    @property
+    def keyword_dir(self) -> Path:
+        return self.data_dir / "snapshot"
+
+    @property
+    def model_cache_dir(self) -> Path:
+        return self.data_dir / "models"
+
+    @property
+    def llm_enabled(self) -> bool:
+        return self.openai_api_key is not None or self.openai_base_url is not None
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from the environment, with explicit (CLI) overrides winning."""
+    clean = {k: v for k, v in overrides.items() if v is not None}
+    return Settings(**clean)

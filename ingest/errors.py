@@ -1,0 +1,16 @@
+"""Errors raised by the ingest package."""
+
+
+class IngestError(Exception):
+    """Base for every error the ingest package raises."""
+
+
+class MalformedDocumentError(IngestError):
+    """A source file could not be parsed; carries the line when known."""
+
+    def __init__(self, path: str, reason: str, line: int | None = None) -> None:
+        self.path = path
+        self.reason = reason
+        self.line = line
+        where = f"{path}:{line}" if line is not None else path
+        super().__init__(f"{where}: {reason}")

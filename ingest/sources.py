@@ -1,0 +1,93 @@
+"""Find the runbook files under a root, honouring .runbookignore and excludes."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+IGNORE_FILE = ".runbookignore"
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+ALWAYS_SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__"})
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    path: Path  # absolute
+    rel: str  # POSIX path relative to the root
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Skipped:
+    rel: str
+    reason: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.rel}:{self.line}" if self.line is not None else self.rel
+        return f"{where}: {self.reason}"
+
+
+@dataclass(frozen=True)
+class Scan:
+    files: tuple[SourceFile, ...]
+    skipped: tuple[Skipped, ...]
+
+
+def _ignore_spec(root: Path) -> pathspec.PathSpec:
+    path = root / IGNORE_FILE
+    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+
+
+def _excluded(rel: str, excludes: Sequence[str]) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(name, g) for g in excludes)
+
+
+def check_content(rel: str, data: bytes, max_bytes: int) -> Skipped | None:
+    """Why a file cannot be indexed, or None when it can."""
+    if len(data) > max_bytes:
+        return Skipped(rel, f"too large ({len(data)} bytes > {max_bytes})")
+    if b"\x00" in data[:8192]:
+        return Skipped(rel, "binary file")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        return Skipped(rel, f"not UTF-8 (byte {exc.start})", line)
+    if not text.strip():
+        return Skipped(rel, "empty file")
+    return None
+
+
+def scan(root: Path, excludes: Sequence[str] = (), max_bytes: int = 1_000_000) -> Scan:
+    root = root.resolve()
+    spec = _ignore_spec(root)
+    files: list[SourceFile] = []
+    skipped: list[Skipped] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in ALWAYS_SKIPPED_DIRS)
+        for name in sorted(filenames):
+            if not name.lower().endswith(MARKDOWN_SUFFIXES):
+                continue
+            full = Path(dirpath) / name
+            rel = full.relative_to(root).as_posix()
+            if spec.match_file(rel) or _excluded(rel, excludes):
+                continue
+            try:
+                data = full.read_bytes()
+            except OSError as exc:
+                skipped.append(Skipped(rel, f"unreadable: {exc.strerror}"))
+                continue
+            problem = check_content(rel, data, max_bytes)
+            if problem is not None:
+                skipped.append(problem)
+                continue
+            files.append(SourceFile(full, rel, data))
+    return Scan(tuple(files), tuple(skipped))

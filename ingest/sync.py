@@ -1,0 +1,197 @@
+"""Incremental sync of a runbook folder into the index.
+
+Only documents whose content hash changed are chunked and embedded; documents
+whose files are gone are removed; files that cannot be parsed are reported and
+skipped while their previously indexed version stays live. Nothing becomes
+visible to searches until the final publish, which bumps the generation.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ingest.chunker import DEFAULT_MAX_TOKENS, chunk_document
+from ingest.documents import DocumentConfig, ParsedDocument, parse_document
+from ingest.errors import MalformedDocumentError
+from ingest.git import read_git_info
+from ingest.owners import OwnerResolver
+from ingest.sources import Skipped, scan
+from retrieval.embeddings import Embedder
+from retrieval.snapshot import SnapshotCache
+from retrieval.types import Chunk, Document
+from retrieval.vector_index import QdrantVectorIndex
+
+EMBED_BATCH = 256
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    excludes: tuple[str, ...] = ()
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    max_file_bytes: int = 1_000_000
+    documents: DocumentConfig = field(default_factory=DocumentConfig)
+    progress: bool = False
+    known_groups: frozenset[str] | None = None  # report access groups outside this set
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    added: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
+    unchanged: int = 0
+    skipped: tuple[Skipped, ...] = ()
+    warnings: tuple[str, ...] = ()
+    chunks_embedded: int = 0
+    chunks_total: int = 0
+    seconds: float = 0.0
+    generation: int = 0
+    checked_only: bool = False
+
+    @property
+    def malformed(self) -> tuple[Skipped, ...]:
+        return self.skipped
+
+    def summary(self) -> str:
+        return (
+            f"added {len(self.added)}, changed {len(self.changed)}, removed {len(self.removed)}, "
+            f"unchanged {self.unchanged}, skipped {len(self.skipped)}, "
+            f"chunks embedded {self.chunks_embedded} (of {self.chunks_total}), "
+            f"generation {self.generation}, {self.seconds:.2f}s"
+        )
+
+
+@dataclass(frozen=True)
+class ParsedCorpus:
+    documents: tuple[ParsedDocument, ...]
+    skipped: tuple[Skipped, ...]
+    warnings: tuple[str, ...]
+
+
+def _head_commit(root: Path) -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True, text=True, timeout=10, check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def parse_corpus(root: Path, options: IngestOptions) -> ParsedCorpus:
+    found = scan(root, options.excludes, options.max_file_bytes)
+    git = read_git_info(root)
+    owners = OwnerResolver(root)
+    head = _head_commit(root) if git.in_repo else None
+    docs: list[ParsedDocument] = []
+    skipped = list(found.skipped)
+    warnings: list[str] = []
+    seen: dict[str, str] = {}
+    for src in found.files:
+        try:
+            parsed = parse_document(src, git, owners, options.documents, head)
+        except MalformedDocumentError as exc:
+            skipped.append(Skipped(src.rel, exc.reason, exc.line))
+            continue
+        sid = parsed.document.source_id
+        if sid in seen:
+            skipped.append(Skipped(src.rel, f"same source id as {seen[sid]}"))
+            continue
+        seen[sid] = src.rel
+        if options.known_groups is not None:
+            unknown = sorted(set(parsed.document.metadata.access) - options.known_groups)
+            if unknown:
+                warnings.append(f"{src.rel}: unknown access group(s) {', '.join(unknown)}")
+        docs.append(parsed)
+    return ParsedCorpus(tuple(docs), tuple(skipped), tuple(warnings))
+
+
+class Ingestor:
+    def __init__(
+        self,
+        embedder: Embedder,
+        index: QdrantVectorIndex,
+        snapshots: SnapshotCache | None = None,
+        count_tokens: Callable[[str], int] | None = None,
+    ) -> None:
+        self._embedder = embedder
+        self._index = index
+        self._snapshots = snapshots
+        self._count = count_tokens
+
+    def _chunks(self, parsed: ParsedDocument, options: IngestOptions) -> list[Chunk]:
+        if self._count is None:
+            return chunk_document(parsed.document, parsed.body_start, options.max_tokens)
+        return chunk_document(parsed.document, parsed.body_start, options.max_tokens, self._count)
+
+    def run(self, root: Path, options: IngestOptions, check_only: bool = False) -> IngestReport:
+        started = time.perf_counter()
+        corpus = parse_corpus(root, options)
+        if check_only:
+            return IngestReport(
+                added=tuple(p.document.source_id for p in corpus.documents),
+                skipped=corpus.skipped,
+                warnings=corpus.warnings,
+                seconds=time.perf_counter() - started,
+                checked_only=True,
+            )
+        self._index.ensure(self._embedder.model_name, self._embedder.dimension)
+        self._index.discard_staged()
+        live = self._index.manifest()
+        skipped_ids = {Path(s.rel).with_suffix("").as_posix() for s in corpus.skipped}
+        present = {p.document.source_id for p in corpus.documents}
+
+        added: list[str] = []
+        changed: list[str] = []
+        pending: list[Chunk] = []
+        new_hashes: dict[str, str] = {}
+        unchanged = 0
+        for parsed in corpus.documents:
+            doc: Document = parsed.document
+            old = live.get(doc.source_id)
+            if old == doc.content_hash:
+                unchanged += 1
+                continue
+            (changed if old is not None else added).append(doc.source_id)
+            new_hashes[doc.source_id] = doc.content_hash
+            pending.extend(self._chunks(parsed, options))
+        removed = sorted(set(live) - present - skipped_ids)
+
+        self._embed_and_stage(pending, options.progress)
+        generation = self._index.publish(new_hashes, removed)
+        if self._snapshots is not None:
+            self._snapshots.get(generation)
+        return IngestReport(
+            added=tuple(added),
+            changed=tuple(changed),
+            removed=tuple(removed),
+            unchanged=unchanged,
+            skipped=corpus.skipped,
+            warnings=corpus.warnings,
+            chunks_embedded=len(pending),
+            chunks_total=self._index.count_live(),
+            seconds=time.perf_counter() - started,
+            generation=generation,
+        )
+
+    def _embed_and_stage(self, chunks: Sequence[Chunk], progress: bool) -> None:
+        bar = None
+        if progress and len(chunks) > EMBED_BATCH:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(chunks), unit="chunk", file=sys.stderr, desc="embedding")
+        for i in range(0, len(chunks), EMBED_BATCH):
+            batch = chunks[i : i + EMBED_BATCH]
+            vectors = self._embedder.embed_documents([c.text for c in batch])
+            self._index.stage(batch, vectors)
+            if bar is not None:
+                bar.update(len(batch))
+        if bar is not None:
+            bar.close()
+

@@ -1,0 +1,116 @@
+"""Dense embeddings: the Embedder seam and its fastembed implementation."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from retrieval.errors import EmbeddingError
+from retrieval.offline_model import OFFLINE_MODEL_NAME, assemble_offline_model
+
+Vectors = npt.NDArray[np.float32]
+DEFAULT_BATCH_SIZE = 64
+
+
+class Embedder(Protocol):
+    @property
+    def model_name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors: ...
+
+    def embed_query(self, text: str) -> Vectors: ...
+
+
+class FastEmbedder:
+    """fastembed ``TextEmbedding`` on the CPU, loaded lazily and once."""
+
+    def __init__(
+        self,
+        model_name: str = OFFLINE_MODEL_NAME,
+        model_path: Path | None = None,
+        cache_dir: Path | None = None,
+        threads: int | None = None,
+    ) -> None:
+        self._model_name = model_name
+        self._model_path = model_path
+        self._cache_dir = cache_dir
+        self._threads = threads
+        self._model: object | None = None
+        self._dimension: int | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_name(self) -> str:
+        return self._model_name
+
+    def _resolve_path(self) -> Path | None:
+        if self._model_path is not None:
+            return self._model_path
+        if self._model_name == OFFLINE_MODEL_NAME and self._cache_dir is not None:
+            return assemble_offline_model(self._cache_dir / "all-MiniLM-L6-v2")
+        return None
+
+    def _load(self) -> object:
+        with self._lock:
+            if self._model is not None:
+                return self._model
+            try:
+                from fastembed import TextEmbedding
+
+                path = self._resolve_path()
+                kwargs: dict[str, object] = {"threads": self._threads}
+                if path is not None:
+                    kwargs["specific_model_path"] = str(path)
+                elif self._cache_dir is not None:
+                    kwargs["cache_dir"] = str(self._cache_dir)
+                self._model = TextEmbedding(self._model_name, **kwargs)
+            except Exception as exc:  # fastembed raises plain exceptions
+                raise EmbeddingError(
+                    f"cannot load embedding model {self._model_name!r}: {exc}. "
+                    "Install the offline model (make model) or set RUNBOOK_EMBEDDING_MODEL_PATH."
+                ) from exc
+            return self._model
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self._dimension = int(self.embed_query("dimension probe").shape[0])
+        return self._dimension
+
+    def warm(self) -> None:
+        _ = self.dimension
+
+    def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        model = self._load()
+        # similar lengths batch together: less padding, much less compute
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        try:
+            rows = list(
+                model.embed(  # type: ignore[attr-defined]
+                    [texts[i] for i in order], batch_size=DEFAULT_BATCH_SIZE
+                )
+            )
+        except Exception as exc:
+            raise EmbeddingError(f"embedding failed: {exc}") from exc
+        out = np.empty((len(texts), len(rows[0])), dtype=np.float32)
+        for pos, i in enumerate(order):
+            out[i] = rows[pos]
+        return out
+
+    def embed_query(self, text: str) -> Vectors:
+        model = self._load()
+        try:
+            rows = list(model.query_embed(text))  # type: ignore[attr-defined]
+        except Exception as exc:
+            raise EmbeddingError(f"embedding failed: {exc}") from exc
+        return np.asarray(rows[0], dtype=np.float32)

@@ -1,0 +1,135 @@
+"""Retrieval and answer metrics over a question set."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    q: str
+    expect: tuple[str, ...] | None  # None: no expectation given
+    answerable: bool | None
+    kind: str | None = None
+    trap: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    question: Question
+    ranked: tuple[str, ...]
+    answered: bool
+    quotes_verbatim: bool | None = None  # None when not answered / not checked
+
+
+@dataclass(frozen=True)
+class Metrics:
+    n_ranked: int
+    recall_at_1: float
+    recall_at_5: float
+    mrr_at_10: float
+    n_abstention: int
+    abstain_precision: float
+    abstain_recall: float
+    abstain_f1: float
+    traps_answered: int
+    traps_total: int
+    answered_verbatim: float | None
+    by_kind: dict[str, tuple[int, float]]  # kind -> (n, recall@5)
+
+    def lines(self) -> list[str]:
+        out = [
+            f"questions with expectations: {self.n_ranked}",
+            f"recall@1  {self.recall_at_1:.3f}",
+            f"recall@5  {self.recall_at_5:.3f}",
+            f"MRR@10    {self.mrr_at_10:.3f}",
+        ]
+        for kind, (n, r5) in sorted(self.by_kind.items()):
+            out.append(f"  {kind:<12} n={n:<3} recall@5 {r5:.3f}")
+        if self.n_abstention:
+            out += [
+                f"abstention precision {self.abstain_precision:.3f} "
+                f"recall {self.abstain_recall:.3f} F1 {self.abstain_f1:.3f}",
+                f"traps answered {self.traps_answered}/{self.traps_total}",
+            ]
+        if self.answered_verbatim is not None:
+            out.append(f"answered quotes verbatim {self.answered_verbatim:.1%}")
+        return out
+
+
+def load_questions(path: Path) -> list[Question]:
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row: dict[str, Any] = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{n}: not JSON ({exc.msg})") from exc
+        if "q" not in row:
+            raise ValueError(f"{path}:{n}: missing field 'q'")
+        expect = row.get("expect")
+        out.append(
+            Question(
+                id=str(row.get("id", n)),
+                q=str(row["q"]),
+                expect=tuple(expect) if isinstance(expect, list) else None,
+                answerable=row.get("answerable"),
+                kind=row.get("kind"),
+                trap=row.get("trap"),
+            )
+        )
+    return out
+
+
+def _first_rank(ranked: Sequence[str], expect: Iterable[str]) -> int | None:
+    wanted = set(expect)
+    for i, path in enumerate(ranked, start=1):
+        if path in wanted:
+            return i
+    return None
+
+
+def compute(outcomes: Sequence[Outcome]) -> Metrics:
+    ranked_q = [o for o in outcomes if o.question.expect]
+    r1 = r5 = mrr = 0.0
+    kinds: dict[str, list[float]] = {}
+    for o in ranked_q:
+        assert o.question.expect is not None
+        rank = _first_rank(o.ranked, o.question.expect)
+        r1 += rank == 1
+        hit5 = rank is not None and rank <= 5
+        r5 += hit5
+        mrr += 1.0 / rank if rank is not None and rank <= 10 else 0.0
+        kinds.setdefault(o.question.kind or "-", []).append(float(hit5))
+    n = len(ranked_q) or 1
+    labelled = [o for o in outcomes if o.question.answerable is not None]
+    tp = sum(1 for o in labelled if not o.answered and not o.question.answerable)
+    fp = sum(1 for o in labelled if not o.answered and o.question.answerable)
+    fn = sum(1 for o in labelled if o.answered and not o.question.answerable)
+    precision = tp / (tp + fp) if tp + fp else 0.0
+    recall = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    traps = [o for o in outcomes if o.question.trap]
+    checked = [o for o in outcomes if o.answered and o.quotes_verbatim is not None]
+    return Metrics(
+        n_ranked=len(ranked_q),
+        recall_at_1=r1 / n,
+        recall_at_5=r5 / n,
+        mrr_at_10=mrr / n,
+        n_abstention=sum(1 for o in labelled if not o.question.answerable),
+        abstain_precision=precision,
+        abstain_recall=recall,
+        abstain_f1=f1,
+        traps_answered=sum(1 for o in traps if o.answered),
+        traps_total=len(traps),
+        answered_verbatim=(
+            sum(1 for o in checked if o.quotes_verbatim) / len(checked) if checked else None
+        ),
+        by_kind={k: (len(v), sum(v) / len(v)) for k, v in kinds.items()},
+    )

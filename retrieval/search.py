@@ -1,0 +1,111 @@
+"""Hybrid search: dense (Qdrant) and keyword (BM25) fused with RRF, grouped by document."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from retrieval.embeddings import Embedder, Vectors
+from retrieval.fusion import DEFAULT_RRF_K, rrf
+from retrieval.snapshot import Snapshot, SnapshotCache
+from retrieval.types import Chunk, DocumentHits, Hit, SearchFilter
+from retrieval.vector_index import VectorIndex
+
+DEFAULT_CANDIDATES = 50
+SECTIONS_PER_DOCUMENT = 3
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    rrf_k: int = DEFAULT_RRF_K
+    candidates: int = DEFAULT_CANDIDATES
+
+
+def group_by_document(hits: Sequence[Hit], per_doc: int = SECTIONS_PER_DOCUMENT) -> list[DocumentHits]:
+    groups: dict[str, list[Hit]] = {}
+    for h in hits:
+        groups.setdefault(h.chunk.source_id, []).append(h)
+    docs = []
+    for sid, hs in groups.items():
+        hs.sort(key=lambda h: -h.fused_score)
+        first = hs[0].chunk
+        # best section decides; further matching sections add a little
+        score = hs[0].fused_score + 0.25 * sum(h.fused_score for h in hs[1:per_doc])
+        docs.append(DocumentHits(source_id=sid, path=first.path, title=first.title, score=score,
+                                 hits=tuple(hs[:per_doc])))
+    docs.sort(key=lambda d: -d.score)
+    return docs
+
+
+class HybridSearcher:
+    def __init__(
+        self,
+        embedder: Embedder,
+        vectors: VectorIndex,
+        snapshots: SnapshotCache,
+        config: SearchConfig | None = None,
+    ) -> None:
+        self._embedder = embedder
+        self._vectors = vectors
+        self._snapshots = snapshots
+        self._config = config or SearchConfig()
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._embedder
+
+    def generation(self) -> int:
+        return self._vectors.generation()
+
+    def snapshot(self, generation: int | None = None) -> Snapshot:
+        return self._snapshots.get(self.generation() if generation is None else generation)
+
+    def search_chunks(
+        self,
+        query: str,
+        flt: SearchFilter | None = None,
+        dense_vector: Vectors | None = None,
+        generation: int | None = None,
+    ) -> list[Hit]:
+        """Fused chunk hits, best first (filters applied inside both searches)."""
+        n = self._config.candidates
+        gen = self.generation() if generation is None else generation
+        vector = self._embedder.embed_query(query) if dense_vector is None else dense_vector
+        snap = self.snapshot(gen)
+        if self._snapshots.mirrors_dense:
+            dense = snap.dense_search(vector, n, flt)
+        else:
+            dense = self._vectors.search(vector, n, flt)
+        keyword = snap.keyword.search(query, n, flt)
+        chunks: dict[str, Chunk] = {}
+        dense_scores: dict[str, float] = {}
+        kw_scores: dict[str, float] = {}
+        for c, s in dense:
+            chunks[c.chunk_id] = c
+            dense_scores[c.chunk_id] = s
+        for c, s in keyword:
+            chunks.setdefault(c.chunk_id, c)
+            kw_scores[c.chunk_id] = s
+        fused = rrf(
+            [[c.chunk_id for c, _ in dense], [c.chunk_id for c, _ in keyword]], self._config.rrf_k
+        )
+        return [
+            Hit(
+                chunk=chunks[f.key],
+                dense_rank=f.ranks[0],
+                dense_score=dense_scores.get(f.key),
+                keyword_rank=f.ranks[1],
+                keyword_score=kw_scores.get(f.key),
+                fused_score=f.score,
+            )
+            for f in fused
+        ]
+
+    def search(
+        self,
+        query: str,
+        k: int = 10,
+        flt: SearchFilter | None = None,
+        dense_vector: Vectors | None = None,
+    ) -> list[DocumentHits]:
+        return group_by_document(self.search_chunks(query, flt, dense_vector))[:k]

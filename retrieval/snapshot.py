@@ -1,0 +1,117 @@
+"""A per-generation, in-memory view of the live index: BM25 and (local mode) dense rows.
+
+Qdrant stays the source of truth. Each process derives a snapshot from the
+live chunk payloads (and vectors) it holds, persists it next to the data dir
+and reloads it while the generation is unchanged. In embedded local mode the
+dense search runs over the snapshot's vector matrix: Qdrant's local mode is a
+brute-force scan with a per-point Python payload filter, far slower than one
+matrix product with a precomputed permission mask. With a Qdrant server the
+dense search goes to the server, which has payload indexes.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from retrieval.embeddings import Vectors
+from retrieval.keyword_index import KeywordIndex
+from retrieval.types import Chunk, SearchFilter
+from retrieval.vector_index import QdrantVectorIndex
+
+log = logging.getLogger(__name__)
+DENSE_FILE = "dense.npy"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    generation: int
+    keyword: KeywordIndex
+    dense: npt.NDArray[np.float32] | None  # rows in keyword.chunks order, unit length
+
+    @property
+    def chunks(self) -> tuple[Chunk, ...]:
+        return self.keyword.chunks
+
+    def dense_search(self, vector: Vectors, k: int, flt: SearchFilter | None) -> list[tuple[Chunk, float]]:
+        if self.dense is None or len(self.dense) == 0 or k <= 0:
+            return []
+        scores = self.dense @ np.asarray(vector, dtype=np.float32)
+        eligible = self.keyword.eligible(flt)
+        if eligible is not None:
+            if not eligible.any():
+                return []
+            scores = np.where(eligible, scores, -np.inf)
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        chunks = self.keyword.chunks
+        return [(chunks[i], float(scores[i])) for i in top.tolist() if np.isfinite(scores[i])]
+
+
+class SnapshotCache:
+    """Keeps one snapshot in step with the vector store's generation."""
+
+    def __init__(self, vectors: QdrantVectorIndex, directory: Path | None, mirror_dense: bool) -> None:
+        self._vectors = vectors
+        self._dir = directory
+        self._mirror = mirror_dense
+        self._snapshot: Snapshot | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def mirrors_dense(self) -> bool:
+        return self._mirror
+
+    def get(self, generation: int) -> Snapshot:
+        with self._lock:
+            if self._snapshot is not None and self._snapshot.generation == generation:
+                return self._snapshot
+            snap = self._load(generation) or self._build(generation)
+            self._snapshot = snap
+            return snap
+
+    def _load(self, generation: int) -> Snapshot | None:
+        if self._dir is None:
+            return None
+        loaded = KeywordIndex.load(self._dir)
+        if loaded is None or loaded[1] != generation:
+            return None
+        index = loaded[0]
+        dense = None
+        if self._mirror:
+            try:
+                dense = np.load(self._dir / DENSE_FILE)
+            except (OSError, ValueError):
+                return None
+            if dense.shape[0] != index.size:
+                return None
+        return Snapshot(generation, index, dense)
+
+    def _build(self, generation: int) -> Snapshot:
+        log.info("building search snapshot for generation %d", generation)
+        if self._mirror:
+            pairs = self._vectors.live_points()
+            chunks = [c for c, _ in pairs]
+            dim = len(pairs[0][1]) if pairs else 0
+            dense = np.asarray([v for _, v in pairs], dtype=np.float32).reshape(len(pairs), dim)
+            norms = np.linalg.norm(dense, axis=1, keepdims=True) if len(dense) else None
+            if norms is not None:
+                dense = dense / np.maximum(norms, 1e-12)
+        else:
+            chunks = self._vectors.live_chunks()
+            dense = None
+        snap = Snapshot(generation, KeywordIndex(chunks), dense)
+        if self._dir is not None:
+            self._dir.mkdir(parents=True, exist_ok=True)
+            if dense is not None:
+                tmp = self._dir / "dense.tmp.npy"
+                np.save(tmp, dense)
+                tmp.replace(self._dir / DENSE_FILE)
+            snap.keyword.save(self._dir, generation)
+        return snap

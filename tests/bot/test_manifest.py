@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+MANIFEST = Path(__file__).resolve().parents[2] / "slack" / "manifest.yml"
+EVENTS_URL = "https://runbook-bot.example.com/slack/events"
+
+
+@pytest.fixture(scope="module")
+def manifest() -> dict[str, Any]:
+    data = yaml.safe_load(MANIFEST.read_text(encoding="utf-8"))
+    assert isinstance(data, dict)
+    return data
+
+
+def test_bot_scopes(manifest: dict[str, Any]) -> None:
+    scopes = set(manifest["oauth_config"]["scopes"]["bot"])
+    assert {
+        "commands",
+        "app_mentions:read",
+        "chat:write",
+        "channels:history",
+        "groups:history",
+        "usergroups:read",
+        "users:read",
+    } <= scopes
+
+
+def test_events_and_interactivity(manifest: dict[str, Any]) -> None:
+    settings = manifest["settings"]
+    events = settings["event_subscriptions"]
+    assert events["request_url"] == EVENTS_URL
+    assert {"app_mention", "subteam_members_changed"} <= set(events["bot_events"])
+    assert settings["interactivity"] == {"is_enabled": True, "request_url": EVENTS_URL}
+    assert settings["socket_mode_enabled"] is False
+    assert settings["org_deploy_enabled"] is False
+
+
+def test_bot_user_and_slash_command(manifest: dict[str, Any]) -> None:
+    features = manifest["features"]
+    assert features["bot_user"]["display_name"] == "runbook"
+    (command,) = features["slash_commands"]
+    assert command["command"] == "/runbook"
+    assert command["url"] == EVENTS_URL
+    assert command["usage_hint"] == "[service] question"
+    assert command["description"]
+
+
+def test_manifest_field_limits(manifest: dict[str, Any]) -> None:
+    info = manifest["display_information"]
+    assert 0 < len(info["name"]) <= 35
+    assert 0 < len(info.get("description", "")) <= 140
+    assert len(manifest["features"]["bot_user"]["display_name"]) <= 80
+    for command in manifest["features"]["slash_commands"]:
+        assert len(command["description"]) <= 2000
+        assert len(command["usage_hint"]) <= 1000
