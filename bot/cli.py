@@ -7,15 +7,14 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
-
-from ingest.errors import IngestError
-from retrieval.errors import RetrievalError
-from retrieval.evaluation import Outcome, compute, load_questions
-from retrieval.types import SearchFilter
 
 from bot.runtime import Runtime
 from bot.settings import Settings, load_settings
+from bot.text import render_text
+from ingest.errors import IngestError
+from retrieval.errors import RetrievalError
+from retrieval.evaluation import Outcome, compute, load_questions
+from retrieval.types import Citation, SearchFilter
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -68,14 +67,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--k", type=int, default=10)
     p.add_argument("--groups", type=_csv, default=None)
+    p.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="the ingested folder, to check quotes verbatim (default: the questions' folder)",
+    )
     p.set_defaults(func=cmd_eval)
 
-    for extra in EXTRA_COMMANDS:
-        extra(sub)
+    p = sub.add_parser("ask", help="answer a question with quoted, cited runbook spans")
+    _common(p)
+    p.add_argument("question")
+    p.add_argument("--groups", type=_csv, default=None, help="access groups (comma separated)")
+    p.add_argument("--json", action="store_true", help="print the answer contract as JSON")
+    p.set_defaults(func=cmd_ask)
     return parser
-
-
-EXTRA_COMMANDS: list[Callable[[Any], None]] = []
 
 
 def _settings_from(args: argparse.Namespace) -> Settings:
@@ -132,8 +138,11 @@ def cmd_ingest(args: argparse.Namespace, rt: Runtime) -> int:
     return EXIT_OK
 
 
-def _filter(groups: Sequence[str] | None, doc_types: Sequence[str] | None = None,
-            services: Sequence[str] | None = None) -> SearchFilter:
+def _filter(
+    groups: Sequence[str] | None,
+    doc_types: Sequence[str] | None = None,
+    services: Sequence[str] | None = None,
+) -> SearchFilter:
     return SearchFilter(
         groups=tuple(groups) if groups else None,
         doc_types=tuple(doc_types) if doc_types else None,
@@ -144,28 +153,35 @@ def _filter(groups: Sequence[str] | None, doc_types: Sequence[str] | None = None
 def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
     docs = rt.searcher.search(args.query, args.k, _filter(args.groups, args.doc_type, args.service))
     if args.json:
-        _print(json.dumps([
-            {
-                "path": d.path,
-                "title": d.title,
-                "score": round(d.score, 5),
-                "sections": [
+        _print(
+            json.dumps(
+                [
                     {
-                        "section": h.chunk.section,
-                        "start": h.chunk.start,
-                        "end": h.chunk.end,
-                        "line": h.chunk.line,
-                        "dense_rank": h.dense_rank,
-                        "keyword_rank": h.keyword_rank,
-                        "url": (h.chunk.metadata.url or "").replace("{line}", str(h.chunk.line)),
-                        "owner": h.chunk.metadata.owner,
-                        "updated": str(h.chunk.metadata.updated),
+                        "path": d.path,
+                        "title": d.title,
+                        "score": round(d.score, 5),
+                        "sections": [
+                            {
+                                "section": h.chunk.section,
+                                "start": h.chunk.start,
+                                "end": h.chunk.end,
+                                "line": h.chunk.line,
+                                "dense_rank": h.dense_rank,
+                                "keyword_rank": h.keyword_rank,
+                                "url": (h.chunk.metadata.url or "").replace(
+                                    "{line}", str(h.chunk.line)
+                                ),
+                                "owner": h.chunk.metadata.owner,
+                                "updated": str(h.chunk.metadata.updated),
+                            }
+                            for h in d.hits
+                        ],
                     }
-                    for h in d.hits
+                    for d in docs
                 ],
-            }
-            for d in docs
-        ], indent=2))
+                indent=2,
+            )
+        )
         return EXIT_OK
     if not docs:
         _print("no runbook matches this query")
@@ -186,16 +202,21 @@ def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
 
 def cmd_eval(args: argparse.Namespace, rt: Runtime) -> int:
     questions = load_questions(args.questions)
-    answer_fn = ANSWER_HOOK[0] if ANSWER_HOOK else None
+    answerer = rt.extractive
+    roots = [args.root or args.questions.parent]
     outcomes = []
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as out:
         for q in questions:
-            docs = rt.searcher.search(q.q, args.k, _filter(args.groups))
+            flt = _filter(args.groups)
+            retrieval = answerer.retrieve(q.q, flt)
+            docs = rt.searcher.search(q.q, args.k, flt)
             ranked = tuple(d.path for d in docs)
-            answered, verbatim = (bool(docs), None)
-            if answer_fn is not None:
-                answered, verbatim = answer_fn(rt, q.q, args.groups)
+            answer = answerer.answer_from(retrieval, flt)
+            answered = answer.state == "answer"
+            verbatim = (
+                all(quote_is_verbatim(c, roots) for c in answer.citations) if answered else None
+            )
             outcomes.append(Outcome(q, ranked, answered, verbatim))
             out.write(json.dumps({"id": q.id, "ranked": list(ranked), "answered": answered}) + "\n")
     for line in compute(outcomes).lines():
@@ -203,8 +224,22 @@ def cmd_eval(args: argparse.Namespace, rt: Runtime) -> int:
     return EXIT_OK
 
 
-# The answers layer registers itself here: (runtime, question, groups) -> (answered, verbatim)
-ANSWER_HOOK: list[Callable[[Runtime, str, Sequence[str] | None], tuple[bool, bool | None]]] = []
+def quote_is_verbatim(c: Citation, roots: Sequence[Path]) -> bool:
+    """Does the quoted span equal the original file's text at its offsets?"""
+    for root in roots:
+        path = root / c.path
+        if path.is_file():
+            return path.read_text(encoding="utf-8")[c.start : c.end] == c.quote
+    return False
+
+
+def cmd_ask(args: argparse.Namespace, rt: Runtime) -> int:
+    answer = rt.extractive.answer(args.question, _filter(args.groups))
+    if args.json:
+        _print(answer.model_dump_json(indent=2))
+    else:
+        _print(render_text(answer))
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

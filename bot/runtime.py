@@ -5,14 +5,15 @@ from __future__ import annotations
 import threading
 from functools import cached_property
 
+from bot.settings import Settings
 from ingest.documents import DocumentConfig
-from ingest.sync import Ingestor, IngestOptions
+from ingest.sync import IngestOptions, Ingestor
+from retrieval.answer_config import AnswerConfig
+from retrieval.answerer import ExtractiveAnswerer
 from retrieval.embeddings import FastEmbedder
 from retrieval.search import HybridSearcher, SearchConfig
 from retrieval.snapshot import SnapshotCache
 from retrieval.vector_index import QdrantVectorIndex, open_client
-
-from bot.settings import Settings
 
 
 class Runtime:
@@ -53,10 +54,32 @@ class Runtime:
         )
 
     @cached_property
+    def answer_config(self) -> AnswerConfig:
+        s = self.settings
+        base = AnswerConfig()
+        return AnswerConfig(
+            stale_after_days=s.stale_after_days,
+            min_confidence=(
+                s.abstain_min_confidence
+                if s.abstain_min_confidence is not None
+                else base.min_confidence
+            ),
+            search_link_template=s.search_link_template,
+        )
+
+    @cached_property
+    def extractive(self) -> ExtractiveAnswerer:
+        return ExtractiveAnswerer(
+            self.searcher, self.answer_config, vocabulary=self.embedder.vocabulary()
+        )
+
+    @cached_property
     def ingestor(self) -> Ingestor:
         return Ingestor(self.embedder, self.vector_index, self.snapshots)
 
-    def ingest_options(self, excludes: tuple[str, ...] = (), progress: bool = False) -> IngestOptions:
+    def ingest_options(
+        self, excludes: tuple[str, ...] = (), progress: bool = False
+    ) -> IngestOptions:
         s = self.settings
         return IngestOptions(
             excludes=excludes,

@@ -57,7 +57,9 @@ def split_front_matter(text: str, path: str) -> FrontMatter:
         mark = getattr(exc, "problem_mark", None)
         line_no = mark.line + 2 if mark is not None else 1
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise MalformedDocumentError(path, f"invalid YAML front matter: {problem}", line_no) from exc
+        raise MalformedDocumentError(
+            path, f"invalid YAML front matter: {problem}", line_no
+        ) from exc
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -77,7 +77,10 @@ def _head_commit(root: Path) -> str | None:
     try:
         out = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"],
-            capture_output=True, text=True, timeout=10, check=False,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired):
         return None
@@ -194,4 +197,3 @@ class Ingestor:
                 bar.update(len(batch))
         if bar is not None:
             bar.close()
-

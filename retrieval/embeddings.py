@@ -85,6 +85,15 @@ class FastEmbedder:
             self._dimension = int(self.embed_query("dimension probe").shape[0])
         return self._dimension
 
+    def vocabulary(self) -> frozenset[str]:
+        """Whole words the model's tokenizer knows (no sub-word pieces)."""
+        model = self._load()
+        try:
+            vocab = model.model.tokenizer.get_vocab()  # type: ignore[attr-defined]
+        except AttributeError:
+            return frozenset()
+        return frozenset(w for w in vocab if w.isalpha() and not w.startswith("##"))
+
     def warm(self) -> None:
         _ = self.dimension
 

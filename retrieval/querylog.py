@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar, get_args
 
 import redis
 from pydantic import TypeAdapter, ValidationError
@@ -123,6 +123,8 @@ def build_feedback(
     ts: float | None = None,
 ) -> Feedback:
     """A :class:`Feedback` with ``question`` redacted; ``ts`` defaults to now."""
+    if value not in get_args(FeedbackValue):
+        raise ValueError(f"feedback must be one of {get_args(FeedbackValue)}, not {value!r}")
     return Feedback(
         request_id=request_id,
         ts=time.time() if ts is None else ts,

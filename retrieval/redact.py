@@ -75,7 +75,7 @@ _LABEL = (
     _LABEL_START + r"(?:"
     # password family: any alphanumeric prefix too (PGPASSWORD, dbpassword)
     r"(?:[A-Za-z0-9]+[_.-])*[A-Za-z0-9]*(?:password|passwd|passphrase)"
-    r"|(?:[A-Za-z0-9]+[_.-])*(?:pwd|secret|token|apikey|" + _KEY_WORDS + r")"
+    r"|(?:[A-Za-z0-9]+[_.-])*(?:pwd|pass|secret|token|apikey|" + _KEY_WORDS + r")"
     # camelCase labels (JSON from SDKs and CLIs): SessionToken, clientSecret, apiKey
     r"|(?-i:[A-Za-z0-9]*[a-z0-9](?:Token|Secret|Password|Passwd|Passphrase|Pwd))"
     r"|(?-i:[A-Za-z0-9]*(?:[Aa]pi|[Ss]ecret|[Pp]rivate|[Aa]ccess|[Aa]ccount|[Ss]igning"
@@ -301,7 +301,8 @@ _NOT_SECRET_VALUES: Final = frozenset(
         "yes",
     }
 )
-_NOT_SECRET_PREFIXES: Final = ("$", "{{", "<", "%", "[REDACTED")
+_MASK_CHAR: Final = "\x00"
+_NOT_SECRET_PREFIXES: Final = ("$", "{{", "<", "%", "[REDACTED", _MASK_CHAR)
 _MASK_CHARS: Final = frozenset("*xX•.")
 
 # token=os.environ["SLACK_BOT_TOKEN"], key = Fernet.generate_key(): code, not a value.
@@ -310,6 +311,8 @@ _CODE_REFERENCE_RE: Final = re.compile(r"""[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:\(|
 _VALUE_CHECKED_KINDS: Final = frozenset(
     {"secret_assignment", "curl_user_password", "mysql_cli_password", "authorization_header"}
 )
+
+_MAX_PASSES: Final = 4
 
 _PLACEHOLDER_RE: Final = re.compile(r"\[REDACTED(?::[A-Za-z0-9_]+)?\]")
 
@@ -335,23 +338,33 @@ def find_secrets(text: str) -> list[Redaction]:
 
     Overlapping matches (``token=ghp_...`` is both a GitHub token and a labelled token)
     are merged into one redaction covering all of them, with the kind of the most
-    specific pattern. Text that is already a ``[REDACTED...]`` placeholder is skipped,
-    so redacting twice changes nothing.
+    specific pattern. Text that is already a ``[REDACTED...]`` placeholder is never
+    part of a redaction, so redacting twice changes nothing.
     """
+    # Placeholders are matched as runs of NUL: their ":" and letters must not complete a
+    # pattern ("https://[REDACTED:jwt]@" is not user:password@).
     placeholders = [m.span() for m in _PLACEHOLDER_RE.finditer(text)]
     placeholder_ends = [p_end for _, p_end in placeholders]
+    masked = text
+    for p_start, p_end in placeholders:
+        masked = masked[:p_start] + _MASK_CHAR * (p_end - p_start) + masked[p_end:]
     candidates: list[tuple[int, int, int, str]] = []
     for priority, (kind, pattern) in enumerate(SECRET_PATTERNS):
         has_group = "secret" in pattern.groupindex
-        for match in pattern.finditer(text):
+        for match in pattern.finditer(masked):
             start, end = match.span("secret") if has_group else match.span()
             if start >= end or not _is_secret_value(kind, match):
                 continue
-            # the first placeholder ending after `start` is the only one that can overlap
+            # Never redact inside an existing placeholder: keep only the pieces around it.
             i = bisect.bisect_right(placeholder_ends, start)
-            if i < len(placeholders) and placeholders[i][0] < end:
-                continue
-            candidates.append((start, end, priority, kind))
+            while i < len(placeholders) and placeholders[i][0] < end:
+                p_start, p_end = placeholders[i]
+                if start < p_start:
+                    candidates.append((start, p_start, priority, kind))
+                start = max(start, p_end)
+                i += 1
+            if start < end:
+                candidates.append((start, end, priority, kind))
 
     # Merge overlapping candidates; a merged redaction keeps its best (lowest) priority.
     merged: list[Redaction] = []
@@ -370,13 +383,28 @@ def find_secrets(text: str) -> list[Redaction]:
     return merged
 
 
-def redact(text: str) -> str:
-    """``text`` with every secret replaced by ``[REDACTED:<kind>]``."""
+def _replace(text: str, secrets: list[Redaction]) -> str:
     parts: list[str] = []
     pos = 0
-    for secret in find_secrets(text):
+    for secret in secrets:
         parts.append(text[pos : secret.start])
         parts.append(placeholder(secret.kind))
         pos = secret.end
     parts.append(text[pos:])
     return "".join(parts)
+
+
+def redact(text: str) -> str:
+    """``text`` with every secret replaced by ``[REDACTED:<kind>]``.
+
+    The result has no secrets left for :func:`find_secrets`, so ``redact`` is
+    idempotent. Normally that takes one pass; if replacing secrets exposes new matches,
+    it takes more, and text that is still not clean after :data:`_MAX_PASSES` passes
+    is replaced as a whole (``[REDACTED:text]``) rather than stored half-redacted.
+    """
+    for _ in range(_MAX_PASSES):
+        secrets = find_secrets(text)
+        if not secrets:
+            return text
+        text = _replace(text, secrets)
+    return text if not find_secrets(text) else placeholder("text")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 from retrieval.embeddings import Embedder, Vectors
 from retrieval.fusion import DEFAULT_RRF_K, rrf
@@ -21,7 +23,40 @@ class SearchConfig:
     candidates: int = DEFAULT_CANDIDATES
 
 
-def group_by_document(hits: Sequence[Hit], per_doc: int = SECTIONS_PER_DOCUMENT) -> list[DocumentHits]:
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
+MIN_NAME_LEN = 6
+
+
+def _norm(text: str) -> str:
+    return _NOT_ALNUM.sub("", text.lower())
+
+
+def query_names(query: str) -> frozenset[str]:
+    """Identifier-like words of a query (alert names, service names), normalized."""
+    out = set()
+    for w in _IDENTIFIER.findall(query):
+        compound = any(c in w for c in "-_.") or any(c.isupper() for c in w[1:])
+        if len(w) >= MIN_NAME_LEN and compound:
+            out.add(_norm(w))
+    return frozenset(out)
+
+
+def document_names(chunk: Chunk) -> frozenset[str]:
+    """What a document is called: title, top heading, file name (normalized)."""
+    names = {_norm(chunk.title), _norm(PurePosixPath(chunk.path).stem)}
+    if chunk.heading_path:
+        names.add(_norm(chunk.heading_path[0]))
+    return frozenset(n for n in names if n)
+
+
+def group_by_document(
+    hits: Sequence[Hit],
+    per_doc: int = SECTIONS_PER_DOCUMENT,
+    names: frozenset[str] = frozenset(),
+    name_bonus: float = 0.0,
+) -> list[DocumentHits]:
+    """Hits grouped per document; a document named by the query gets ``name_bonus``."""
     groups: dict[str, list[Hit]] = {}
     for h in hits:
         groups.setdefault(h.chunk.source_id, []).append(h)
@@ -31,8 +66,17 @@ def group_by_document(hits: Sequence[Hit], per_doc: int = SECTIONS_PER_DOCUMENT)
         first = hs[0].chunk
         # best section decides; further matching sections add a little
         score = hs[0].fused_score + 0.25 * sum(h.fused_score for h in hs[1:per_doc])
-        docs.append(DocumentHits(source_id=sid, path=first.path, title=first.title, score=score,
-                                 hits=tuple(hs[:per_doc])))
+        if names and names & document_names(first):
+            score += name_bonus
+        docs.append(
+            DocumentHits(
+                source_id=sid,
+                path=first.path,
+                title=first.title,
+                score=score,
+                hits=tuple(hs[:per_doc]),
+            )
+        )
     docs.sort(key=lambda d: -d.score)
     return docs
 
@@ -108,4 +152,9 @@ class HybridSearcher:
         flt: SearchFilter | None = None,
         dense_vector: Vectors | None = None,
     ) -> list[DocumentHits]:
-        return group_by_document(self.search_chunks(query, flt, dense_vector))[:k]
+        return self.group(query, self.search_chunks(query, flt, dense_vector))[:k]
+
+    def group(self, query: str, hits: Sequence[Hit]) -> list[DocumentHits]:
+        """Documents, best first; one the query names outright ranks as if first in a list."""
+        bonus = 1.0 / (self._config.rrf_k + 1)
+        return group_by_document(hits, names=query_names(query), name_bonus=bonus)

@@ -14,13 +14,16 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
 from retrieval.embeddings import Vectors
+from retrieval.evidence import TermStats
 from retrieval.keyword_index import KeywordIndex
+from retrieval.tokenize import tokenize
 from retrieval.types import Chunk, SearchFilter
 from retrieval.vector_index import QdrantVectorIndex
 
@@ -38,7 +41,28 @@ class Snapshot:
     def chunks(self) -> tuple[Chunk, ...]:
         return self.keyword.chunks
 
-    def dense_search(self, vector: Vectors, k: int, flt: SearchFilter | None) -> list[tuple[Chunk, float]]:
+    @cached_property
+    def doc_terms(self) -> dict[str, frozenset[str]]:
+        """Every token of each live document (by source_id)."""
+        terms: dict[str, set[str]] = {}
+        for c in self.keyword.chunks:
+            terms.setdefault(c.source_id, set()).update(tokenize(c.text))
+        return {k: frozenset(v) for k, v in terms.items()}
+
+    @cached_property
+    def term_stats(self) -> TermStats:
+        return TermStats.from_doc_terms(self.doc_terms)
+
+    @cached_property
+    def chunks_by_source(self) -> dict[str, list[Chunk]]:
+        out: dict[str, list[Chunk]] = {}
+        for c in self.keyword.chunks:
+            out.setdefault(c.source_id, []).append(c)
+        return out
+
+    def dense_search(
+        self, vector: Vectors, k: int, flt: SearchFilter | None
+    ) -> list[tuple[Chunk, float]]:
         if self.dense is None or len(self.dense) == 0 or k <= 0:
             return []
         scores = self.dense @ np.asarray(vector, dtype=np.float32)
@@ -57,7 +81,9 @@ class Snapshot:
 class SnapshotCache:
     """Keeps one snapshot in step with the vector store's generation."""
 
-    def __init__(self, vectors: QdrantVectorIndex, directory: Path | None, mirror_dense: bool) -> None:
+    def __init__(
+        self, vectors: QdrantVectorIndex, directory: Path | None, mirror_dense: bool
+    ) -> None:
         self._vectors = vectors
         self._dir = directory
         self._mirror = mirror_dense

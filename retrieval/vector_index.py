@@ -38,13 +38,17 @@ T = TypeVar("T")
 class VectorIndex(Protocol):
     def generation(self) -> int: ...
 
-    def search(self, vector: Vectors, k: int, flt: SearchFilter | None) -> list[tuple[Chunk, float]]: ...
+    def search(
+        self, vector: Vectors, k: int, flt: SearchFilter | None
+    ) -> list[tuple[Chunk, float]]: ...
 
     def count_live(self) -> int:
         if not self._exists(self._collection):
             return 0
         res = self._call(
-            lambda: self._client.count(self._collection, count_filter=build_filter(None), exact=True)
+            lambda: self._client.count(
+                self._collection, count_filter=build_filter(None), exact=True
+            )
         )
         return int(res.count)
 
@@ -235,7 +239,9 @@ class QdrantVectorIndex:
         if not self._exists(self._collection):
             return 0
         res = self._call(
-            lambda: self._client.count(self._collection, count_filter=build_filter(None), exact=True)
+            lambda: self._client.count(
+                self._collection, count_filter=build_filter(None), exact=True
+            )
         )
         return int(res.count)
 
@@ -265,7 +271,9 @@ class QdrantVectorIndex:
             if offset is None:
                 return out
 
-    def search(self, vector: Vectors, k: int, flt: SearchFilter | None) -> list[tuple[Chunk, float]]:
+    def search(
+        self, vector: Vectors, k: int, flt: SearchFilter | None
+    ) -> list[tuple[Chunk, float]]:
         if not self._exists(self._collection):
             return []
         res = self._call(
@@ -277,7 +285,11 @@ class QdrantVectorIndex:
                 with_payload=True,
             )
         )
-        return [(Chunk.model_validate(p.payload["chunk"]), float(p.score)) for p in res.points if p.payload]
+        return [
+            (Chunk.model_validate(p.payload["chunk"]), float(p.score))
+            for p in res.points
+            if p.payload
+        ]
 
     # -- writes ------------------------------------------------------------------
 

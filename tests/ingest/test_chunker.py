@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from ingest.chunker import chunk_document, estimate_tokens, sections
+from ingest.chunker import chunk_document, estimate_tokens
+from retrieval.markdown import sections
 from retrieval.types import Document, DocumentMetadata
 
 DOC = """---
@@ -98,7 +99,9 @@ def test_oversized_section_splits_at_paragraphs_without_cutting_code() -> None:
 
 
 def test_numbered_procedure_kept_together() -> None:
-    items = "\n\n".join(f"{i}. Do step number {i} carefully and verify it " * 2 for i in range(1, 9))
+    items = "\n\n".join(
+        f"{i}. Do step number {i} carefully and verify it " * 2 for i in range(1, 9)
+    )
     filler = "\n\n".join("Background text about queues and consumers. " * 6 for _ in range(12))
     text = f"# Q\n\n## Steps\n\n{filler}\n\n{items}\n"
     chunks = chunk_document(make_doc(text, "Q"), 0, max_tokens=200)

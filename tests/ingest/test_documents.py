@@ -43,7 +43,10 @@ def test_front_matter_metadata(tmp_path: Path) -> None:
     assert (m.service, m.owner, m.updated) == ("checkout-api", "@checkout", date(2026, 1, 5))
     assert m.review_every_days == 30
     assert m.access == ("sre",)
-    assert m.revision == __import__("hashlib").sha256((tmp_path / "db/conn.md").read_bytes()).hexdigest()
+    assert (
+        m.revision
+        == __import__("hashlib").sha256((tmp_path / "db/conn.md").read_bytes()).hexdigest()
+    )
     assert m.url is not None and m.url.endswith("/db/conn.md#L{line}")
 
 
@@ -64,7 +67,9 @@ def test_header_lines_codeowners_and_defaults(tmp_path: Path) -> None:
 
 
 def test_superseded_status_from_text(tmp_path: Path) -> None:
-    write(tmp_path, "adr/0001-x.md", "# ADR 1\n\nStatus: Superseded by ADR-0002\n\nUse memcached.\n")
+    write(
+        tmp_path, "adr/0001-x.md", "# ADR 1\n\nStatus: Superseded by ADR-0002\n\nUse memcached.\n"
+    )
     doc = parse_all(tmp_path)["adr/0001-x.md"]
     assert doc.metadata.status == "superseded"
     assert doc.metadata.superseded_by == "ADR-0002"
@@ -81,18 +86,28 @@ def test_title_falls_back_to_file_name_and_mtime(tmp_path: Path) -> None:
 
 def test_git_dates_and_blob_revision(tmp_path: Path) -> None:
     write(tmp_path, "r.md", "# R\n\ntext\n")
-    env = {**os.environ, "GIT_AUTHOR_DATE": "2024-02-03T10:00:00Z",
-           "GIT_COMMITTER_DATE": "2024-02-03T10:00:00Z"}
-    for cmd in (["init", "-q"], ["add", "."],
-                ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "x"]):
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": "2024-02-03T10:00:00Z",
+        "GIT_COMMITTER_DATE": "2024-02-03T10:00:00Z",
+    }
+    for cmd in (
+        ["init", "-q"],
+        ["add", "."],
+        ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "x"],
+    ):
         subprocess.run(["git", "-C", str(tmp_path), *cmd], check=True, env=env)
     git = read_git_info(tmp_path)
     assert git.in_repo
     assert git.last_commit["r.md"] == date(2024, 2, 3)
     doc = parse_all(tmp_path)["r.md"]
     data = (tmp_path / "r.md").read_bytes()
-    expected = subprocess.run(["git", "-C", str(tmp_path), "hash-object", "r.md"],
-                              capture_output=True, text=True, check=True).stdout.strip()
+    expected = subprocess.run(
+        ["git", "-C", str(tmp_path), "hash-object", "r.md"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert blob_id(data) == expected
     assert doc.metadata.revision == expected
     assert doc.metadata.updated == date(2024, 2, 3)

@@ -49,9 +49,12 @@ def record(question: str = "how do I restart checkout?", ts: float | None = None
 
 
 def raw_stream(client: redis.Redis, stream: str) -> bytes:
-    return b"".join(
-        value for _id, fields in client.xrange(stream) for pair in fields.items() for value in pair
-    )
+    """Every field name and value in the stream, as Redis holds them."""
+    parts: list[bytes] = []
+    for _id, fields in client.xrange(stream) or []:
+        for name, value in (fields or {}).items():
+            parts += [x if isinstance(x, bytes) else x.encode() for x in (name, value)]
+    return b"\n".join(parts)
 
 
 def test_hash_user_is_salted_and_stable(redis_server: RedisServer) -> None:
@@ -178,6 +181,11 @@ def test_file_log_round_trip_and_prune(tmp_path: Path, redis_server: RedisServer
 def test_feedback_path_naming(redis_server: RedisServer) -> None:
     assert feedback_path_for(Path("/x/q.jsonl")) == Path("/x/q.feedback.jsonl")
     assert feedback_path_for(Path("/x/q.log")) == Path("/x/q.log.feedback.jsonl")
+
+
+def test_feedback_value_is_checked(redis_server: RedisServer) -> None:
+    with pytest.raises(ValueError):
+        build_feedback(request_id="r", user_hash="h", value="meh", question="q")  # type: ignore[arg-type]
 
 
 def test_file_log_write_errors_are_logged_once_not_raised(

@@ -179,9 +179,19 @@ SECRET_CASES: list[tuple[str, str, str, str]] = [
         "Sup3rS3cret",
         "curl -u admin:",
     ),
-    ("mysql_cli_password", "mysql -h db-01 -u root -pS3cretRoot orders", "S3cretRoot", "-u root -p"),
+    (
+        "mysql_cli_password",
+        "mysql -h db-01 -u root -pS3cretRoot orders",
+        "S3cretRoot",
+        "-u root -p",
+    ),
     ("secret_assignment", "login fails: password=hunter2", "hunter2", "password="),
-    ("secret_assignment", 'config has "api_key": "EXAMPLE-1234-abcd"', "EXAMPLE-1234-abcd", "api_key"),
+    (
+        "secret_assignment",
+        'config has "api_key": "EXAMPLE-1234-abcd"',
+        "EXAMPLE-1234-abcd",
+        "api_key",
+    ),
     (
         "secret_assignment",
         "export DB_PASSWORD='correct horse battery staple'",
@@ -205,7 +215,12 @@ SECRET_CASES: list[tuple[str, str, str, str]] = [
     ("secret_assignment", "SECRET: t0ps3cr3t", "t0ps3cr3t", "SECRET: "),
     ("secret_assignment", "passwd=Passw0rd pwd=Pwd0rd9", "Passw0rd", "pwd="),
     ("secret_assignment", "redis-cli --pass=R3disPass -h cache", "R3disPass", "-h cache"),
-    ("secret_assignment", "{'SessionToken': 'FwoGZXIvYXdzEXAMPLE'}", "FwoGZXIvYXdzEXAMPLE", "'"),
+    (
+        "secret_assignment",
+        "{'SessionToken': 'FwoGZXIvYXdzEXAMPLE'}",
+        "FwoGZXIvYXdzEXAMPLE",
+        "SessionToken",
+    ),
     ("secret_assignment", "X-Api-Key: EXAMPLEkey42 gets 403", "EXAMPLEkey42", "gets 403"),
     ("secret_assignment", "signing key=EXAMPLE-signing", "EXAMPLE-signing", "signing key="),
     (

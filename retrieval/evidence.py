@@ -1,0 +1,218 @@
+"""How well a document covers a question: IDF-weighted term coverage.
+
+Used with the dense similarity to decide whether to answer or abstain. Query
+terms that no document contains weigh as much as the rarest indexed terms, so
+a question about a system the runbooks never mention scores low.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from retrieval.tokenize import tokenize
+
+# Words so common in questions that they say nothing about coverage.
+_QUESTION_NOISE = frozenset(
+    [
+        "how",
+        "why",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "whose",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "do",
+        "does",
+        "did",
+        "done",
+        "get",
+        "got",
+        "need",
+        "needs",
+        "want",
+        "wants",
+        "tell",
+        "know",
+        "see",
+        "look",
+        "make",
+        "just",
+        "still",
+        "even",
+        "again",
+        "any",
+        "anything",
+        "some",
+        "thing",
+        "things",
+        "like",
+        "really",
+        "actually",
+        "pls",
+        "please",
+        "help",
+        "wtf",
+        "lol",
+        "rn",
+        "asap",
+        "ok",
+        "okay",
+        "now",
+        "right",
+        "there",
+        "here",
+        "they",
+        "them",
+        "their",
+        "our",
+        "ours",
+        "your",
+        "yours",
+        "you",
+        "me",
+        "us",
+        "him",
+        "her",
+        "his",
+        "its",
+        "be",
+        "been",
+        "being",
+        "was",
+        "were",
+        "am",
+        "has",
+        "have",
+        "had",
+        "not",
+        "no",
+        "yes",
+        "also",
+        "too",
+        "very",
+        "much",
+        "many",
+        "all",
+        "every",
+        "one",
+        "two",
+        "three",
+        "up",
+        "down",
+        "out",
+        "off",
+        "over",
+        "into",
+        "onto",
+        "from",
+        "about",
+        "after",
+        "before",
+        "until",
+        "since",
+        "then",
+        "than",
+        "so",
+        "if",
+        "but",
+        "way",
+        "ways",
+        "mean",
+        "means",
+        "means",
+        "say",
+        "says",
+        "said",
+        "keep",
+        "keeps",
+        "going",
+        "go",
+        "goes",
+        "try",
+        "tried",
+        "trying",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class TermStats:
+    doc_freq: dict[str, int]
+    n_docs: int
+
+    @classmethod
+    def from_doc_terms(cls, per_doc: Mapping[str, Iterable[str]]) -> TermStats:
+        df: Counter[str] = Counter()
+        for terms in per_doc.values():
+            df.update(set(terms))
+        return cls(dict(df), max(1, len(per_doc)))
+
+    def idf(self, term: str) -> float:
+        df = self.doc_freq.get(term, 0)
+        return math.log(1 + (self.n_docs - df + 0.5) / (df + 0.5))
+
+
+def query_terms(question: str) -> list[str]:
+    return [t for t in dict.fromkeys(tokenize(question)) if t not in _QUESTION_NOISE]
+
+
+def coverage(question_terms: Sequence[str], doc_terms: Iterable[str], stats: TermStats) -> float:
+    """Share of the question's IDF mass that appears in the document (0..1)."""
+    if not question_terms:
+        return 0.0
+    present = set(doc_terms)
+    total = sum(stats.idf(t) for t in question_terms)
+    got = sum(stats.idf(t) for t in question_terms if t in present)
+    return got / total if total > 0 else 0.0
+
+
+_WORDISH = re.compile(r"[A-Za-z][A-Za-z0-9_\-.]*[A-Za-z0-9]")
+_SUFFIXES = ("ing", "ed", "es", "s")
+MIN_ENTITY_LEN = 4
+
+
+def _known(word: str, corpus_terms: Mapping[str, int], vocab: frozenset[str]) -> bool:
+    if word in vocab or word in corpus_terms:
+        return True
+    if any(t in corpus_terms for t in tokenize(word)[:1]):
+        return True
+    for suf in _SUFFIXES:
+        if word.endswith(suf) and len(word) - len(suf) >= 3:
+            base = word[: -len(suf)]
+            if base in vocab or base + "e" in vocab:
+                return True
+    return False
+
+
+def unknown_entities(
+    question: str, corpus_terms: Mapping[str, int], vocab: frozenset[str]
+) -> list[str]:
+    """Names in the question that neither the runbooks nor the language model know.
+
+    A word with no digits that no indexed document contains and that is not in
+    the embedding model's vocabulary (nor a plain inflection of a word that is)
+    is most likely a product or system the runbooks never mention: ``thanos``,
+    ``argocd``, ``velero``. Compound names count when any part is unknown.
+    """
+    found: list[str] = []
+    for raw in _WORDISH.findall(question):
+        if any(ch.isdigit() for ch in raw) or len(raw) < MIN_ENTITY_LEN:
+            continue
+        word = raw.lower()
+        if _known(word, corpus_terms, vocab):
+            continue
+        parts = tokenize(raw)[1:]
+        if parts and all(p in corpus_terms for p in parts):
+            continue
+        found.append(raw)
+    return found

@@ -1,0 +1,150 @@
+"""Markdown structure shared by chunking and span selection.
+
+Sections start at H1-H3 headings outside fenced code. A section body splits
+into blocks (paragraphs, fenced code, lists, tables); blocks glue into units
+that are never cut apart: a numbered procedure with its code, a lead-in line
+ending in ``:`` (often a warning) with what follows it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+MAX_SPLIT_HEADING = 3
+HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+FENCE = re.compile(r"^\s*(```|~~~)")
+LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
+
+
+@dataclass(frozen=True)
+class Section:
+    heading_path: tuple[str, ...]
+    start: int
+    end: int
+    body_start: int  # after the heading line
+
+
+@dataclass(frozen=True)
+class Block:
+    start: int
+    end: int
+    kind: str  # code | list | lead | text | table | indent
+
+
+def iter_lines(text: str, start: int) -> Iterator[tuple[int, int, str]]:
+    """(line start, line end without newline, line) from ``start``."""
+    pos = start
+    n = len(text)
+    while pos < n:
+        nl = text.find("\n", pos)
+        end = n if nl == -1 else nl
+        yield pos, end, text[pos:end]
+        pos = end + 1
+
+
+def _rstrip_end(text: str, start: int, end: int) -> int:
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return end
+
+
+def sections(text: str, body_start: int) -> list[Section]:
+    heads: list[tuple[int, int, int, str]] = []  # (start, after line, level, title)
+    in_fence = False
+    for ls, le, line in iter_lines(text, body_start):
+        if FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        m = HEADING.match(line)
+        if m and len(m.group(1)) <= MAX_SPLIT_HEADING:
+            heads.append((ls, le, len(m.group(1)), m.group(2).strip()))
+    out: list[Section] = []
+    first = heads[0][0] if heads else len(text)
+    pre_end = _rstrip_end(text, body_start, first)
+    if text[body_start:pre_end].strip():
+        s = body_start
+        while s < pre_end and text[s].isspace():
+            s += 1
+        out.append(Section((), s, pre_end, s))
+    stack: list[tuple[int, str]] = []
+    for i, (ls, le, level, title) in enumerate(heads):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, title))
+        nxt = heads[i + 1][0] if i + 1 < len(heads) else len(text)
+        end = _rstrip_end(text, ls, nxt)
+        if text[le:end].strip():
+            out.append(Section(tuple(t for _, t in stack), ls, end, min(le + 1, end)))
+    return out
+
+
+def split_blocks(text: str, start: int, end: int) -> list[Block]:
+    blocks: list[Block] = []
+    cur_start: int | None = None
+    cur_end = start
+    cur_kind = "text"
+    in_fence = False
+    for ls, le, line in iter_lines(text[:end], start):
+        if in_fence:
+            cur_end = le
+            if FENCE.match(line):
+                in_fence = False
+                assert cur_start is not None
+                blocks.append(Block(cur_start, cur_end, "code"))
+                cur_start = None
+            continue
+        if FENCE.match(line):
+            if cur_start is not None:
+                blocks.append(Block(cur_start, cur_end, cur_kind))
+            cur_start, cur_end, in_fence = ls, le, True
+            continue
+        if not line.strip():
+            if cur_start is not None:
+                blocks.append(Block(cur_start, cur_end, cur_kind))
+                cur_start = None
+            continue
+        if cur_start is None:
+            cur_start = ls
+            if LIST_ITEM.match(line):
+                cur_kind = "list"
+            elif line.lstrip().startswith("|"):
+                cur_kind = "table"
+            elif line.startswith(("  ", "\t")):
+                cur_kind = "indent"
+            else:
+                cur_kind = "text"
+        cur_end = le
+    if cur_start is not None:
+        kind = "code" if in_fence else cur_kind
+        if cur_kind == "text" and text[cur_start:cur_end].rstrip().endswith(":"):
+            kind = "lead"
+        blocks.append(Block(cur_start, cur_end, kind))
+    return [
+        Block(b.start, b.end, "lead")
+        if b.kind == "text" and text[b.start : b.end].rstrip().endswith(":")
+        else b
+        for b in blocks
+    ]
+
+
+def group_blocks(blocks: list[Block]) -> list[tuple[int, int]]:
+    """Blocks glued into units that are never cut apart."""
+    groups: list[list[Block]] = []
+    for b in blocks:
+        if groups:
+            prev = groups[-1][-1]
+            in_list = any(x.kind == "list" for x in groups[-1])
+            glue = (
+                prev.kind == "lead"
+                or (b.kind in ("list", "indent") and in_list)
+                or (b.kind == "code" and in_list)
+            )
+            if glue:
+                groups[-1].append(b)
+                continue
+        groups.append([b])
+    return [(g[0].start, g[-1].end) for g in groups]
