@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import secrets
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from slack_sdk import WebClient
+
+from bot.commands import register_all
 from bot.runtime import Runtime
 from bot.settings import Settings, load_settings
+from bot.slack_directory import SlackUsergroupDirectory
 from bot.text import render_text
 from ingest.errors import IngestError
 from retrieval.errors import RetrievalError
@@ -78,9 +83,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("ask", help="answer a question with quoted, cited runbook spans")
     _common(p)
     p.add_argument("question")
-    p.add_argument("--groups", type=_csv, default=None, help="access groups (comma separated)")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--groups", type=_csv, default=None, help="access groups (comma separated)")
+    who.add_argument("--as-user", default=None, metavar="U", help="answer as this Slack user id")
+    p.add_argument("--channel", default=None, help="answer for this channel's audience")
     p.add_argument("--json", action="store_true", help="print the answer contract as JSON")
     p.set_defaults(func=cmd_ask)
+
+    p = sub.add_parser("cache", help="answer cache: stats or clear")
+    _common(p)
+    p.add_argument("action", choices=["stats", "clear"])
+    p.set_defaults(func=cmd_cache)
+
+    register_all(sub, _common)
     return parser
 
 
@@ -233,13 +248,54 @@ def quote_is_verbatim(c: Citation, roots: Sequence[Path]) -> bool:
     return False
 
 
+def _directory(rt: Runtime) -> SlackUsergroupDirectory | None:
+    s = rt.settings
+    if s.slack_bot_token is None:
+        return None
+    kwargs = {"base_url": s.slack_api_url} if s.slack_api_url else {}
+    return SlackUsergroupDirectory(WebClient(token=s.slack_bot_token.get_secret_value(), **kwargs))
+
+
 def cmd_ask(args: argparse.Namespace, rt: Runtime) -> int:
-    answer = rt.extractive.answer(args.question, _filter(args.groups))
+    service = rt.service(_directory(rt) if args.as_user else None)
+    resolver = service.resolver
+    if args.as_user:
+        asker = resolver.scope_for_user(args.as_user)
+    elif args.groups:
+        asker = resolver.scope_for_groups(args.groups)
+    else:  # a local operator: every group the index knows
+        groups = {g for c in rt.searcher.snapshot().chunks for g in c.metadata.access}
+        asker = resolver.scope_for_groups(groups | set(resolver.access_map.known_groups))
+    audience = resolver.audience_for_channel(args.channel) if args.channel else None
+    delivery = service.ask(
+        args.question, new_request_id(), asker=asker, audience=audience, user_id=args.as_user,
+        channel_id=args.channel,
+    )
     if args.json:
-        _print(answer.model_dump_json(indent=2))
+        _print(delivery.public.model_dump_json(indent=2))
+        if delivery.private is not None:
+            _print(delivery.private.model_dump_json(indent=2))
     else:
-        _print(render_text(answer))
+        _print(render_text(delivery.public))
+        if delivery.private is not None:
+            _print("\nSent privately to the asker:\n" + render_text(delivery.private))
+    _err(f"request {delivery.request_id}: {'cache hit' if delivery.cache_hit else 'cache miss'}, "
+         f"{delivery.latencies_ms.get('total', 0):.0f} ms")
     return EXIT_OK
+
+
+def cmd_cache(args: argparse.Namespace, rt: Runtime) -> int:
+    if args.action == "clear":
+        _print(f"removed {rt.cache.clear()} cached answers")
+        return EXIT_OK
+    st = rt.cache.stats()
+    _print(json.dumps({"available": st.available, "hits": st.hits, "misses": st.misses,
+                       "keys": st.keys}))
+    return EXIT_OK if st.available else EXIT_FAILED
+
+
+def new_request_id() -> str:
+    return "r-" + secrets.token_hex(5)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

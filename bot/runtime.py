@@ -2,24 +2,39 @@
 
 from __future__ import annotations
 
+import secrets
 import threading
 from functools import cached_property
 
+import redis
+
+from bot.service import AnswerService, Observer
 from bot.settings import Settings
 from ingest.documents import DocumentConfig
 from ingest.sync import IngestOptions, Ingestor
 from retrieval.answer_config import AnswerConfig
-from retrieval.answerer import ExtractiveAnswerer
+from retrieval.answerer import Answerer, ExtractiveAnswerer
+from retrieval.cache import RedisAnswerCache, redis_client
+from retrieval.dedup import Deduplicator
 from retrieval.embeddings import FastEmbedder
+from retrieval.permissions import (
+    AccessMap,
+    PermissionResolver,
+    UsergroupDirectory,
+    load_access_map,
+)
+from retrieval.querylog import FileQueryLog, RedisQueryLog
 from retrieval.search import HybridSearcher, SearchConfig
 from retrieval.snapshot import SnapshotCache
 from retrieval.vector_index import QdrantVectorIndex, open_client
 
 
 class Runtime:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, embedder: FastEmbedder | None = None) -> None:
         self.settings = settings
         self._lock = threading.Lock()
+        if embedder is not None:
+            self.__dict__["embedder"] = embedder
 
     @cached_property
     def embedder(self) -> FastEmbedder:
@@ -87,6 +102,73 @@ class Runtime:
             max_file_bytes=s.max_file_bytes,
             documents=DocumentConfig(s.default_access_group, s.source_url_template),
             progress=progress,
+        )
+
+    @cached_property
+    def redis(self) -> redis.Redis:
+        return redis_client(self.settings.redis_url)
+
+    @cached_property
+    def cache(self) -> RedisAnswerCache:
+        return RedisAnswerCache(self.redis, self.settings.cache_ttl_seconds)
+
+    @cached_property
+    def dedup(self) -> Deduplicator:
+        return Deduplicator(self.redis, self.settings.dedup_ttl_seconds)
+
+    @cached_property
+    def query_log(self) -> RedisQueryLog | FileQueryLog:
+        s = self.settings
+        if s.query_log_path is not None:
+            return FileQueryLog(s.query_log_path, s.query_log_retention_days)
+        return RedisQueryLog(self.redis, s.query_log_retention_days)
+
+    @cached_property
+    def access_map(self) -> AccessMap:
+        return load_access_map(self.settings.access_map_path)
+
+    def resolver(self, directory: UsergroupDirectory | None = None) -> PermissionResolver:
+        s = self.settings
+        return PermissionResolver(
+            self.access_map,
+            directory,
+            self.redis,
+            s.usergroup_cache_ttl_seconds,
+            s.default_access_group,
+        )
+
+    @cached_property
+    def user_salt(self) -> str:
+        s = self.settings
+        if s.user_hash_salt is not None:
+            return s.user_hash_salt.get_secret_value()
+        path = s.data_dir / ".user-salt"
+        if not path.is_file():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(secrets.token_hex(16), encoding="utf-8")
+        return path.read_text(encoding="utf-8").strip()
+
+    @cached_property
+    def answerer(self) -> Answerer:
+        """The LLM answerer when an endpoint is configured, else extractive."""
+        return self.extractive
+
+    @property
+    def answer_mode(self) -> str:
+        return "llm" if self.settings.llm_enabled else "extractive"
+
+    def service(
+        self, directory: UsergroupDirectory | None = None, observer: Observer | None = None
+    ) -> AnswerService:
+        return AnswerService(
+            self.answerer,
+            self.searcher,
+            self.resolver(directory),
+            self.cache,
+            self.query_log,
+            self.user_salt,
+            mode=self.answer_mode,
+            observer=observer,
         )
 
     def close(self) -> None:

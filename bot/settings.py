@@ -14,7 +14,7 @@ from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-DEFAULT_SOURCE_URL = "https://github.com/acme/runbooks/blob/{revision}/{path}#L{line}"
+DEFAULT_SOURCE_URL = "https://github.com/acme/runbooks/blob/{commit}/{path}#L{line}"
 DEFAULT_SEARCH_LINK = "https://github.com/search?type=code&q={query}"
 
 
@@ -79,6 +79,7 @@ class Settings(BaseSettings):
     cache_ttl_seconds: int = 3600
     query_log_path: Path | None = None  # default: Redis stream
     query_log_retention_days: int = 30
+    user_hash_salt: SecretStr | None = None  # default: a random salt kept in the data dir
     dedup_ttl_seconds: int = 3600
     log_format: str = "json"
     log_level: str = "INFO"

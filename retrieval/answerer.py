@@ -107,6 +107,8 @@ def make_citation(
         doc_type=m.doc_type,
         status=m.status,
         access=m.access,
+        service=m.service,
+        superseded_by=m.superseded_by,
     )
 
 

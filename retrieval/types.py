@@ -29,6 +29,10 @@ WarningKind = Literal[
 DEFAULT_ACCESS_GROUP = "everyone"
 
 
+def _norm(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -73,7 +77,11 @@ class Chunk(Frozen):
 
     @property
     def section(self) -> str:
-        return " > ".join(self.heading_path) if self.heading_path else self.title
+        """The heading path without a top heading that merely repeats the title."""
+        path = self.heading_path
+        if len(path) > 1 and _norm(path[0]) == _norm(self.title):
+            path = path[1:]
+        return " > ".join(path) if path else self.title
 
 
 class Hit(Frozen):
@@ -122,6 +130,8 @@ class Citation(Frozen):
     doc_type: str = "runbook"
     status: str = "current"
     access: tuple[str, ...] = (DEFAULT_ACCESS_GROUP,)
+    service: str | None = None
+    superseded_by: str | None = None
 
 
 class AnswerWarning(Frozen):

@@ -174,7 +174,9 @@ class QdrantVectorIndex:
                     replication_factor=self._replicas,
                 )
             )
-            for field, schema in (
+            # payload indexes exist only on a server; local mode warns and ignores them
+            local = type(getattr(self._client, "_client", None)).__name__ == "QdrantLocal"
+            for field, schema in () if local else (
                 ("live", qm.PayloadSchemaType.BOOL),
                 ("access", qm.PayloadSchemaType.KEYWORD),
                 ("doc_type", qm.PayloadSchemaType.KEYWORD),

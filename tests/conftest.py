@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import redis
 
+from bot.runtime import Runtime
 from retrieval.embeddings import FastEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -92,3 +93,37 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def sample_index_template(tmp_path_factory: pytest.TempPathFactory, embedder: FastEmbedder) -> Path:
+    """The sample runbooks ingested once per test session (embedded Qdrant)."""
+    from bot.runtime import Runtime
+    from bot.settings import load_settings
+
+    data = tmp_path_factory.mktemp("sample-index")
+    rt = Runtime(load_settings(data_dir=data), embedder=embedder)
+    try:
+        report = rt.ingestor.run(SAMPLE_RUNBOOKS, rt.ingest_options())
+        assert report.chunks_embedded > 0, report
+    finally:
+        rt.close()
+    return data
+
+
+@pytest.fixture()
+def sample_data_dir(sample_index_template: Path, tmp_path: Path) -> Path:
+    """A private, writable copy of the ingested sample index."""
+    target = tmp_path / "data"
+    shutil.copytree(sample_index_template, target)
+    return target
+
+
+@pytest.fixture()
+def sample_runtime(sample_data_dir: Path, embedder: FastEmbedder) -> Iterator[Runtime]:
+    """A Runtime over a private copy of the sample index (embedded Qdrant, real model)."""
+    from bot.settings import load_settings
+
+    rt = Runtime(load_settings(data_dir=sample_data_dir), embedder=embedder)
+    yield rt
+    rt.close()

@@ -1,0 +1,197 @@
+"""Answering a question for a person in a place: scopes, audience, cache, query log.
+
+This is where the permission rules meet the answerer:
+
+- the asker's scope comes from the PermissionResolver (Slack user groups, explicit
+  users, the default group);
+- a reply others can read (thread, "Post to channel") cites only documents the
+  whole audience may read: it is answered with the audience's groups (and never
+  more than the asker's), filtered inside both searches;
+- documents the asker may read but the audience may not are answered separately
+  and delivered privately to the asker, never into the thread;
+- answers are cached per (question, scope, index generation, answer mode) and a
+  cached answer citing a retired revision is never served;
+- every question leaves one redacted line in the query log.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from retrieval.answerer import Answerer
+from retrieval.cache import AnswerCache, CacheKey
+from retrieval.permissions import PermissionResolver, Scope
+from retrieval.querylog import QueryLog, build_record, hash_user
+from retrieval.search import HybridSearcher
+from retrieval.types import Answer, AnswerWarning
+
+log = logging.getLogger("runbook_bot.service")
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What to show where: ``public`` may go to the audience; ``private`` only to the asker."""
+
+    request_id: str
+    public: Answer
+    private: Answer | None = None
+    cache_hit: bool = False
+    latencies_ms: Mapping[str, float] = field(default_factory=dict)
+
+
+class Observer:
+    """Hooks for metrics; the default does nothing."""
+
+    def stage(self, stage: str, seconds: float) -> None:
+        return None
+
+    def cache(self, hit: bool) -> None:
+        return None
+
+    def answered(self, answer: Answer) -> None:
+        return None
+
+
+class AnswerService:
+    def __init__(
+        self,
+        answerer: Answerer,
+        searcher: HybridSearcher,
+        resolver: PermissionResolver,
+        cache: AnswerCache | None,
+        query_log: QueryLog | None,
+        user_salt: str,
+        mode: str = "extractive",
+        observer: Observer | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self._answerer = answerer
+        self._searcher = searcher
+        self._resolver = resolver
+        self._cache = cache
+        self._log = query_log
+        self._salt = user_salt
+        self._mode = mode
+        self._observer = observer or Observer()
+        self._clock = clock
+
+    @property
+    def resolver(self) -> PermissionResolver:
+        return self._resolver
+
+    def _live_revisions(self, generation: int) -> dict[str, str]:
+        snap = self._searcher.snapshot(generation)
+        return {c.source_id: c.metadata.revision for c in snap.chunks}
+
+    def _answer(self, question: str, scope: Scope, generation: int) -> tuple[Answer, bool]:
+        key = CacheKey(question, scope.scope_id, generation, self._mode)
+        cacheable = self._cache is not None and scope.complete
+        if cacheable:
+            assert self._cache is not None
+            started = self._clock()
+            live = self._live_revisions(generation)
+            cached = self._cache.get(key, lambda cited: all(live.get(s) == r for s, r in cited))
+            self._observer.stage("cache", self._clock() - started)
+            self._observer.cache(cached is not None)
+            if cached is not None:
+                return cached.model_copy(update={"question": question}), True
+        started = self._clock()
+        answer = self._answerer.answer(question, scope.as_filter())
+        self._observer.stage("answer", self._clock() - started)
+        if cacheable and answer.reason != "error":
+            assert self._cache is not None
+            self._cache.put(key, answer)
+        return answer, False
+
+    def ask(
+        self,
+        question: str,
+        request_id: str,
+        *,
+        asker: Scope,
+        audience: Scope | None = None,
+        user_id: str | None = None,
+        channel_id: str | None = None,
+    ) -> Delivery:
+        """Answer ``question``; ``audience`` None means only the asker will see it."""
+        t0 = self._clock()
+        generation = self._searcher.generation()
+        if audience is None:
+            public_scope = asker
+        else:
+            public_scope = Scope(asker.groups & audience.groups, asker.complete)
+        public, hit = self._answer(question, public_scope, generation)
+        private: Answer | None = None
+        if audience is not None and asker.groups - public_scope.groups:
+            mine, hit_private = self._answer(question, asker, generation)
+            hit = hit and hit_private
+            public_ids = {c.source_id for c in public.citations}
+            extra = [c for c in mine.citations if c.source_id not in public_ids]
+            restricted = [c for c in extra if not set(c.access) & public_scope.groups]
+            if mine.state == "answer" and restricted:
+                private = mine
+                n = len({c.source_id for c in restricted})
+                note = AnswerWarning(
+                    kind="restricted-omitted",
+                    message=(
+                        f"{n} restricted runbook{'s' if n > 1 else ''} sent to you privately "
+                        "(not everyone here may read it)."
+                    ),
+                )
+                if public.state == "answer":
+                    public = public.model_copy(update={"warnings": (*public.warnings, note)})
+        if not asker.complete:
+            incomplete = AnswerWarning(
+                kind="scope-incomplete",
+                message="Your group memberships could not be checked; results may be incomplete.",
+            )
+            public = public.model_copy(update={"warnings": (*public.warnings, incomplete)})
+        total = self._clock() - t0
+        self._observer.answered(public)
+        latencies = {"total": round(total * 1000, 1)}
+        self._record(question, request_id, public_scope, public, hit, latencies, user_id, channel_id)
+        return Delivery(request_id, public, private, hit, latencies)
+
+    def _record(
+        self,
+        question: str,
+        request_id: str,
+        scope: Scope,
+        answer: Answer,
+        hit: bool,
+        latencies: Mapping[str, float],
+        user_id: str | None,
+        channel_id: str | None,
+    ) -> None:
+        service = answer.citations[0].service if answer.citations else None
+        log.info(
+            "answered",
+            extra={
+                "request_id": request_id,
+                "state": answer.state,
+                "reason": answer.reason,
+                "cache_hit": hit,
+                "cited": [c.source_id for c in answer.citations],
+                "latency_ms": latencies.get("total"),
+            },
+        )
+        if self._log is None:
+            return
+        self._log.record(
+            build_record(
+                request_id=request_id,
+                user_hash=hash_user(user_id or "cli", self._salt),
+                channel=channel_id,
+                scope_id=scope.scope_id,
+                question=question,
+                state=answer.state,
+                reason=answer.reason,
+                cited=[c.source_id for c in answer.citations],
+                latencies_ms=latencies,
+                cache_hit=hit,
+                service=service,
+            )
+        )

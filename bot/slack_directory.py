@@ -1,0 +1,49 @@
+"""Slack user groups as a UsergroupDirectory (usergroups.list + usergroups.users.list)."""
+
+from __future__ import annotations
+
+import threading
+
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackRequestError
+
+from retrieval.permissions import DirectoryError
+
+
+class SlackUsergroupDirectory:
+    def __init__(self, client: WebClient) -> None:
+        self._client = client
+        self._ids: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def _group_id(self, handle: str) -> str | None:
+        handle = handle.lstrip("@")
+        with self._lock:
+            if handle in self._ids:
+                return self._ids[handle]
+        try:
+            resp = self._client.usergroups_list(include_disabled=False)
+        except (SlackApiError, SlackRequestError, OSError) as exc:
+            raise DirectoryError(f"usergroups.list failed: {exc}") from exc
+        found: dict[str, str] = {}
+        for group in resp.get("usergroups") or []:
+            if group.get("handle") and group.get("id"):
+                found[str(group["handle"])] = str(group["id"])
+                found[str(group["id"])] = str(group["id"])
+        with self._lock:
+            self._ids.update(found)
+            return self._ids.get(handle)
+
+    def members(self, handle: str) -> frozenset[str]:
+        group_id = self._group_id(handle)
+        if group_id is None:
+            return frozenset()
+        try:
+            resp = self._client.usergroups_users_list(usergroup=group_id)
+        except (SlackApiError, SlackRequestError, OSError) as exc:
+            raise DirectoryError(f"usergroups.users.list failed: {exc}") from exc
+        return frozenset(str(u) for u in resp.get("users") or [])
+
+    def forget(self) -> None:
+        with self._lock:
+            self._ids.clear()
