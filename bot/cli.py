@@ -53,6 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dir", type=Path)
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB")
     p.add_argument("--check", action="store_true", help="only validate files; exit 1 if any fail")
+    p.add_argument(
+        "--reindex", action="store_true", help="drop the index and rebuild it (e.g. new model)"
+    )
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_ingest)
 
@@ -90,6 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the answer contract as JSON")
     p.set_defaults(func=cmd_ask)
 
+    p = sub.add_parser("model", help="prepare the embedding model (offline copy) and print it")
+    _common(p)
+    p.set_defaults(func=cmd_model)
+
     p = sub.add_parser("cache", help="answer cache: stats or clear")
     _common(p)
     p.add_argument("action", choices=["stats", "clear"])
@@ -123,6 +130,8 @@ def cmd_ingest(args: argparse.Namespace, rt: Runtime) -> int:
         _err(f"error: {root} is not a directory")
         return EXIT_USAGE
     options = rt.ingest_options(tuple(args.exclude), progress=sys.stderr.isatty())
+    if args.reindex and not args.check:
+        rt.vector_index.drop()
     report = rt.ingestor.run(root, options, check_only=args.check)
     for s in report.skipped:
         _err(f"skipped {s}")
@@ -281,6 +290,13 @@ def cmd_ask(args: argparse.Namespace, rt: Runtime) -> int:
             _print("\nSent privately to the asker:\n" + render_text(delivery.private))
     _err(f"request {delivery.request_id}: {'cache hit' if delivery.cache_hit else 'cache miss'}, "
          f"{delivery.latencies_ms.get('total', 0):.0f} ms")
+    return EXIT_OK
+
+
+def cmd_model(args: argparse.Namespace, rt: Runtime) -> int:
+    emb = rt.embedder
+    emb.warm()
+    _print(f"{emb.model_name}: {emb.dimension} dimensions, loaded from {emb.source}")
     return EXIT_OK
 
 

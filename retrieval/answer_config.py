@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 # Confidence = DENSE_WEIGHT * best dense cosine + (1 - DENSE_WEIGHT) * IDF term coverage
@@ -16,6 +18,16 @@ from dataclasses import dataclass
 DENSE_WEIGHT = 0.5
 DEFAULT_MIN_CONFIDENCE = 0.21
 DEFAULT_MIN_CONFIDENCE_UNKNOWN = 0.28
+# A question naming an alert (CamelCase identifier) that no runbook mentions is about
+# that alert; a runbook for a neighbouring alert is not an answer.
+DEFAULT_MIN_CONFIDENCE_UNKNOWN_ALERT = 0.6
+_ALERT_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*$")
+
+
+def looks_like_alert_name(word: str) -> bool:
+    return bool(_ALERT_NAME.match(word)) and sum(c.isupper() for c in word) >= 3 and any(
+        c.islower() for c in word
+    )
 DEFAULT_STALE_AFTER_DAYS = 180
 
 
@@ -24,13 +36,17 @@ class AnswerConfig:
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
     min_confidence_unknown: float = DEFAULT_MIN_CONFIDENCE_UNKNOWN
+    min_confidence_unknown_alert: float = DEFAULT_MIN_CONFIDENCE_UNKNOWN_ALERT
     dense_weight: float = DENSE_WEIGHT
     search_link_template: str | None = None
     max_related: int = 2
     candidates_considered: int = 5
 
-    def threshold(self, names_unknown_entities: bool) -> float:
-        if names_unknown_entities:
+    def threshold(self, unknown: Sequence[str] = ()) -> float:
+        """The confidence an answer needs, given the unknown names in the question."""
+        if any(looks_like_alert_name(w) for w in unknown):
+            return max(self.min_confidence, self.min_confidence_unknown_alert)
+        if unknown:
             return max(self.min_confidence, self.min_confidence_unknown)
         return self.min_confidence
 

@@ -184,7 +184,11 @@ class ExtractiveAnswerer:
             runbooks=self._candidates(search(RUNBOOK_TYPES), vector, snap, terms),
             incidents=self._candidates(search(INCIDENT_TYPES), vector, snap, terms),
             terms=terms,
-            unknown=tuple(unknown_entities(query, snap.term_stats.doc_freq, self._vocabulary)),
+            unknown=tuple(
+                unknown_entities(
+                    query, snap.term_stats.doc_freq, self._vocabulary, snap.document_names
+                )
+            ),
         )
 
     # -- answering -----------------------------------------------------------
@@ -228,7 +232,7 @@ class ExtractiveAnswerer:
         cfg = self._config
         today = self._clock()
         link = search_link(cfg.search_link_template, r.question)
-        bar = cfg.threshold(bool(r.unknown))
+        bar = cfg.threshold(r.unknown)
         confident = [c for c in r.runbooks if c.confidence >= bar]
         confident_incidents = [c for c in r.incidents if c.confidence >= bar]
         warnings: list[AnswerWarning] = []

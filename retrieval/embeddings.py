@@ -51,6 +51,11 @@ class FastEmbedder:
     def model_name(self) -> str:
         return self._model_name
 
+    @property
+    def source(self) -> str:
+        path = self._resolve_path()
+        return str(path) if path is not None else "the fastembed model cache"
+
     def _resolve_path(self) -> Path | None:
         if self._model_path is not None:
             return self._model_path

@@ -195,24 +195,32 @@ def _known(word: str, corpus_terms: Mapping[str, int], vocab: frozenset[str]) ->
 
 
 def unknown_entities(
-    question: str, corpus_terms: Mapping[str, int], vocab: frozenset[str]
+    question: str,
+    corpus_terms: Mapping[str, int],
+    vocab: frozenset[str],
+    known_names: frozenset[str] = frozenset(),
 ) -> list[str]:
     """Names in the question that neither the runbooks nor the language model know.
 
     A word with no digits that no indexed document contains and that is not in
     the embedding model's vocabulary (nor a plain inflection of a word that is)
     is most likely a product or system the runbooks never mention: ``thanos``,
-    ``argocd``, ``velero``. Compound names count when any part is unknown.
+    ``argocd``, ``velero``. A compound identifier (``LoyaltyPointsSyncFailed``,
+    ``loyalty-api``) counts as unknown when no document contains it whole and no
+    document is named after it, even if its parts are common words.
+    ``known_names`` holds normalized document names (titles, file names).
     """
     found: list[str] = []
     for raw in _WORDISH.findall(question):
         if any(ch.isdigit() for ch in raw) or len(raw) < MIN_ENTITY_LEN:
             continue
         word = raw.lower()
-        if _known(word, corpus_terms, vocab):
+        compound = any(c in raw for c in "-_.") or any(c.isupper() for c in raw[1:])
+        if compound:
+            if word in corpus_terms or re.sub(r"[^a-z0-9]", "", word) in known_names:
+                continue
+            found.append(raw)
             continue
-        parts = tokenize(raw)[1:]
-        if parts and all(p in corpus_terms for p in parts):
-            continue
-        found.append(raw)
+        if not _known(word, corpus_terms, vocab):
+            found.append(raw)
     return found

@@ -345,9 +345,7 @@ def find_secrets(text: str) -> list[Redaction]:
     # pattern ("https://[REDACTED:jwt]@" is not user:password@).
     placeholders = [m.span() for m in _PLACEHOLDER_RE.finditer(text)]
     placeholder_ends = [p_end for _, p_end in placeholders]
-    masked = text
-    for p_start, p_end in placeholders:
-        masked = masked[:p_start] + _MASK_CHAR * (p_end - p_start) + masked[p_end:]
+    masked = _PLACEHOLDER_RE.sub(lambda m: _MASK_CHAR * len(m[0]), text)
     candidates: list[tuple[int, int, int, str]] = []
     for priority, (kind, pattern) in enumerate(SECRET_PATTERNS):
         has_group = "secret" in pattern.groupindex

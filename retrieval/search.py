@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from retrieval.embeddings import Embedder, Vectors
 from retrieval.fusion import DEFAULT_RRF_K, rrf
+from retrieval.names import document_names, query_names
 from retrieval.snapshot import Snapshot, SnapshotCache
 from retrieval.types import Chunk, DocumentHits, Hit, SearchFilter
 from retrieval.vector_index import VectorIndex
@@ -21,33 +20,6 @@ SECTIONS_PER_DOCUMENT = 3
 class SearchConfig:
     rrf_k: int = DEFAULT_RRF_K
     candidates: int = DEFAULT_CANDIDATES
-
-
-_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*")
-_NOT_ALNUM = re.compile(r"[^a-z0-9]")
-MIN_NAME_LEN = 6
-
-
-def _norm(text: str) -> str:
-    return _NOT_ALNUM.sub("", text.lower())
-
-
-def query_names(query: str) -> frozenset[str]:
-    """Identifier-like words of a query (alert names, service names), normalized."""
-    out = set()
-    for w in _IDENTIFIER.findall(query):
-        compound = any(c in w for c in "-_.") or any(c.isupper() for c in w[1:])
-        if len(w) >= MIN_NAME_LEN and compound:
-            out.add(_norm(w))
-    return frozenset(out)
-
-
-def document_names(chunk: Chunk) -> frozenset[str]:
-    """What a document is called: title, top heading, file name (normalized)."""
-    names = {_norm(chunk.title), _norm(PurePosixPath(chunk.path).stem)}
-    if chunk.heading_path:
-        names.add(_norm(chunk.heading_path[0]))
-    return frozenset(n for n in names if n)
 
 
 def group_by_document(

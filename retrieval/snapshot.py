@@ -23,6 +23,7 @@ import numpy.typing as npt
 from retrieval.embeddings import Vectors
 from retrieval.evidence import TermStats
 from retrieval.keyword_index import KeywordIndex
+from retrieval.names import document_names
 from retrieval.tokenize import tokenize
 from retrieval.types import Chunk, SearchFilter
 from retrieval.vector_index import QdrantVectorIndex
@@ -52,6 +53,14 @@ class Snapshot:
     @cached_property
     def term_stats(self) -> TermStats:
         return TermStats.from_doc_terms(self.doc_terms)
+
+    @cached_property
+    def document_names(self) -> frozenset[str]:
+        """Normalized titles, top headings and file names of live documents."""
+        names: set[str] = set()
+        for c in self.keyword.chunks:
+            names |= document_names(c)
+        return frozenset(names)
 
     @cached_property
     def chunks_by_source(self) -> dict[str, list[Chunk]]:

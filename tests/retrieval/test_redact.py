@@ -8,6 +8,7 @@ do not flag this file.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import time
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import retrieval.redact as redact_module
 from retrieval.redact import (
     REDACTED,
     SECRET_PATTERNS,
@@ -347,7 +349,7 @@ def test_found_secrets_are_sorted_and_disjoint() -> None:
     text = "\n".join(t for _, t, _, _ in SECRET_CASES)
     found = find_secrets(text)
     assert len(found) >= len(SECRET_CASES)
-    for a, b in zip(found, found[1:], strict=False):
+    for a, b in itertools.pairwise(found):
         assert a.start < a.end <= b.start < b.end
     out = redact(text)
     assert not any(secret in out for _, _, secret, _ in SECRET_CASES)
@@ -357,6 +359,18 @@ def test_found_secrets_are_sorted_and_disjoint() -> None:
 def test_truncated_pem_block_is_redacted_to_the_end() -> None:
     text = "key:\n" + PEM.split("-----END")[0]
     assert redact(text) == "key:\n[REDACTED:pem_private_key]"
+
+
+def test_secrets_exposed_by_a_first_pass_are_redacted_too() -> None:
+    # "-----SECRET:" is no label, but once the key block is a placeholder it is
+    text = PEM + "SECRET: t0ps3cr3t"
+    assert redact(text) == "[REDACTED:pem_private_key]SECRET: [REDACTED:secret_assignment]"
+
+
+def test_text_that_never_settles_is_replaced_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(redact_module, "_MAX_PASSES", 1)
+    assert redact(PEM + "SECRET: t0ps3cr3t") == "[REDACTED:text]"
+    assert redact("password=hunter2") == "password=[REDACTED:secret_assignment]"
 
 
 def test_placeholder_format_and_value_type() -> None:
@@ -432,7 +446,7 @@ _FRAGMENTS = [
 @given(st.lists(st.sampled_from(_FRAGMENTS) | st.text(max_size=5), max_size=25).map("".join))
 def test_redaction_properties_hold_for_any_text(text: str) -> None:
     found = find_secrets(text)
-    for a, b in zip(found, found[1:], strict=False):
+    for a, b in itertools.pairwise(found):
         assert a.end <= b.start
     assert all(0 <= r.start < r.end <= len(text) for r in found)
     once = redact(text)

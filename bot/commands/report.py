@@ -1,0 +1,223 @@
+"""``runbook-bot report stale|gaps``: runbook health reports for the people who own them.
+
+``report stale`` lists stale, ownerless and retired-but-still-linked documents of the live
+index, ranked by how often answers cited them in the last ``--days`` (from the query log).
+``report gaps`` lists the questions that got no answer or a "not helpful", by service.
+
+The query log is read from ``RUNBOOK_QUERY_LOG_PATH`` when set, otherwise from Redis. When
+it cannot be read, ``report stale`` still reports (without citation counts, and says so on
+stderr); ``report gaps`` has nothing to report from and fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import date
+from typing import Any, Protocol
+
+from bot.reports import (
+    citation_counts,
+    documents_from_chunks,
+    format_gaps_json,
+    format_gaps_slack,
+    format_gaps_table,
+    format_json,
+    format_slack,
+    format_table,
+    gaps_report,
+    stale_report,
+)
+from bot.settings import Settings
+from retrieval.cache import redis_client
+from retrieval.querylog import FileQueryLog, QueryLogError, RedisQueryLog
+from retrieval.snapshot import Snapshot
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+FORMATS = ("table", "json", "slack")
+DEFAULT_DAYS = 30
+
+Common = Callable[[argparse.ArgumentParser], None]
+
+
+class _Searcher(Protocol):
+    def snapshot(self) -> Snapshot: ...
+
+
+class Runtime(Protocol):
+    """What the report commands use of :class:`bot.runtime.Runtime`."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def searcher(self) -> _Searcher: ...
+
+
+def _positive_int(value: str) -> int:
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if n <= 0:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return n
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Common) -> None:
+    p = sub.add_parser(
+        "report", help="runbook health reports: stale documents, unanswered questions"
+    )
+    common(p)
+    reports = p.add_subparsers(dest="report_kind", required=True, metavar="REPORT")
+
+    s = reports.add_parser(
+        "stale", help="stale, ownerless and superseded-but-linked documents, most cited first"
+    )
+    common(s)
+    s.add_argument("--format", choices=FORMATS, default="table")
+    s.add_argument(
+        "--days",
+        type=_positive_int,
+        default=DEFAULT_DAYS,
+        help=f"citation window in days (default {DEFAULT_DAYS})",
+    )
+    s.add_argument("--post", metavar="CHANNEL", help="also post the report to this Slack channel")
+    s.set_defaults(func=cmd_report_stale)
+
+    g = reports.add_parser("gaps", help="questions that got no answer or a 'not helpful'")
+    common(g)
+    g.add_argument("--format", choices=FORMATS, default="table")
+    g.add_argument(
+        "--days",
+        type=_positive_int,
+        default=DEFAULT_DAYS,
+        help=f"look back this many days (default {DEFAULT_DAYS})",
+    )
+    g.set_defaults(func=cmd_report_gaps)
+
+
+def _print(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(" ".join(text.split()) + "\n")
+
+
+@contextmanager
+def open_query_log(settings: Settings) -> Iterator[RedisQueryLog | FileQueryLog]:
+    """The query log the bot writes to: the JSONL file when configured, else Redis."""
+    retention = settings.query_log_retention_days
+    if settings.query_log_path is not None:
+        yield FileQueryLog(settings.query_log_path, retention_days=retention)
+        return
+    try:
+        client = redis_client(settings.redis_url)
+    except ValueError as exc:  # a malformed URL
+        raise QueryLogError(f"invalid Redis URL: {exc}") from exc
+    try:
+        yield RedisQueryLog(client, retention_days=retention)
+    finally:
+        client.close()
+
+
+def _window_note(settings: Settings, days: int) -> None:
+    kept = settings.query_log_retention_days
+    if days > kept:
+        _err(f"note: the query log keeps {kept} days; --days {days} reports on those {kept}")
+
+
+def _slack_token(settings: Settings) -> str | None:
+    token = settings.slack_bot_token
+    value = token.get_secret_value().strip() if token is not None else ""
+    return value or None
+
+
+def _post(settings: Settings, token: str, channel: str, message: dict[str, Any]) -> int:
+    from slack_sdk import WebClient
+    from slack_sdk.errors import SlackApiError
+
+    client = (
+        WebClient(token=token, base_url=settings.slack_api_url)
+        if settings.slack_api_url
+        else WebClient(token=token)
+    )
+    try:
+        response = client.chat_postMessage(
+            channel=channel,
+            text=message["text"],
+            blocks=message["blocks"],
+            unfurl_links=False,
+            unfurl_media=False,
+        )
+    except SlackApiError as exc:
+        _err(f"error: Slack did not accept the report: {exc.response.get('error', exc)}")
+        return EXIT_FAILED
+    except OSError as exc:  # urllib's URLError and socket errors
+        _err(f"error: cannot reach the Slack API: {exc}")
+        return EXIT_FAILED
+    _err(f"posted the report to {channel} (ts {response.get('ts')})")
+    return EXIT_OK
+
+
+def cmd_report_stale(args: argparse.Namespace, rt: Runtime) -> int:
+    settings = rt.settings
+    token: str | None = None
+    if args.post:
+        token = _slack_token(settings)
+        if token is None:
+            _err("error: --post needs a Slack bot token: set SLACK_BOT_TOKEN")
+            return EXIT_USAGE
+
+    docs = documents_from_chunks(rt.searcher.snapshot().chunks)
+    if not docs:
+        _err("error: the index has no documents; run `runbook-bot ingest DIR` first")
+        return EXIT_FAILED
+
+    citations: dict[str, int] | None = None
+    try:
+        with open_query_log(settings) as log:
+            citations = citation_counts(log.recent(args.days))
+        _window_note(settings, args.days)
+    except QueryLogError as exc:
+        _err(f"note: {exc}; reporting without citation counts")
+
+    rows = stale_report(docs, date.today(), settings.stale_after_days, citations)
+    message = format_slack(rows, window_days=args.days)
+    if args.format == "json":
+        _print(format_json(rows))
+    elif args.format == "slack":
+        _print(json.dumps(message, indent=2, ensure_ascii=False))
+    else:
+        _print(format_table(rows))
+
+    if args.post and token is not None:
+        return _post(settings, token, args.post, message)
+    return EXIT_OK
+
+
+def cmd_report_gaps(args: argparse.Namespace, rt: Runtime) -> int:
+    settings = rt.settings
+    try:
+        with open_query_log(settings) as log:
+            records = log.recent(args.days)
+            feedback = log.recent_feedback(args.days)
+    except QueryLogError as exc:
+        _err(f"error: {exc}")
+        return EXIT_FAILED
+    _window_note(settings, args.days)
+
+    groups = gaps_report(records, feedback)
+    if args.format == "json":
+        _print(format_gaps_json(groups))
+    elif args.format == "slack":
+        _print(json.dumps(format_gaps_slack(groups, window_days=args.days), indent=2))
+    else:
+        _print(format_gaps_table(groups))
+    return EXIT_OK

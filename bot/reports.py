@@ -1,0 +1,635 @@
+"""Runbook health reports: stale, ownerless and retired-but-linked documents; answer gaps.
+
+Pure functions over document metadata and query-log records (no I/O): the ``report``
+command gathers the inputs, these functions rank and format them.
+
+* :func:`stale_report` lists documents past their review date (their own ``review_every``
+  wins over the global ``stale_after_days``), documents without an owner, and superseded
+  or deprecated documents that current documents still link to. Rows are ranked by how
+  often answers cited the document recently, then by age: the stale runbook people keep
+  reading comes first.
+* :func:`gaps_report` groups the questions the bot could not answer (abstentions) or
+  answered unhelpfully (``not_helpful`` feedback) by service.
+
+Every report has three renderings: fixed-width text, JSON and a Slack Block Kit message.
+Runbook titles, owners and questions are untrusted text: in Slack output ``&``, ``<`` and
+``>`` are escaped and every mrkdwn object is ``verbatim``, so nothing in a runbook can
+ping a channel. Owners appear as written (``@search-team``), not as Slack mentions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import posixpath
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Literal
+from urllib.parse import unquote
+
+from bot.blocks import escape
+from retrieval.doc_warnings import stale_limit
+from retrieval.querylog import Feedback, QueryRecord
+from retrieval.redact import redact
+from retrieval.types import Chunk, DocumentMetadata
+
+RowKind = Literal["stale", "ownerless", "superseded", "deprecated"]
+RETIRED_STATUSES = frozenset({"superseded", "deprecated"})
+UNKNOWN_SERVICE = "unknown"
+NOT_HELPFUL = "not_helpful"
+#: Abstentions that say nothing about missing documentation: the bot failed, or the
+#: answer exists but the asker may not read it.
+DEFAULT_GAP_EXCLUDED_REASONS: tuple[str, ...] = ("error", "access-denied")
+
+# Slack limits (bot/blocks.py keeps the same ones for answers).
+MAX_BLOCKS = 50
+MAX_SECTION_TEXT = 3000
+MAX_HEADER_TEXT = 150
+MAX_FALLBACK_TEXT = 3000
+MAX_MESSAGE_CHARS = 11_000  # below Slack's ~12k msg_blocks_too_long threshold
+_TITLE_MAX = 120
+_QUESTION_MAX = 300
+_KIND_ORDER: dict[str, int] = {"superseded": 0, "deprecated": 1, "stale": 2, "ownerless": 3}
+
+
+# --------------------------------------------------------------------------- values
+
+
+@dataclass(frozen=True)
+class DocInfo:
+    """What the reports need to know about one document."""
+
+    source_id: str
+    path: str
+    title: str
+    owner: str | None
+    updated: date | None
+    review_every_days: int | None
+    status: str
+    superseded_by: str | None
+    doc_type: str
+    service: str | None
+    links: tuple[str, ...] = ()  # root-relative POSIX paths this document links to
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class ReportRow:
+    kind: RowKind
+    source_id: str
+    path: str
+    title: str
+    owner: str | None
+    age_days: int | None
+    detail: str
+    citations: int | None  # None: the query log was not available
+    updated: date | None = None
+    limit_days: int | None = None  # stale rows: the review interval that applied
+    linked_from: tuple[str, ...] = ()  # superseded/deprecated rows: paths of linking docs
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class GapQuestion:
+    question: str  # redacted
+    count: int
+
+
+@dataclass(frozen=True)
+class GapGroup:
+    service: str
+    count: int
+    questions: tuple[GapQuestion, ...]  # distinct questions, most asked first
+    reasons: tuple[tuple[str, int], ...] = field(default=())  # ("no-match", 3), ...
+
+
+# --------------------------------------------------------------------------- documents
+
+_FENCED_CODE = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$", re.M | re.S)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_INLINE_LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'(][^)\n]*)?\)")
+_REFERENCE_DEF = re.compile(r"^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*<?([^\s>]+)>?", re.M)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+def _link_targets(text: str) -> Iterable[str]:
+    text = _INLINE_CODE.sub("", _FENCED_CODE.sub("", text))
+    for pattern in (_INLINE_LINK, _REFERENCE_DEF):
+        for m in pattern.finditer(text):
+            yield m.group(1)
+
+
+def resolve_link(target: str, doc_path: str) -> str | None:
+    """A Markdown link target as a root-relative POSIX path; None for external links,
+    in-page anchors and paths that leave the ingested root."""
+    target = target.strip()
+    if not target or target.startswith(("#", "//")) or _SCHEME.match(target):
+        return None
+    target = unquote(target.split("#", 1)[0].split("?", 1)[0])
+    if not target:
+        return None
+    if target.startswith("/"):
+        joined = target.lstrip("/")
+    else:
+        joined = posixpath.join(posixpath.dirname(doc_path), target)
+    norm = posixpath.normpath(joined)
+    if norm in (".", "") or norm == ".." or norm.startswith("../"):
+        return None
+    return norm
+
+
+def documents_from_chunks(chunks: Iterable[Chunk]) -> list[DocInfo]:
+    """One :class:`DocInfo` per source id (in path order), links parsed from the chunks."""
+    first: dict[str, Chunk] = {}
+    links: dict[str, dict[str, None]] = {}  # ordered sets
+    for chunk in chunks:
+        first.setdefault(chunk.source_id, chunk)
+        found = links.setdefault(chunk.source_id, {})
+        for target in _link_targets(chunk.text):
+            resolved = resolve_link(target, chunk.path)
+            if resolved is not None and resolved != chunk.path:
+                found[resolved] = None
+    docs = [_doc_info(c, tuple(links[sid])) for sid, c in first.items()]
+    return sorted(docs, key=lambda d: d.path)
+
+
+def _doc_info(chunk: Chunk, links: tuple[str, ...]) -> DocInfo:
+    m = chunk.metadata
+    url = m.url.replace("{line}", "1") if m.url else None
+    return DocInfo(
+        source_id=chunk.source_id,
+        path=chunk.path,
+        title=chunk.title,
+        owner=m.owner or None,
+        updated=m.updated,
+        review_every_days=m.review_every_days,
+        status=m.status,
+        superseded_by=m.superseded_by,
+        doc_type=m.doc_type,
+        service=m.service,
+        links=links,
+        url=url,
+    )
+
+
+# --------------------------------------------------------------------------- stale report
+
+
+def citation_counts(records: Iterable[QueryRecord]) -> dict[str, int]:
+    """How many answers cited each source id (a record citing a document twice counts once)."""
+    counts: Counter[str] = Counter()
+    for rec in records:
+        counts.update(set(rec.cited))
+    return dict(counts)
+
+
+def _refers_to(ref: str, base_path: str, doc: DocInfo) -> bool:
+    """Does ``ref`` (a path, source id or link written in ``base_path``) name ``doc``?"""
+    names = {doc.path, doc.source_id}
+    ref = ref.strip()
+    if ref in names:
+        return True
+    resolved = resolve_link(ref, base_path)
+    return resolved is not None and resolved in names
+
+
+def _links_to(doc: DocInfo, target: DocInfo) -> bool:
+    names = {target.path, target.source_id}
+    return any(link in names for link in doc.links)
+
+
+def stale_report(
+    docs: Sequence[DocInfo],
+    today: date,
+    stale_after_days: int,
+    citations_by_source: Mapping[str, int] | None = None,
+) -> list[ReportRow]:
+    """Stale, ownerless and retired-but-linked documents, most cited first, then oldest.
+
+    Superseded and deprecated documents are reported only while a current document still
+    links to them (their successor linking back to them does not count); they get no
+    stale or ownerless rows, because nobody should review a retired document.
+    ``citations_by_source`` None means the query log was unavailable: rows carry
+    ``citations=None`` and rank by age alone.
+    """
+    rows: list[ReportRow] = []
+    current = [d for d in docs if d.status not in RETIRED_STATUSES]
+
+    def cited(doc: DocInfo) -> int | None:
+        if citations_by_source is None:
+            return None
+        return int(citations_by_source.get(doc.source_id, 0))
+
+    def row(doc: DocInfo, kind: RowKind, detail: str, **extra: Any) -> ReportRow:
+        age = (today - doc.updated).days if doc.updated is not None else None
+        return ReportRow(
+            kind=kind,
+            source_id=doc.source_id,
+            path=doc.path,
+            title=doc.title,
+            owner=doc.owner,
+            age_days=age,
+            detail=detail,
+            citations=cited(doc),
+            updated=doc.updated,
+            url=doc.url,
+            **extra,
+        )
+
+    for doc in docs:
+        if doc.status in RETIRED_STATUSES:
+            linkers = [
+                d.path
+                for d in current
+                if d.source_id != doc.source_id
+                and _links_to(d, doc)
+                and not (doc.superseded_by and _refers_to(doc.superseded_by, doc.path, d))
+            ]
+            if linkers:
+                by = f" by {doc.superseded_by}" if doc.superseded_by else ""
+                kind: RowKind = "deprecated" if doc.status == "deprecated" else "superseded"
+                rows.append(
+                    row(
+                        doc,
+                        kind,
+                        f"{doc.status}{by}; still linked from {', '.join(sorted(linkers))}",
+                        linked_from=tuple(sorted(linkers)),
+                    )
+                )
+            continue
+        meta = DocumentMetadata(updated=doc.updated, review_every_days=doc.review_every_days)
+        limit = stale_limit(meta, stale_after_days)
+        if doc.updated is not None and (today - doc.updated).days > limit:
+            age = (today - doc.updated).days
+            source = "its review_every" if doc.review_every_days else "stale_after_days"
+            rows.append(
+                row(
+                    doc,
+                    "stale",
+                    f"last updated {doc.updated.isoformat()}, {_days(age)} ago; "
+                    f"review every {_days(limit)} ({source})",
+                    limit_days=limit,
+                )
+            )
+        if not doc.owner:
+            rows.append(row(doc, "ownerless", "no owner in front matter, CODEOWNERS or OWNERS"))
+
+    rows.sort(
+        key=lambda r: (
+            -(r.citations or 0),
+            -(r.age_days if r.age_days is not None else -1),
+            _KIND_ORDER[r.kind],
+            r.path,
+        )
+    )
+    return rows
+
+
+def _days(n: int) -> str:
+    return "1 day" if n == 1 else f"{n} days"
+
+
+# --------------------------------------------------------------------------- gaps report
+
+
+def _question_key(question: str) -> str:
+    return " ".join(question.casefold().split())
+
+
+def gaps_report(
+    records: Sequence[QueryRecord],
+    feedback: Sequence[Feedback],
+    *,
+    exclude_reasons: Iterable[str] = DEFAULT_GAP_EXCLUDED_REASONS,
+) -> list[GapGroup]:
+    """Questions that ended in an abstention or ``not_helpful`` feedback, by service.
+
+    A request that abstained and was also marked not helpful counts once. Feedback without
+    a service takes it from its query record. Questions are redacted again (redaction is
+    idempotent), so a hand-built record cannot leak a secret into a report. Groups are
+    ordered by count, most frequent first; questions inside a group likewise.
+    """
+    excluded = frozenset(exclude_reasons)
+    by_request = {r.request_id: r for r in records}
+    seen: set[str] = set()
+    entries: list[tuple[str, str, str]] = []  # (service, question, reason)
+    for rec in records:
+        if rec.state != "abstain" or (rec.reason or "abstain") in excluded:
+            continue
+        seen.add(rec.request_id)
+        entries.append((rec.service or UNKNOWN_SERVICE, rec.question, rec.reason or "abstain"))
+    for fb in feedback:
+        if fb.value != NOT_HELPFUL or fb.request_id in seen:
+            continue
+        seen.add(fb.request_id)
+        source = by_request.get(fb.request_id)
+        service = fb.service or (source.service if source else None)
+        entries.append((service or UNKNOWN_SERVICE, fb.question, NOT_HELPFUL))
+
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for service, question, reason in entries:
+        groups.setdefault(service, []).append((redact(question), reason))
+
+    out: list[GapGroup] = []
+    for service, items in groups.items():
+        counts: Counter[str] = Counter()
+        shown: dict[str, str] = {}  # key -> first spelling
+        for question, _ in items:
+            key = _question_key(question)
+            counts[key] += 1
+            shown.setdefault(key, question.strip())
+        order = {key: i for i, key in enumerate(shown)}
+        questions = tuple(
+            GapQuestion(shown[key], n)
+            for key, n in sorted(counts.items(), key=lambda kv: (-kv[1], order[kv[0]]))
+        )
+        reasons = Counter(reason for _, reason in items)
+        out.append(
+            GapGroup(
+                service=service,
+                count=len(items),
+                questions=questions,
+                reasons=tuple(sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))),
+            )
+        )
+    out.sort(key=lambda g: (-g.count, g.service == UNKNOWN_SERVICE, g.service))
+    return out
+
+
+# --------------------------------------------------------------------------- text tables
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _one_line(text: str) -> str:
+    """One line without control characters (no terminal escapes from runbook text)."""
+    return " ".join(_CONTROL.sub(" ", text).split())
+
+
+def _fixed_width(header: Sequence[str], body: Sequence[Sequence[str]], caps: Sequence[int]) -> str:
+    """Columns padded to their widest cell (capped); the last column is not padded."""
+    widths = [
+        min(cap, max([len(header[i]), *(len(r[i]) for r in body)])) for i, cap in enumerate(caps)
+    ]
+
+    def fit(cell: str, width: int) -> str:
+        return cell if len(cell) <= width else cell[: max(width - 1, 0)] + "…"
+
+    lines = []
+    for cells in [header, *body]:
+        parts = [fit(c, w).ljust(w) for c, w in zip(cells[:-1], widths, strict=False)]
+        lines.append("  ".join([*parts, _one_line(cells[-1])]).rstrip())
+    return "\n".join(lines)
+
+
+def format_table(rows: Sequence[ReportRow]) -> str:
+    if not rows:
+        return "no stale, ownerless or retired-but-linked documents"
+    header = ("KIND", "CITED", "AGE", "OWNER", "PATH", "DETAIL")
+    body = [
+        (
+            r.kind,
+            "-" if r.citations is None else str(r.citations),
+            "-" if r.age_days is None else f"{r.age_days}d",
+            _one_line(r.owner or "(none)"),
+            r.path,
+            r.detail,
+        )
+        for r in rows
+    ]
+    return _fixed_width(header, body, (10, 6, 6, 28, 80, 0))
+
+
+def format_gaps_table(groups: Sequence[GapGroup]) -> str:
+    if not groups:
+        return "no unanswered or unhelpful questions"
+    header = ("SERVICE", "COUNT", "ASKED", "QUESTION")
+    body: list[tuple[str, str, str, str]] = []
+    for g in groups:
+        for i, q in enumerate(g.questions):
+            body.append(
+                (
+                    g.service if i == 0 else "",
+                    str(g.count) if i == 0 else "",
+                    str(q.count),
+                    _one_line(q.question),
+                )
+            )
+    return _fixed_width(header, body, (24, 6, 6, 0))
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def _json_default(value: object) -> object:
+    if isinstance(value, date):
+        return value.isoformat()
+    raise TypeError(f"not JSON serializable: {type(value).__name__}")
+
+
+def rows_as_dicts(rows: Sequence[ReportRow]) -> list[dict[str, Any]]:
+    return [dataclasses.asdict(r) for r in rows]
+
+
+def format_json(rows: Sequence[ReportRow]) -> str:
+    return json.dumps(rows_as_dicts(rows), indent=2, default=_json_default)
+
+
+def format_gaps_json(groups: Sequence[GapGroup]) -> str:
+    data = [
+        {
+            "service": g.service,
+            "count": g.count,
+            "questions": [{"question": q.question, "count": q.count} for q in g.questions],
+            "reasons": dict(g.reasons),
+        }
+        for g in groups
+    ]
+    return json.dumps(data, indent=2)
+
+
+# --------------------------------------------------------------------------- Slack
+
+
+def _clip(text: str, limit: int) -> str:
+    """One line of unescaped text, no code fences, at most ``limit`` characters."""
+    text = re.sub(r"`{3,}", "`", _one_line(text))
+    return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
+
+
+def _mrkdwn(text: str) -> dict[str, Any]:
+    return {"type": "mrkdwn", "text": text, "verbatim": True}
+
+
+def _header(text: str) -> dict[str, Any]:
+    return {"type": "header", "text": {"type": "plain_text", "text": _clip(text, MAX_HEADER_TEXT)}}
+
+
+def _context(text: str) -> dict[str, Any]:
+    return {"type": "context", "elements": [_mrkdwn(_clip_mrkdwn(text, MAX_SECTION_TEXT))]}
+
+
+def _clip_mrkdwn(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _bold(text: str) -> str:
+    inner = escape(_clip(text, _TITLE_MAX)).replace("*", "∗")
+    return f"*{inner}*" if inner else ""
+
+
+def _code(text: str) -> str:
+    inner = _clip(text, _TITLE_MAX).replace("`", "'")
+    return f"`{escape(inner)}`" if inner else ""
+
+
+def _link(url: str | None, label: str) -> str:
+    text = escape(_clip(label, _TITLE_MAX))
+    if url and url.lower().startswith(("https://", "http://")):
+        safe = escape(url.strip()).replace("|", "%7C").replace(" ", "%20")
+        return f"<{safe}|{text}>"
+    return text
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+class _SlackBuilder:
+    """Blocks under Slack's limits: sections grow line by line up to 3000 characters, and
+    one block plus some characters stay in reserve for a closing "…and N more" line."""
+
+    _RESERVE_CHARS = 300
+
+    def __init__(self) -> None:
+        self.blocks: list[dict[str, Any]] = []
+        self.chars = 0
+
+    def add(self, block: dict[str, Any]) -> None:
+        self.blocks.append(block)
+        self.chars += _block_chars(block)
+
+    def _fits(self, text_len: int) -> bool:
+        """Would one more block of ``text_len`` characters leave the reserve intact?"""
+        return (
+            len(self.blocks) + 2 <= MAX_BLOCKS
+            and self.chars + text_len <= MAX_MESSAGE_CHARS - self._RESERVE_CHARS
+        )
+
+    def group(self, heading: str, lines: Sequence[str]) -> int:
+        """Add ``heading`` with as many ``lines`` as fit; how many lines went in."""
+        placed = 0
+        pending, pending_lines = heading, 0
+        for line in lines:
+            line = _clip_mrkdwn(line, MAX_SECTION_TEXT - len(heading) - 1)
+            candidate = f"{pending}\n{line}" if pending else line
+            if len(candidate) <= MAX_SECTION_TEXT and self._fits(len(candidate)):
+                pending, pending_lines = candidate, pending_lines + 1
+                continue
+            if not pending_lines:
+                return placed
+            self.add({"type": "section", "text": _mrkdwn(pending)})
+            placed += pending_lines
+            pending, pending_lines = "", 0
+            if not self._fits(len(line)):
+                return placed
+            pending, pending_lines = line, 1
+        if pending_lines:
+            self.add({"type": "section", "text": _mrkdwn(pending)})
+            placed += pending_lines
+        return placed
+
+    def more(self, text: str) -> None:
+        self.add(_context(text))
+
+
+def _block_chars(block: Mapping[str, Any]) -> int:
+    total = 0
+    text = block.get("text")
+    if isinstance(text, Mapping):
+        total += len(str(text.get("text", "")))
+    for element in block.get("elements") or []:
+        if isinstance(element, Mapping):
+            total += len(str(element.get("text", "")))
+    return total
+
+
+def _row_line(r: ReportRow) -> str:
+    facts = [escape(_clip(r.detail, 600))]
+    if r.citations is not None:
+        facts.append(f"cited {r.citations}×")
+    return f"• *{r.kind}* {_link(r.url, r.title or r.path)} {_code(r.path)}\n    " + " · ".join(
+        facts
+    )
+
+
+def format_slack(rows: Sequence[ReportRow], *, window_days: int | None = None) -> dict[str, Any]:
+    """A ``chat.postMessage`` payload (``text`` + ``blocks``), rows grouped by owner.
+
+    Owners come in the order of their highest-ranked row; documents without an owner are
+    grouped under "No owner". Owners are written as they appear in the runbooks
+    (``@search-team``): plain text, not a Slack mention.
+    """
+    counts = Counter(r.kind for r in rows)
+    summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "all clear"
+    text = _clip(f"Runbook health report: {summary}", MAX_FALLBACK_TEXT)
+    b = _SlackBuilder()
+    b.add(_header("Runbook health report"))
+    if not rows:
+        b.add(_context("No stale, ownerless or retired-but-linked documents."))
+        return {"text": text, "blocks": b.blocks}
+    if all(r.citations is None for r in rows):
+        note = f"{summary}. The query log was unavailable: ranked by age."
+    else:
+        window = f" in the last {_days(window_days)}" if window_days else ""
+        note = f"{summary}. Ranked by citations{window}, then by age."
+    b.add(_context(escape(note)))
+
+    groups: dict[str, list[ReportRow]] = {}
+    for r in rows:
+        groups.setdefault(r.owner or "", []).append(r)
+    shown = 0
+    for owner, owner_rows in groups.items():
+        heading = f"*Owner: {escape(_clip(owner, _TITLE_MAX))}*" if owner else "*No owner*"
+        placed = b.group(heading, [_row_line(r) for r in owner_rows])
+        shown += placed
+        if placed < len(owner_rows):
+            break
+    if shown < len(rows):
+        b.more(f"…and {_plural(len(rows) - shown, 'more finding')} not shown here.")
+    return {"text": text, "blocks": b.blocks}
+
+
+def format_gaps_slack(
+    groups: Sequence[GapGroup], *, window_days: int | None = None
+) -> dict[str, Any]:
+    """A ``chat.postMessage`` payload listing unanswered questions by service."""
+    total = sum(g.count for g in groups)
+    window = f" in the last {_days(window_days)}" if window_days else ""
+    text = _clip(f"Runbook gaps: {_plural(total, 'unanswered question')}{window}", 3000)
+    b = _SlackBuilder()
+    b.add(_header("Runbook gaps"))
+    if not groups:
+        b.add(_context(escape(f"No unanswered or unhelpful questions{window}.")))
+        return {"text": text, "blocks": b.blocks}
+    b.add(_context(escape(f"{_plural(total, 'question')}{window} got no answer or a 👎.")))
+    distinct = sum(len(g.questions) for g in groups)
+    shown = 0
+    for g in groups:
+        heading = f"*{escape(_clip(g.service, _TITLE_MAX))}*: {_plural(g.count, 'question')}"
+        lines = [
+            f"• {escape(_clip(q.question, _QUESTION_MAX))}"
+            + (f" (×{q.count})" if q.count > 1 else "")
+            for q in g.questions
+        ]
+        placed = b.group(heading, lines)
+        shown += placed
+        if placed < len(lines):
+            break
+    if shown < distinct:
+        b.more(f"…and {_plural(distinct - shown, 'more question')} not shown here.")
+    return {"text": text, "blocks": b.blocks}

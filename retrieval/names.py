@@ -1,0 +1,34 @@
+"""What documents are called and which of those names a query mentions."""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+from retrieval.types import Chunk
+
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*")
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
+MIN_NAME_LEN = 6
+
+
+def _norm(text: str) -> str:
+    return _NOT_ALNUM.sub("", text.lower())
+
+
+def query_names(query: str) -> frozenset[str]:
+    """Identifier-like words of a query (alert names, service names), normalized."""
+    out = set()
+    for w in _IDENTIFIER.findall(query):
+        compound = any(c in w for c in "-_.") or any(c.isupper() for c in w[1:])
+        if len(w) >= MIN_NAME_LEN and compound:
+            out.add(_norm(w))
+    return frozenset(out)
+
+
+def document_names(chunk: Chunk) -> frozenset[str]:
+    """What a document is called: title, top heading, file name (normalized)."""
+    names = {_norm(chunk.title), _norm(PurePosixPath(chunk.path).stem)}
+    if chunk.heading_path:
+        names.add(_norm(chunk.heading_path[0]))
+    return frozenset(n for n in names if n)
