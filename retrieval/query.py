@@ -25,6 +25,7 @@ import yaml
 
 from retrieval.embeddings import Embedder, Vectors
 from retrieval.errors import RetrievalError
+from retrieval.tokenize import STOPWORDS
 
 log = logging.getLogger("runbook_bot.query")
 
@@ -56,6 +57,7 @@ _UUID = re.compile(
     r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
 )
 _IPV4 = re.compile(r"\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?(?:/\d{1,2})?\b")
+_EC2_HOST = re.compile(r"\bip-\d{1,3}(?:-\d{1,3}){3}(?:\.[\w-]+)*(?::\d+)?")
 _IPV6 = re.compile(r"\b(?:[0-9a-fA-F]{1,4}:){3,7}[0-9a-fA-F]{1,4}\b")
 # fields whose values are noise by name: ts=..., trace_id=..., request-id: ...
 _NOISE_FIELD = re.compile(
@@ -65,10 +67,13 @@ _NOISE_FIELD = re.compile(
     re.IGNORECASE,
 )
 _LOG_LEVEL = re.compile(r"\blevel\s*=\s*", re.IGNORECASE)
+_URL = re.compile(r"<?https?://\S+", re.IGNORECASE)
+_URL_ONLY = re.compile(r"^\s*<?(?:https?:)?//\S+\s*$", re.IGNORECASE)
 _HEX_ID = re.compile(r"\b(?:0x)?[0-9a-fA-F]{12,}\b")
 _HEX_WITH_DIGIT = re.compile(r"^(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{8,}$")
 _POD_SUFFIX = re.compile(r"^([a-z][a-z0-9-]*?)-[a-z0-9]{8,10}-[a-z0-9]{5}$")
-_NUMERIC = re.compile(r"^[+-]?[\d.,:%/]+(?:[a-zµ]{1,3})?$", re.IGNORECASE)
+_NUMERIC = re.compile(r"^(?=.*\d)[+-]?[\d.,:%/]+(?:[a-zµ]{1,3})?$", re.IGNORECASE)
+_SPLIT = re.compile(r"[\s/(){}\[\]\"'`=,;|<>]+")
 _STATUS_CODE = re.compile(r"^[45]\d\d$")
 _STRIP = "\"'`()[]{}<>,;*_|"
 _ERROR_WORDS = re.compile(
@@ -83,7 +88,18 @@ _ERROR_WORDS = re.compile(
 def _clean_line(line: str) -> str:
     s = _NOISE_FIELD.sub(" ", line)
     s = _LOG_LEVEL.sub("", s)
-    for pattern in (_ISO_TS, _CLF_TS, _SYSLOG_TS, _UUID, _IPV6, _IPV4, _CLOCK, _HEX_ID):
+    for pattern in (
+        _URL,
+        _ISO_TS,
+        _CLF_TS,
+        _SYSLOG_TS,
+        _UUID,
+        _EC2_HOST,
+        _IPV6,
+        _IPV4,
+        _CLOCK,
+        _HEX_ID,
+    ):
         s = pattern.sub(" ", s)
     return " ".join(s.split())
 
@@ -92,7 +108,7 @@ def _keep_token(tok: str) -> str | None:
     """The token with surrounding punctuation stripped, or None when it is noise."""
     t = tok.strip(_STRIP).rstrip(":.!?=")
     t = t.lstrip(":=")
-    if not t:
+    if not t or not any(ch.isalnum() for ch in t):
         return None
     if _NUMERIC.match(t) and not _STATUS_CODE.match(t):
         return None
@@ -127,23 +143,33 @@ def evidence_lines(evidence: str, limit: int = MAX_EVIDENCE_LINES) -> list[str]:
 
 
 def build_query(ctx: AlertContext, max_chars: int = 400) -> str:
-    """A focused search query from an alert: name, service, question, summary, errors."""
-    parts: list[str] = []
-    for value in (ctx.alert_name, ctx.service, ctx.question, ctx.summary, ctx.category):
+    """A focused search query from an alert: name, service, question, summary, errors.
+
+    Words are de-duplicated case-insensitively (first occurrence wins); summary, category
+    and evidence also lose stopwords. The result is at most ``max_chars`` long.
+    """
+    parts: list[tuple[str, bool]] = []  # (text, drop stopwords)
+    for value, terse in (
+        (ctx.alert_name, False),
+        (ctx.service, False),
+        (ctx.question, False),
+        (ctx.summary, True),
+        (ctx.category, True),
+    ):
         if value:
-            parts.append(_clean_line(value))
+            parts.append((_clean_line(value), terse))
     if ctx.evidence:
-        parts.extend(evidence_lines(ctx.evidence))
+        parts.extend((line, True) for line in evidence_lines(ctx.evidence))
     out: list[str] = []
     seen: set[str] = set()
     length = 0
-    for part in parts:
-        for raw in part.split():
+    for part, terse in parts:
+        for raw in _SPLIT.split(part):
             tok = _keep_token(raw)
             if tok is None:
                 continue
             key = tok.lower()
-            if key in seen:
+            if key in seen or (terse and key in STOPWORDS):
                 continue
             extra = len(tok) + (1 if out else 0)
             if length + extra > max_chars:
@@ -159,11 +185,10 @@ _HEADER = re.compile(
     r"(?:\s*\((?P<labels>[^)\n]*)\))?",
     re.IGNORECASE,
 )
-_PD_HEADER = re.compile(
-    r"^\W*(?:Triggered|Acknowledged|Resolved|Escalated)\b[^:\n]*?:\s*\**\s*"
+_PD_HEADER = re.compile(  # PagerDuty: "*Triggered* #48213: AlertName on service"
+    r"\b(?i:triggered|acknowledged|resolved|escalated)\b[^:\n]*?:\s*\**\s*"
     r"(?P<name>[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)\b"
-    r"(?:\s+(?:on|for|in)\s+`?(?P<service>[a-z][a-z0-9_-]*[a-z0-9])`?)?",
-    re.IGNORECASE | re.MULTILINE,
+    r"(?:\s+(?:on|for|in)\s+`?(?P<service>[a-z][a-z0-9_-]*[a-z0-9])`?)?"
 )
 _LABEL_PAIR = re.compile(r"\b(?P<key>[a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*\"(?P<value>[^\"\n]*)\"")
 _KV_LINE = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 _./-]{0,40}?)\s*(?::|=)\s*(?P<value>.*)$")
@@ -295,12 +320,11 @@ def parse_alert_text(text: str) -> AlertContext:
         elif kv and key in _EVIDENCE_KEYS:
             if value:
                 evidence.append(value)
-        elif kv and (key == "labels" or key == "annotations" or " " not in key):
-            continue  # other label/annotation fields: not part of the query
-        elif line.endswith("?"):
+        elif line.endswith("?") and not kv:
             questions.append(line)
-        elif _ERROR_WORDS.search(line):
-            evidence.append(line)
+        elif _ERROR_WORDS.search(line) and not _URL_ONLY.match(value or line):
+            evidence.append(line)  # error lines, also "FATAL: ..." or "reason: OOMKilled"
+        # anything else (other labels, links, assignees) is not part of the query
 
     alert_name = (
         fields.get("alert_name")

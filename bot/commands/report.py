@@ -4,7 +4,8 @@
 index, ranked by how often answers cited them in the last ``--days`` (from the query log).
 ``report gaps`` lists the questions that got no answer or a "not helpful", by service.
 
-The query log is read from ``RUNBOOK_QUERY_LOG_PATH`` when set, otherwise from Redis. When
+The query log is the one the bot writes (``Runtime.query_log``): the JSONL file at
+``RUNBOOK_QUERY_LOG_PATH`` when set, otherwise the Redis stream. When
 it cannot be read, ``report stale`` still reports (without citation counts, and says so on
 stderr); ``report gaps`` has nothing to report from and fails.
 """
@@ -14,8 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Any, Protocol
 
@@ -32,9 +32,8 @@ from bot.reports import (
     stale_report,
 )
 from bot.settings import Settings
-from retrieval.cache import redis_client
-from retrieval.querylog import FileQueryLog, QueryLogError, RedisQueryLog
-from retrieval.snapshot import Snapshot
+from retrieval.querylog import Feedback, QueryLogError, QueryRecord
+from retrieval.types import Chunk
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -45,8 +44,19 @@ DEFAULT_DAYS = 30
 Common = Callable[[argparse.ArgumentParser], None]
 
 
+class _Snapshot(Protocol):
+    @property
+    def chunks(self) -> Sequence[Chunk]: ...
+
+
 class _Searcher(Protocol):
-    def snapshot(self) -> Snapshot: ...
+    def snapshot(self) -> _Snapshot: ...
+
+
+class QueryLogReader(Protocol):
+    def recent(self, days: float) -> list[QueryRecord]: ...
+
+    def recent_feedback(self, days: float) -> list[Feedback]: ...
 
 
 class Runtime(Protocol):
@@ -57,6 +67,9 @@ class Runtime(Protocol):
 
     @property
     def searcher(self) -> _Searcher: ...
+
+    @property
+    def query_log(self) -> QueryLogReader: ...
 
 
 def _positive_int(value: str) -> int:
@@ -110,21 +123,13 @@ def _err(text: str) -> None:
     sys.stderr.write(" ".join(text.split()) + "\n")
 
 
-@contextmanager
-def open_query_log(settings: Settings) -> Iterator[RedisQueryLog | FileQueryLog]:
-    """The query log the bot writes to: the JSONL file when configured, else Redis."""
-    retention = settings.query_log_retention_days
-    if settings.query_log_path is not None:
-        yield FileQueryLog(settings.query_log_path, retention_days=retention)
-        return
+def _query_log(rt: Runtime) -> QueryLogReader:
+    """The query log the bot writes to (``Runtime.query_log``): the JSONL file when
+    ``RUNBOOK_QUERY_LOG_PATH`` is set, else the Redis stream."""
     try:
-        client = redis_client(settings.redis_url)
-    except ValueError as exc:  # a malformed URL
+        return rt.query_log
+    except ValueError as exc:  # a malformed Redis URL
         raise QueryLogError(f"invalid Redis URL: {exc}") from exc
-    try:
-        yield RedisQueryLog(client, retention_days=retention)
-    finally:
-        client.close()
 
 
 def _window_note(settings: Settings, days: int) -> None:
@@ -182,8 +187,7 @@ def cmd_report_stale(args: argparse.Namespace, rt: Runtime) -> int:
 
     citations: dict[str, int] | None = None
     try:
-        with open_query_log(settings) as log:
-            citations = citation_counts(log.recent(args.days))
+        citations = citation_counts(_query_log(rt).recent(args.days))
         _window_note(settings, args.days)
     except QueryLogError as exc:
         _err(f"note: {exc}; reporting without citation counts")
@@ -205,9 +209,9 @@ def cmd_report_stale(args: argparse.Namespace, rt: Runtime) -> int:
 def cmd_report_gaps(args: argparse.Namespace, rt: Runtime) -> int:
     settings = rt.settings
     try:
-        with open_query_log(settings) as log:
-            records = log.recent(args.days)
-            feedback = log.recent_feedback(args.days)
+        log = _query_log(rt)
+        records = log.recent(args.days)
+        feedback = log.recent_feedback(args.days)
     except QueryLogError as exc:
         _err(f"error: {exc}")
         return EXIT_FAILED

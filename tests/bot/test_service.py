@@ -1,0 +1,131 @@
+"""AnswerService: permission scopes, audience split, cache and query log on real Redis."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.runtime import Runtime
+from bot.service import AnswerService
+from bot.settings import load_settings
+from retrieval.embeddings import FastEmbedder
+from tests.conftest import SAMPLE_RUNBOOKS, RedisServer
+
+ACCESS_MAP = SAMPLE_RUNBOOKS / "access.yml"
+RESTRICTED_Q = "break glass emergency production database access vault"
+SRE_USER = "U0SRE0001"
+SRE_CHANNEL = "C0SREPRIV1"
+
+
+@pytest.fixture()
+def runtime(
+    sample_data_dir: Path, embedder: FastEmbedder, redis_server: RedisServer
+) -> Iterator[Runtime]:
+    rt = Runtime(
+        load_settings(
+            data_dir=sample_data_dir, redis_url=redis_server.url, access_map_path=ACCESS_MAP
+        ),
+        embedder=embedder,
+    )
+    yield rt
+    rt.close()
+
+
+@pytest.fixture()
+def service(runtime: Runtime) -> AnswerService:
+    return runtime.service()
+
+
+def test_everyone_user_gets_no_restricted_quote(service: AnswerService) -> None:
+    asker = service.resolver.scope_for_user("U0PLAIN01")
+    d = service.ask(RESTRICTED_Q, "r-1", asker=asker, audience=service.resolver.audience_for_channel("C0PUBLIC"))
+    assert all(c.path != "sre/break-glass-access.md" for c in d.public.citations)
+    assert d.private is None
+
+
+def test_sre_user_in_public_channel_gets_it_privately(service: AnswerService) -> None:
+    asker = service.resolver.scope_for_user(SRE_USER)
+    assert "sre" in asker.groups
+    d = service.ask(RESTRICTED_Q, "r-2", asker=asker, audience=service.resolver.audience_for_channel("C0PUBLIC"))
+    assert all(c.path != "sre/break-glass-access.md" for c in d.public.citations)
+    assert d.private is not None
+    assert d.private.citations[0].path == "sre/break-glass-access.md"
+    if d.public.state == "answer":
+        assert any(w.kind == "restricted-omitted" for w in d.public.warnings)
+
+
+def test_sre_user_in_sre_channel_gets_it_in_thread(service: AnswerService) -> None:
+    asker = service.resolver.scope_for_user(SRE_USER)
+    audience = service.resolver.audience_for_channel(SRE_CHANNEL)
+    d = service.ask(RESTRICTED_Q, "r-3", asker=asker, audience=audience)
+    assert d.public.citations[0].path == "sre/break-glass-access.md"
+    assert d.private is None
+
+
+def test_second_ask_is_a_cache_hit_and_much_faster(service: AnswerService) -> None:
+    asker = service.resolver.scope_for_groups(["everyone"])
+    q = "payment provider latency is high, how do we switch to the secondary provider"
+    t0 = time.perf_counter()
+    first = service.ask(q, "r-4", asker=asker)
+    t_first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    second = service.ask(q, "r-5", asker=asker)
+    t_second = time.perf_counter() - t0
+    print(f"miss {t_first * 1000:.1f} ms, hit {t_second * 1000:.1f} ms")
+    assert not first.cache_hit and second.cache_hit
+    assert second.public.citations == first.public.citations
+    assert second.public.question == q
+    assert t_first >= 10 * t_second
+
+
+def test_scopes_do_not_share_cache_entries(service: AnswerService) -> None:
+    everyone = service.resolver.scope_for_groups(["everyone"])
+    sre = service.resolver.scope_for_groups(["everyone", "sre"])
+    assert service.ask(RESTRICTED_Q, "a", asker=sre).public.citations[0].path == "sre/break-glass-access.md"
+    d = service.ask(RESTRICTED_Q, "b", asker=everyone)
+    assert not d.cache_hit
+    assert all(c.path != "sre/break-glass-access.md" for c in d.public.citations)
+
+
+def test_reingest_of_changed_runbook_is_not_served_from_cache(
+    runtime: Runtime, service: AnswerService, tmp_path: Path
+) -> None:
+    corpus = tmp_path / "runbooks"
+    shutil.copytree(SAMPLE_RUNBOOKS, corpus)
+    runtime.ingestor.run(corpus, runtime.ingest_options())  # same content: no new generation
+    asker = service.resolver.scope_for_groups(["everyone"])
+    q = "node disk almost full what can i delete"
+    first = service.ask(q, "r-6", asker=asker)
+    assert service.ask(q, "r-7", asker=asker).cache_hit
+    path = corpus / first.public.citations[0].path
+    path.write_text(path.read_text(encoding="utf-8") + "\n## Addendum\n\nCall @platform-oncall.\n")
+    report = runtime.ingestor.run(corpus, runtime.ingest_options())
+    assert report.changed
+    third = service.ask(q, "r-8", asker=asker)
+    assert not third.cache_hit
+    assert third.public.generation > first.public.generation
+    assert third.public.citations[0].revision != first.public.citations[0].revision
+
+
+def test_redis_down_answers_without_cache(
+    service: AnswerService, redis_server: RedisServer
+) -> None:
+    asker = service.resolver.scope_for_groups(["everyone"])
+    redis_server.stop()
+    d = service.ask("checkout-api database connection refused", "r-9", asker=asker)
+    assert d.public.state == "answer" and not d.cache_hit
+    redis_server.start()
+
+
+def test_query_log_is_redacted(runtime: Runtime, service: AnswerService) -> None:
+    asker = service.resolver.scope_for_groups(["everyone"])
+    token = "xoxb-123456789012-123456789012-abcdefghijklmnopqrstuvwx"
+    service.ask(f"checkout db down, token {token} password=hunter2", "r-10", asker=asker, user_id="U1")
+    records = runtime.query_log.recent(1)
+    assert records and records[-1].request_id == "r-10"
+    assert token not in records[-1].question and "hunter2" not in records[-1].question
+    assert records[-1].user_hash != "U1"
