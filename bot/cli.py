@@ -261,8 +261,10 @@ def _directory(rt: Runtime) -> SlackUsergroupDirectory | None:
     s = rt.settings
     if s.slack_bot_token is None:
         return None
-    kwargs = {"base_url": s.slack_api_url} if s.slack_api_url else {}
-    return SlackUsergroupDirectory(WebClient(token=s.slack_bot_token.get_secret_value(), **kwargs))
+    client = WebClient(token=s.slack_bot_token.get_secret_value())
+    if s.slack_api_url:
+        client = WebClient(token=s.slack_bot_token.get_secret_value(), base_url=s.slack_api_url)
+    return SlackUsergroupDirectory(client)
 
 
 def cmd_ask(args: argparse.Namespace, rt: Runtime) -> int:
@@ -277,7 +279,11 @@ def cmd_ask(args: argparse.Namespace, rt: Runtime) -> int:
         asker = resolver.scope_for_groups(groups | set(resolver.access_map.known_groups))
     audience = resolver.audience_for_channel(args.channel) if args.channel else None
     delivery = service.ask(
-        args.question, new_request_id(), asker=asker, audience=audience, user_id=args.as_user,
+        args.question,
+        new_request_id(),
+        asker=asker,
+        audience=audience,
+        user_id=args.as_user,
         channel_id=args.channel,
     )
     if args.json:
@@ -288,8 +294,10 @@ def cmd_ask(args: argparse.Namespace, rt: Runtime) -> int:
         _print(render_text(delivery.public))
         if delivery.private is not None:
             _print("\nSent privately to the asker:\n" + render_text(delivery.private))
-    _err(f"request {delivery.request_id}: {'cache hit' if delivery.cache_hit else 'cache miss'}, "
-         f"{delivery.latencies_ms.get('total', 0):.0f} ms")
+    _err(
+        f"request {delivery.request_id}: {'cache hit' if delivery.cache_hit else 'cache miss'}, "
+        f"{delivery.latencies_ms.get('total', 0):.0f} ms"
+    )
     return EXIT_OK
 
 
@@ -305,8 +313,11 @@ def cmd_cache(args: argparse.Namespace, rt: Runtime) -> int:
         _print(f"removed {rt.cache.clear()} cached answers")
         return EXIT_OK
     st = rt.cache.stats()
-    _print(json.dumps({"available": st.available, "hits": st.hits, "misses": st.misses,
-                       "keys": st.keys}))
+    _print(
+        json.dumps(
+            {"available": st.available, "hits": st.hits, "misses": st.misses, "keys": st.keys}
+        )
+    )
     return EXIT_OK if st.available else EXIT_FAILED
 
 

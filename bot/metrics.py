@@ -32,7 +32,8 @@ from retrieval.types import Answer
 
 log = logging.getLogger("runbook_bot.metrics")
 
-STAGES: tuple[str, ...] = ("embed", "search", "answer", "cache", "slack")
+#: ``request`` is the whole request, from receipt to the last Slack call.
+STAGES: tuple[str, ...] = ("embed", "search", "answer", "cache", "slack", "request")
 OTHER = "other"
 #: Seconds; answers take milliseconds (cache) to tens of seconds (LLM, Slack retries).
 STAGE_BUCKETS: tuple[float, ...] = (

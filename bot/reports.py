@@ -74,6 +74,7 @@ class DocInfo:
     service: str | None
     links: tuple[str, ...] = ()  # root-relative POSIX paths this document links to
     url: str | None = None
+    access: tuple[str, ...] = ()  # groups that may read it
 
 
 @dataclass(frozen=True)
@@ -172,10 +173,16 @@ def _doc_info(chunk: Chunk, links: tuple[str, ...]) -> DocInfo:
         service=m.service,
         links=links,
         url=url,
+        access=m.access,
     )
 
 
 # --------------------------------------------------------------------------- stale report
+
+
+def readable_by(docs: Iterable[DocInfo], group: str) -> list[DocInfo]:
+    """The documents members of ``group`` may read (for a report posted to a channel)."""
+    return [d for d in docs if group in d.access]
 
 
 def citation_counts(records: Iterable[QueryRecord]) -> dict[str, int]:
@@ -560,7 +567,7 @@ def _block_chars(block: Mapping[str, Any]) -> int:
 
 def _row_line(r: ReportRow) -> str:
     facts = [escape(_clip(r.detail, 600))]
-    if r.citations is not None:
+    if r.citations:
         facts.append(f"cited {r.citations}×")
     return f"• *{r.kind}* {_link(r.url, r.title or r.path)} {_code(r.path)}\n    " + " · ".join(
         facts

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
 from functools import cached_property
@@ -173,7 +174,5 @@ class Runtime:
 
     def close(self) -> None:
         if "vector_index" in self.__dict__:
-            try:
+            with contextlib.suppress(Exception):  # closing is best effort
                 self.vector_index.client.close()
-            except Exception:  # closing is best effort
-                pass

@@ -152,7 +152,9 @@ class AnswerService:
         total = self._clock() - t0
         self._observer.answered(public)
         latencies = {"total": round(total * 1000, 1)}
-        self._record(question, request_id, public_scope, public, hit, latencies, user_id, channel_id)
+        self._record(
+            question, request_id, public_scope, public, hit, latencies, user_id, channel_id
+        )
         return Delivery(request_id, public, private, hit, latencies)
 
     def _record(

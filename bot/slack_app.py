@@ -20,7 +20,6 @@ request id that the log line carries too.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import fnmatch
 import logging
@@ -28,7 +27,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from typing import Any
@@ -37,7 +36,7 @@ import redis
 from pydantic import ValidationError
 from slack_bolt import Ack, App, BoltContext, Respond
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.http_retry.builtin_handlers import (
     ConnectionErrorRetryHandler,
     RateLimitErrorRetryHandler,
@@ -45,6 +44,8 @@ from slack_sdk.http_retry.builtin_handlers import (
 
 from bot import blocks
 from bot.blocks import Message, render_answer, render_error, render_searching, render_usage
+from bot.logs import bind_request_id, new_request_id
+from bot.metrics import Metrics
 from bot.runtime import Runtime
 from bot.service import AnswerService, Delivery, Observer
 from bot.slack_directory import SlackUsergroupDirectory
@@ -79,69 +80,38 @@ ACTION_OPEN_SEARCH: str | None = getattr(blocks, "ACTION_OPEN_SEARCH", None)
 
 HELP_WORDS = frozenset({"help", "-h", "--help", "?", "usage"})
 _LEADING_MENTION = re.compile(r"^\s*<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
+SURFACE_SLASH = "slash_command"
+SURFACE_MENTION = "slack_mention"
 THANKS = "Thanks for the feedback - it helps the runbook owners."
 
 
-# --------------------------------------------------------------------------- logs, metrics
-
-
-def _new_request_id() -> str:
-    try:
-        from bot.logs import new_request_id
-    except ImportError:  # bot.logs is optional
-        import secrets
-
-        return "r-" + secrets.token_hex(5)
-    return str(new_request_id())
-
-
-@contextlib.contextmanager
-def _request_context(request_id: str) -> Iterator[None]:
-    """Bind the request id to every log line inside (when bot.logs can)."""
-    try:
-        from bot.logs import bind_request_id
-    except ImportError:
-        yield
-        return
-    with bind_request_id(request_id):
-        yield
-
-
-def _load_metrics() -> Any | None:
-    try:
-        from bot.metrics import Metrics
-    except ImportError:
-        return None
-    return Metrics()
-
-
-def _call_metric(metrics: Any | None, name: str, *args: Any, **kwargs: Any) -> None:
-    """Call ``metrics.<name>(...)`` if it exists; metrics never fail a request."""
-    if metrics is None:
-        return
-    fn = getattr(metrics, name, None)
-    if fn is None:
-        return
-    try:
-        fn(*args, **kwargs)
-    except Exception:  # a metrics bug must not break answering
-        log.debug("metrics call %s failed", name, exc_info=True)
+# --------------------------------------------------------------------------- metrics
 
 
 class MetricsObserver(Observer):
-    """Forwards AnswerService hooks to :class:`bot.metrics.Metrics`."""
+    """Forwards AnswerService's hooks (stage latencies, cache, answers) to Metrics."""
 
-    def __init__(self, metrics: Any) -> None:
+    def __init__(self, metrics: Metrics) -> None:
         self._metrics = metrics
 
     def stage(self, stage: str, seconds: float) -> None:
-        _call_metric(self._metrics, "observe_stage", stage, seconds)
+        self._metrics.observe_stage(stage, seconds)
 
     def cache(self, hit: bool) -> None:
-        _call_metric(self._metrics, "cache", hit)
+        self._metrics.cache(hit)
 
     def answered(self, answer: Answer) -> None:
-        _call_metric(self._metrics, "answered", answer)
+        self._metrics.answered(answer)  # counts abstentions, tracks the index generation
+
+
+def _failed_stage(exc: BaseException) -> str:
+    if isinstance(exc, EmbeddingError):
+        return "embed"
+    if isinstance(exc, IndexUnavailableError | TimeoutError):
+        return "search"
+    if isinstance(exc, SlackApiError | SlackRequestError):
+        return "slack"
+    return "answer"
 
 
 # --------------------------------------------------------------------------- stored requests
@@ -359,7 +329,7 @@ class SlackHandlers:
         runtime: Runtime,
         client: WebClient | None = None,
         *,
-        metrics: Any | None = None,
+        metrics: Metrics | None = None,
         today: Callable[[], date] = date.today,
         answer_workers: int = ANSWER_WORKERS,
         socket_mode: bool = False,
@@ -368,28 +338,29 @@ class SlackHandlers:
         self.runtime = runtime
         self.settings = settings
         self.client = client or make_client(runtime)
-        self.metrics = metrics if metrics is not None else _load_metrics()
-        self.today = today
-        observer = MetricsObserver(self.metrics) if self.metrics is not None else None
-        self.directory = SlackUsergroupDirectory(self.client)
-        self.service: AnswerService = runtime.service(self.directory, observer)
-        self.requests = RequestStore(_redis_or_none(runtime))
-        self.channels = ChannelNames(self.client)
-        self._pool = ThreadPoolExecutor(answer_workers, thread_name_prefix="runbook-answer")
-        self._closed = False
-        self.warm()
         if self.client.token is None:
             raise ValueError("a Slack bot token is required (SLACK_BOT_TOKEN)")
         signing = settings.slack_signing_secret
         if signing is None and not socket_mode:
             raise ValueError("a Slack signing secret is required (SLACK_SIGNING_SECRET)")
+        self.metrics = metrics if metrics is not None else Metrics()
+        self.today = today
+        self.directory = SlackUsergroupDirectory(self.client)
+        self.service: AnswerService = runtime.service(self.directory, MetricsObserver(self.metrics))
+        self.requests = RequestStore(_redis_or_none(runtime))
+        self.channels = ChannelNames(self.client)
+        self._pool = ThreadPoolExecutor(answer_workers, thread_name_prefix="runbook-answer")
+        self._closed = False
+        self._in_flight = 0
+        self._idle = threading.Condition()
+        self.warm()
         self.app = App(
             client=self.client,
             signing_secret=signing.get_secret_value() if signing is not None else None,
             # Socket Mode requests arrive over an authenticated websocket, unsigned
             request_verification_enabled=not socket_mode,
             process_before_response=False,
-            token_verification_enabled=False,
+            token_verification_enabled=False,  # no auth.test at start-up
             listener_executor=ThreadPoolExecutor(
                 LISTENER_WORKERS, thread_name_prefix="runbook-listener"
             ),
@@ -400,29 +371,65 @@ class SlackHandlers:
     # -- lifecycle ---------------------------------------------------------------
 
     def warm(self) -> None:
-        """Load the model and the search snapshot now, not on the first question."""
+        """Open the index, load the search snapshot and the model now, not on a question."""
         started = time.perf_counter()
         try:
+            generation = self.runtime.searcher.generation()
+            self.runtime.searcher.snapshot(generation)
             self.runtime.embedder.warm()
-            self.runtime.searcher.snapshot()
             _ = self.runtime.answerer
         except IndexLockedError:
             raise
         except RetrievalError as exc:
             log.warning("could not warm the index at start-up (%s); will retry per question", exc)
             return
-        log.info("warmed model and search snapshot in %.2fs", time.perf_counter() - started)
+        self.metrics.set_index_generation(generation)
+        log.info(
+            "warmed model and search snapshot (generation %d) in %.2fs",
+            generation,
+            time.perf_counter() - started,
+        )
 
     def close(self, wait: bool = True) -> None:
-        """Finish (``wait``) the answers in flight and stop taking new ones."""
+        """Stop taking new work; ``wait`` for the answers in flight."""
         self._closed = True
         self._pool.shutdown(wait=wait, cancel_futures=not wait)
 
+    @property
+    def in_flight(self) -> int:
+        """Answers accepted and not yet delivered."""
+        with self._idle:
+            return self._in_flight
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait until no answer is in flight; False on timeout."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._in_flight == 0, timeout)
+
     def _submit(self, fn: Callable[..., None], *args: Any) -> None:
         if self._closed:
-            log.warning("shutting down: not starting %s", getattr(fn, "__name__", fn))
+            log.warning("shutting down: dropping %s", getattr(fn, "__name__", fn))
             return
-        self._pool.submit(fn, *args)
+        with self._idle:
+            self._in_flight += 1
+        try:
+            self._pool.submit(self._run, fn, *args)
+        except RuntimeError:  # the pool shut down in between
+            self._done()
+            raise
+
+    def _run(self, fn: Callable[..., None], *args: Any) -> None:
+        try:
+            fn(*args)
+        except Exception:  # the work functions handle their own errors; this is a backstop
+            log.exception("unhandled error in %s", getattr(fn, "__name__", fn))
+        finally:
+            self._done()
+
+    def _done(self) -> None:
+        with self._idle:
+            self._in_flight -= 1
+            self._idle.notify_all()
 
     # -- registration ------------------------------------------------------------
 
@@ -437,7 +444,7 @@ class SlackHandlers:
             app.action(ACTION_OPEN_SEARCH)(self.on_open_search)
         app.error(self.on_error)
 
-    # -- scopes ------------------------------------------------------------------
+    # -- scopes and requests -----------------------------------------------------
 
     def _audience(self, channel_id: str | None) -> Scope | None:
         if not channel_id or channel_id.startswith("D"):
@@ -476,18 +483,18 @@ class SlackHandlers:
         if not text or text.lower() in HELP_WORDS:
             usage = render_usage()
             ack(text=usage.text, blocks=usage.blocks, response_type="ephemeral")
+            self.metrics.request(SURFACE_SLASH, "usage")
             return
         searching = render_searching(text)
         ack(text=searching.text, blocks=searching.blocks, response_type="ephemeral")
-        request_id = _new_request_id()
-        _call_metric(self.metrics, "request", "slash")
-        self._submit(self._answer_command, request_id, text[:MAX_QUESTION_CHARS], body, respond)
+        self._submit(
+            self._answer_command, new_request_id(), text[:MAX_QUESTION_CHARS], body, respond
+        )
 
     def _answer_command(
         self, request_id: str, question: str, body: dict[str, Any], respond: Respond
     ) -> None:
-        with _request_context(request_id):
-            started = time.perf_counter()
+        with bind_request_id(request_id):
             try:
                 user_id = str(body.get("user_id") or "")
                 channel_id = str(body.get("channel_id") or "") or None
@@ -513,10 +520,11 @@ class SlackHandlers:
                     offer_post=offer,
                     incident=incident,
                 )
-                _respond(respond, message)
-                self._observe_answer(answer, started)
+                with self.metrics.time_stage("slack"):
+                    _respond(respond, message)
+                self.metrics.request(SURFACE_SLASH, answer.state)
             except Exception as exc:
-                self._failed(request_id, exc, "slash command")
+                self._failed(request_id, exc, SURFACE_SLASH)
                 _respond(respond, render_error(request_id, _error_detail(exc)))
 
     # -- @runbook ----------------------------------------------------------------
@@ -537,23 +545,21 @@ class SlackHandlers:
         first_message = self.runtime.dedup.first_time(f"msg:{channel}:{ts}")
         if not (first_event and first_message):
             log.info("duplicate app_mention %s (%s:%s) ignored", event_id, channel, ts)
+            self.metrics.request(SURFACE_MENTION, "duplicate")
             return
-        request_id = _new_request_id()
-        _call_metric(self.metrics, "request", "mention")
-        self._submit(self._answer_mention, request_id, dict(event), context.bot_user_id)
+        self._submit(self._answer_mention, new_request_id(), dict(event), context.bot_user_id)
 
     def _answer_mention(
         self, request_id: str, event: dict[str, Any], bot_user_id: str | None
     ) -> None:
         channel = str(event["channel"])
-        ts = str(event["ts"])
-        thread_ts = str(event.get("thread_ts") or ts)
-        with _request_context(request_id):
-            started = time.perf_counter()
+        thread_ts = str(event.get("thread_ts") or event["ts"])
+        with bind_request_id(request_id):
             try:
-                self._mention(request_id, event, channel, thread_ts, bot_user_id, started)
+                outcome = self._mention(request_id, event, channel, thread_ts, bot_user_id)
+                self.metrics.request(SURFACE_MENTION, outcome)
             except Exception as exc:
-                self._failed(request_id, exc, "mention")
+                self._failed(request_id, exc, SURFACE_MENTION)
                 self._post(channel, thread_ts, render_error(request_id, _error_detail(exc)))
 
     def _mention(
@@ -563,17 +569,16 @@ class SlackHandlers:
         channel: str,
         thread_ts: str,
         bot_user_id: str | None,
-        started: float,
-    ) -> None:
+    ) -> str:
+        """Answer one mention in its thread; the outcome for the metrics."""
         user_id = str(event.get("user") or "")
-        question = strip_mention(str(event.get("text") or ""), bot_user_id)
-        question = question[:MAX_QUESTION_CHARS]
+        question = strip_mention(str(event.get("text") or ""), bot_user_id)[:MAX_QUESTION_CHARS]
         alert = ""
         if event.get("thread_ts") and event.get("thread_ts") != event.get("ts"):
             alert = self._thread_parent(channel, thread_ts, bot_user_id)
         if not question and not alert:
-            self._post(channel, thread_ts, render_usage())
-            return
+            self._post(channel, thread_ts, render_usage(), raise_errors=True)
+            return "usage"
         query = focused_query(alert, question) if alert else question
         incident = self._incident(channel)
         resolver = self.service.resolver
@@ -591,30 +596,31 @@ class SlackHandlers:
         public = render_answer(
             delivery.public, request_id=request_id, today=today, incident=incident
         )
-        self._post(channel, thread_ts, public, raise_errors=True)
-        self._observe_answer(delivery.public, started)
-        if delivery.private is not None and user_id:
-            n = _restricted_count(delivery.private, audience)
-            note = f"{n} restricted runbook{'s' if n != 1 else ''} sent to you privately"
-            private = render_answer(
-                delivery.private, request_id=request_id, today=today, private_note=note
-            )
-            self.client.chat_postEphemeral(
-                channel=channel, user=user_id, thread_ts=thread_ts, **_message_kwargs(private)
-            )
+        with self.metrics.time_stage("slack"):
+            self._post(channel, thread_ts, public, raise_errors=True)
+            if delivery.private is not None and user_id:
+                n = _restricted_count(delivery.private, audience)
+                note = f"{n} restricted runbook{'s' if n != 1 else ''} sent to you privately"
+                private = render_answer(
+                    delivery.private, request_id=request_id, today=today, private_note=note
+                )
+                # ephemeral: only the asker sees it, never a reply in the thread
+                self.client.chat_postEphemeral(
+                    channel=channel, user=user_id, thread_ts=thread_ts, **_message_kwargs(private)
+                )
+        return delivery.public.state
 
     def _thread_parent(self, channel: str, thread_ts: str, bot_user_id: str | None) -> str:
         """The text of the thread's parent message (the alert), or "" when unreadable."""
         try:
             resp = self.client.conversations_replies(channel=channel, ts=thread_ts, limit=1)
-        except (SlackApiError, OSError) as exc:
+        except (SlackApiError, SlackRequestError, OSError) as exc:
             log.warning("conversations.replies %s/%s failed: %s", channel, thread_ts, exc)
             return ""
         messages = resp.get("messages") or []
         if not messages or not isinstance(messages[0], Mapping):
             return ""
-        parent = messages[0]
-        return strip_mention(message_text(parent), bot_user_id) if parent else ""
+        return strip_mention(message_text(messages[0]), bot_user_id)
 
     def _post(
         self, channel: str, thread_ts: str, message: Message, *, raise_errors: bool = False
@@ -633,133 +639,113 @@ class SlackHandlers:
     def on_feedback(self, ack: Ack, body: dict[str, Any], respond: Respond) -> None:
         ack()
         action = (body.get("actions") or [{}])[0]
-        request_id = str(action.get("value") or "")
+        request_id = str(action.get("value") or "")[:100] or "unknown"
         value: FeedbackValue = (
             "helpful" if action.get("action_id") == ACTION_FEEDBACK_HELPFUL else "not_helpful"
         )
-        user_id = str((body.get("user") or {}).get("id") or "")
-        with _request_context(request_id or "-"):
+        user_id = str((body.get("user") or {}).get("id") or "unknown")
+        with bind_request_id(request_id):
             try:
-                stored = self.requests.get(request_id) if request_id else None
-                if user_id and not self.runtime.dedup.first_time(
-                    f"feedback:{request_id}:{user_id}:{value}"
-                ):
-                    log.info("duplicate feedback ignored", extra={"request_id": request_id})
-                else:
+                if self.runtime.dedup.first_time(f"feedback:{request_id}:{user_id}:{value}"):
+                    stored = self.requests.get(request_id)
                     self.runtime.query_log.record_feedback(
                         build_feedback(
-                            request_id=request_id or "unknown",
-                            user_hash=hash_user(user_id or "unknown", self.runtime.user_salt),
+                            request_id=request_id,
+                            user_hash=hash_user(user_id, self.runtime.user_salt),
                             value=value,
                             question=stored.question if stored else "",
                             service=stored.service if stored else None,
                             cited=stored.cited if stored else (),
                         )
                     )
-                    _call_metric(self.metrics, "feedback", value)
-                    log.info(
-                        "feedback %s for request %s",
-                        value,
-                        request_id,
-                        extra={"request_id": request_id, "feedback": value},
-                    )
+                    self.metrics.feedback(value)
+                    log.info("feedback %s", value, extra={"feedback": value, "known": bool(stored)})
+                else:
+                    log.info("repeated feedback %s ignored", value)
                 respond(text=THANKS, response_type="ephemeral", replace_original=False)
             except Exception as exc:
-                self._failed(request_id or "-", exc, "feedback")
-                _respond(respond, render_error(request_id or "-", _error_detail(exc)))
+                self._failed(request_id, exc, "feedback")
+                _respond(respond, render_error(request_id, _error_detail(exc)))
 
     def on_post_to_channel(self, ack: Ack, body: dict[str, Any], respond: Respond) -> None:
         ack()
         action = (body.get("actions") or [{}])[0]
-        request_id = str(action.get("value") or "")
+        request_id = str(action.get("value") or "")[:100] or "unknown"
         self._submit(self._post_to_channel, request_id, body, respond)
 
     def _post_to_channel(self, request_id: str, body: dict[str, Any], respond: Respond) -> None:
-        with _request_context(request_id or "-"):
+        with bind_request_id(request_id):
             try:
-                stored = self.requests.get(request_id) if request_id else None
-                if stored is None:
-                    respond(
-                        text="This answer has expired - ask again with /runbook.",
-                        response_type="ephemeral",
-                        replace_original=False,
-                    )
-                    return
-                channel = str((body.get("channel") or {}).get("id") or stored.channel_id or "")
-                why = self._cannot_post(stored, channel)
-                if why is not None:
-                    respond(text=why, response_type="ephemeral", replace_original=False)
-                    return
-                message = render_answer(
-                    stored.answer,
-                    request_id=request_id,
-                    today=self.today(),
-                    incident=stored.incident,
-                )
-                try:
-                    self.client.chat_postMessage(channel=channel, **_message_kwargs(message))
-                except SlackApiError as exc:
-                    error = exc.response.get("error") if exc.response is not None else None
-                    if error in ("not_in_channel", "channel_not_found", "is_archived"):
-                        respond(
-                            text=(
-                                "I can't post in this channel "
-                                f"({error}) - invite me with /invite @runbook and try again."
-                            ),
-                            response_type="ephemeral",
-                            replace_original=False,
-                        )
-                        return
-                    raise
-                log.info("posted request %s to %s", request_id, channel)
-                respond(
-                    text="Posted to the channel.",
-                    response_type="ephemeral",
-                    replace_original=False,
-                )
+                self._share(request_id, body, respond)
             except Exception as exc:
-                self._failed(request_id or "-", exc, "post to channel")
-                _respond(respond, render_error(request_id or "-", _error_detail(exc)))
+                self._failed(request_id, exc, "post to channel")
+                _respond(respond, render_error(request_id, _error_detail(exc)))
+
+    def _share(self, request_id: str, body: dict[str, Any], respond: Respond) -> None:
+        def tell(text: str) -> None:
+            respond(text=text, response_type="ephemeral", replace_original=False)
+
+        stored = self.requests.get(request_id)
+        if stored is None:
+            tell("This answer has expired - ask again with /runbook.")
+            return
+        channel = str((body.get("channel") or {}).get("id") or stored.channel_id or "")
+        why = self._cannot_post(stored, channel)
+        if why is not None:
+            log.info("not posting to %s: %s", channel, why)
+            tell(why)
+            return
+        message = render_answer(
+            stored.answer, request_id=request_id, today=self.today(), incident=stored.incident
+        )
+        try:
+            self.client.chat_postMessage(channel=channel, **_message_kwargs(message))
+        except SlackApiError as exc:
+            error = exc.response.get("error") if exc.response is not None else None
+            if error not in ("not_in_channel", "channel_not_found", "is_archived"):
+                raise
+            tell(f"I can't post in this channel ({error}) - invite me and try again.")
+            return
+        log.info("posted the answer to %s", channel)
+        tell("Posted to the channel.")
 
     def _cannot_post(self, stored: StoredRequest, channel: str) -> str | None:
         """Why the stored answer may not be posted to ``channel`` now (None: it may)."""
         if not channel or channel.startswith("D"):
             return "There is no channel to post to here."
-        audience = self.service.resolver.audience_for_channel(channel)
         answer = stored.answer
         if answer.state != "answer" or not answer.citations:
-            return "Only answers with a cited runbook can be posted to the channel."
-        current = self._current_access([c.source_id for c in answer.citations])
+            return "Only answers that cite a runbook can be posted to the channel."
+        audience = self.service.resolver.audience_for_channel(channel)
+        current = self._current_access({c.source_id for c in answer.citations})
         blocked: list[str] = []
         for citation in answer.citations:
             access = current.get(citation.source_id)
             if access is None:
                 return (
                     f"Not posted: {citation.title} is no longer in the index. "
-                    "Ask again to get the current runbook."
+                    "Ask again for the current runbook."
                 )
             if not audience.groups.intersection(access):
                 blocked.append(citation.title)
         if blocked:
+            names = ", ".join(blocked[:3]) + (" and more" if len(blocked) > 3 else "")
             return (
-                "Not posted: not everyone in this channel may read "
-                + ", ".join(blocked[:3])
-                + (" and more" if len(blocked) > 3 else "")
-                + ". The answer stays visible only to you."
+                f"Not posted: not everyone in this channel may read {names}. "
+                "The answer stays visible only to you."
             )
         return None
 
-    def _current_access(self, source_ids: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    def _current_access(self, source_ids: set[str]) -> dict[str, tuple[str, ...]]:
         """Each document's access groups as the live index has them now."""
-        wanted = set(source_ids)
         found: dict[str, tuple[str, ...]] = {}
         for chunk in self.runtime.searcher.snapshot().chunks:
-            if chunk.source_id in wanted and chunk.source_id not in found:
+            if chunk.source_id in source_ids and chunk.source_id not in found:
                 found[chunk.source_id] = tuple(chunk.metadata.access)
         return found
 
     def on_open_search(self, ack: Ack) -> None:
-        ack()
+        ack()  # a link button: Slack opens the URL, the app only acknowledges
 
     # -- other events ------------------------------------------------------------
 
@@ -770,26 +756,18 @@ class SlackHandlers:
             log.info("user group %s changed: cached members dropped", subteam)
 
     def on_error(self, error: Exception, body: dict[str, Any]) -> None:
-        log.error(
-            "unhandled error in a Slack listener (%s): %s",
-            body.get("type") if isinstance(body, dict) else "?",
-            error,
-            exc_info=error,
-        )
+        kind = body.get("type") if isinstance(body, dict) else None
+        log.error("unhandled error in a Slack listener (%s): %s", kind, error, exc_info=error)
 
     # -- bookkeeping -------------------------------------------------------------
 
-    def _observe_answer(self, answer: Answer, started: float) -> None:
-        _call_metric(self.metrics, "observe_stage", "request", time.perf_counter() - started)
-        if answer.state == "abstain":
-            _call_metric(self.metrics, "abstention", answer.reason or "unknown")
-
-    def _failed(self, request_id: str, exc: BaseException, where: str) -> None:
-        _call_metric(self.metrics, "error", type(exc).__name__)
+    def _failed(self, request_id: str, exc: BaseException, surface: str) -> None:
+        self.metrics.error(_failed_stage(exc))
+        self.metrics.request(surface, "error")
         log.error(
-            "request %s failed in %s: %s: %s",
+            "request %s failed (%s): %s: %s",
             request_id,
-            where,
+            surface,
             type(exc).__name__,
             exc,
             exc_info=exc,

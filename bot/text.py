@@ -33,7 +33,7 @@ def render_text(answer: Answer) -> str:
         if answer.search_link:
             out.append(f"Search: {answer.search_link}")
         for c in answer.related:
-            out += ["", "Mentioned only in:"] + _citation_lines(c)
+            out += ["", "Mentioned only in:", *_citation_lines(c)]
         return "\n".join(out)
     out.append(answer.text)
     for c in answer.citations:

@@ -25,9 +25,13 @@ _ALERT_NAME = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 
 
 def looks_like_alert_name(word: str) -> bool:
-    return bool(_ALERT_NAME.match(word)) and sum(c.isupper() for c in word) >= 3 and any(
-        c.islower() for c in word
+    return (
+        bool(_ALERT_NAME.match(word))
+        and sum(c.isupper() for c in word) >= 3
+        and any(c.islower() for c in word)
     )
+
+
 DEFAULT_STALE_AFTER_DAYS = 180
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -71,7 +71,7 @@ class FastEmbedder:
                 from fastembed import TextEmbedding
 
                 path = self._resolve_path()
-                kwargs: dict[str, object] = {"threads": self._threads}
+                kwargs: dict[str, Any] = {"threads": self._threads}
                 if path is not None:
                     kwargs["specific_model_path"] = str(path)
                 elif self._cache_dir is not None:

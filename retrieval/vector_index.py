@@ -42,15 +42,7 @@ class VectorIndex(Protocol):
         self, vector: Vectors, k: int, flt: SearchFilter | None
     ) -> list[tuple[Chunk, float]]: ...
 
-    def count_live(self) -> int:
-        if not self._exists(self._collection):
-            return 0
-        res = self._call(
-            lambda: self._client.count(
-                self._collection, count_filter=build_filter(None), exact=True
-            )
-        )
-        return int(res.count)
+    def count_live(self) -> int: ...
 
     def live_chunks(self) -> list[Chunk]: ...
 
@@ -176,13 +168,17 @@ class QdrantVectorIndex:
             )
             # payload indexes exist only on a server; local mode warns and ignores them
             local = type(getattr(self._client, "_client", None)).__name__ == "QdrantLocal"
-            for field, schema in () if local else (
-                ("live", qm.PayloadSchemaType.BOOL),
-                ("access", qm.PayloadSchemaType.KEYWORD),
-                ("doc_type", qm.PayloadSchemaType.KEYWORD),
-                ("service", qm.PayloadSchemaType.KEYWORD),
-                ("source_id", qm.PayloadSchemaType.KEYWORD),
-                ("content_hash", qm.PayloadSchemaType.KEYWORD),
+            for field, schema in (
+                ()
+                if local
+                else (
+                    ("live", qm.PayloadSchemaType.BOOL),
+                    ("access", qm.PayloadSchemaType.KEYWORD),
+                    ("doc_type", qm.PayloadSchemaType.KEYWORD),
+                    ("service", qm.PayloadSchemaType.KEYWORD),
+                    ("source_id", qm.PayloadSchemaType.KEYWORD),
+                    ("content_hash", qm.PayloadSchemaType.KEYWORD),
+                )
             ):
                 self._call(
                     lambda f=field, s=schema: self._client.create_payload_index(  # type: ignore[misc]

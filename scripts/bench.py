@@ -56,8 +56,10 @@ def rss_mb() -> float:
 def synthetic_doc(i: int, rng: random.Random) -> str:
     svc = rng.choice(SERVICES)
     alert = "".join(w.capitalize() for w in rng.sample(WORDS, 3))
-    parts = [f"---\ntitle: {alert} on {svc}\nservice: {svc}\nowner: '@team-{i % 17}'\n"
-             f"updated: 2026-0{1 + i % 9}-1{i % 9}\n---\n# {alert}\n"]
+    parts = [
+        f"---\ntitle: {alert} on {svc}\nservice: {svc}\nowner: '@team-{i % 17}'\n"
+        f"updated: 2026-0{1 + i % 9}-1{i % 9}\n---\n# {alert}\n"
+    ]
     for name in ("Meaning", "Impact", "Diagnosis", "Mitigation", "Escalation"):
         body = " ".join(rng.choice(WORDS) for _ in range(rng.randint(40, 120)))
         parts.append(f"## {name}\n\n{body}.\n\n```console\nkubectl -n {svc} get pods\n```\n")
@@ -99,8 +101,12 @@ def fill_synthetic(rt: Runtime, n_chunks: int) -> None:
         text = synthetic_doc(i, rng)
         access = ("sre",) if i % 10 == 0 else ("everyone",)
         doc = Document(
-            source_id=f"syn/{i}", path=f"syn/{i}.md", title=f"Synthetic {i}", text=text,
-            content_hash=f"h{i}", metadata=DocumentMetadata(service=rng.choice(SERVICES), access=access),
+            source_id=f"syn/{i}",
+            path=f"syn/{i}.md",
+            title=f"Synthetic {i}",
+            text=text,
+            content_hash=f"h{i}",
+            metadata=DocumentMetadata(service=rng.choice(SERVICES), access=access),
         )
         chunks.extend(chunk_document(doc, 0))
         i += 1
@@ -141,17 +147,29 @@ def bench_search(rt: Runtime, n_chunks: int) -> list[tuple[str, str]]:
     rows = [
         (f"{n_chunks} chunks: load + snapshot build s", f"{t_fill:.1f} + {t_snap:.1f}"),
         (f"{n_chunks} chunks: keyword p50/p95 ms", f"{pct(kw, 50):.2f} / {pct(kw, 95):.2f}"),
-        (f"{n_chunks} chunks: dense (mirror) p50/p95 ms", f"{pct(dense, 50):.2f} / {pct(dense, 95):.2f}"),
-        (f"{n_chunks} chunks: hybrid search p50/p95 ms", f"{pct(hybrid, 50):.2f} / {pct(hybrid, 95):.2f}"),
+        (
+            f"{n_chunks} chunks: dense (mirror) p50/p95 ms",
+            f"{pct(dense, 50):.2f} / {pct(dense, 95):.2f}",
+        ),
+        (
+            f"{n_chunks} chunks: hybrid search p50/p95 ms",
+            f"{pct(hybrid, 50):.2f} / {pct(hybrid, 95):.2f}",
+        ),
     ]
     if qdrant_local:
-        rows.append((f"{n_chunks} chunks: Qdrant local filtered query p50 ms",
-                     f"{statistics.median(qdrant_local) * 1000:.1f}"))
+        rows.append(
+            (
+                f"{n_chunks} chunks: Qdrant local filtered query p50 ms",
+                f"{statistics.median(qdrant_local) * 1000:.1f}",
+            )
+        )
     return rows
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--sizes", default="1000,10000,50000")
     ap.add_argument("--ingest-docs", type=int, default=40)
     args = ap.parse_args()

@@ -29,6 +29,7 @@ from bot.reports import (
     format_slack,
     format_table,
     gaps_report,
+    readable_by,
     stale_report,
 )
 from bot.settings import Settings
@@ -192,17 +193,25 @@ def cmd_report_stale(args: argparse.Namespace, rt: Runtime) -> int:
     except QueryLogError as exc:
         _err(f"note: {exc}; reporting without citation counts")
 
-    rows = stale_report(docs, date.today(), settings.stale_after_days, citations)
-    message = format_slack(rows, window_days=args.days)
+    today = date.today()
+    rows = stale_report(docs, today, settings.stale_after_days, citations)
     if args.format == "json":
         _print(format_json(rows))
     elif args.format == "slack":
+        message = format_slack(rows, window_days=args.days)
         _print(json.dumps(message, indent=2, ensure_ascii=False))
     else:
         _print(format_table(rows))
 
     if args.post and token is not None:
-        return _post(settings, token, args.post, message)
+        # A channel is not the operator: only documents the default group may read go
+        # there, so titles and paths of restricted runbooks stay private.
+        public = readable_by(docs, settings.default_access_group)
+        omitted = len(docs) - len(public)
+        if omitted:
+            _err(f"note: {omitted} restricted documents are left out of the posted report")
+        public_rows = stale_report(public, today, settings.stale_after_days, citations)
+        return _post(settings, token, args.post, format_slack(public_rows, window_days=args.days))
     return EXIT_OK
 
 

@@ -42,7 +42,9 @@ def service(runtime: Runtime) -> AnswerService:
 
 def test_everyone_user_gets_no_restricted_quote(service: AnswerService) -> None:
     asker = service.resolver.scope_for_user("U0PLAIN01")
-    d = service.ask(RESTRICTED_Q, "r-1", asker=asker, audience=service.resolver.audience_for_channel("C0PUBLIC"))
+    d = service.ask(
+        RESTRICTED_Q, "r-1", asker=asker, audience=service.resolver.audience_for_channel("C0PUBLIC")
+    )
     assert all(c.path != "sre/break-glass-access.md" for c in d.public.citations)
     assert d.private is None
 
@@ -50,7 +52,9 @@ def test_everyone_user_gets_no_restricted_quote(service: AnswerService) -> None:
 def test_sre_user_in_public_channel_gets_it_privately(service: AnswerService) -> None:
     asker = service.resolver.scope_for_user(SRE_USER)
     assert "sre" in asker.groups
-    d = service.ask(RESTRICTED_Q, "r-2", asker=asker, audience=service.resolver.audience_for_channel("C0PUBLIC"))
+    d = service.ask(
+        RESTRICTED_Q, "r-2", asker=asker, audience=service.resolver.audience_for_channel("C0PUBLIC")
+    )
     assert all(c.path != "sre/break-glass-access.md" for c in d.public.citations)
     assert d.private is not None
     assert d.private.citations[0].path == "sre/break-glass-access.md"
@@ -85,7 +89,10 @@ def test_second_ask_is_a_cache_hit_and_much_faster(service: AnswerService) -> No
 def test_scopes_do_not_share_cache_entries(service: AnswerService) -> None:
     everyone = service.resolver.scope_for_groups(["everyone"])
     sre = service.resolver.scope_for_groups(["everyone", "sre"])
-    assert service.ask(RESTRICTED_Q, "a", asker=sre).public.citations[0].path == "sre/break-glass-access.md"
+    assert (
+        service.ask(RESTRICTED_Q, "a", asker=sre).public.citations[0].path
+        == "sre/break-glass-access.md"
+    )
     d = service.ask(RESTRICTED_Q, "b", asker=everyone)
     assert not d.cache_hit
     assert all(c.path != "sre/break-glass-access.md" for c in d.public.citations)
@@ -124,7 +131,9 @@ def test_redis_down_answers_without_cache(
 def test_query_log_is_redacted(runtime: Runtime, service: AnswerService) -> None:
     asker = service.resolver.scope_for_groups(["everyone"])
     token = "xoxb-123456789012-123456789012-abcdefghijklmnopqrstuvwx"
-    service.ask(f"checkout db down, token {token} password=hunter2", "r-10", asker=asker, user_id="U1")
+    service.ask(
+        f"checkout db down, token {token} password=hunter2", "r-10", asker=asker, user_id="U1"
+    )
     records = runtime.query_log.recent(1)
     assert records and records[-1].request_id == "r-10"
     assert token not in records[-1].question and "hunter2" not in records[-1].question

@@ -152,7 +152,9 @@ def test_exact_identifier_queries(rt: Runtime, corpus: Path) -> None:
 
 def test_access_filter_inside_search(rt: Runtime, corpus: Path) -> None:
     rt.ingestor.run(corpus, rt.ingest_options())
-    assert "sre/glass.md" not in paths(rt, "vault breakglass role", SearchFilter(groups=("everyone",)))
+    assert "sre/glass.md" not in paths(
+        rt, "vault breakglass role", SearchFilter(groups=("everyone",))
+    )
     assert paths(rt, "vault breakglass role", SearchFilter(groups=("sre",)))[0] == "sre/glass.md"
     assert paths(rt, "vault breakglass role")[0] == "sre/glass.md"
 
@@ -184,7 +186,9 @@ def test_excludes_and_runbookignore(rt: Runtime, corpus: Path) -> None:
     assert sorted(report.added) == ["checkout/db"]
 
 
-def test_keyword_snapshot_survives_restart(rt: Runtime, corpus: Path, embedder: FastEmbedder) -> None:
+def test_keyword_snapshot_survives_restart(
+    rt: Runtime, corpus: Path, embedder: FastEmbedder
+) -> None:
     rt.ingestor.run(corpus, rt.ingest_options())
     before = paths(rt, "journalctl vacuum")
     data = rt.settings.data_dir

@@ -1,0 +1,139 @@
+"""``runbook-bot serve``: run the Slack bot.
+
+HTTP mode (the default) serves Slack at ``/slack/events`` plus ``/healthz`` and
+``/metrics`` on one port. With ``SLACK_APP_TOKEN`` set the bot connects over Socket Mode
+instead and the port serves only ``/healthz`` and ``/metrics``. ``--watch DIR``
+re-ingests DIR in-process whenever its files change.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+
+from bot.commands import Common
+from bot.logs import configure_logging
+from bot.runtime import Runtime
+from bot.server import BotServer
+from bot.slack_app import SlackHandlers
+from bot.watcher import RunbookWatcher
+from retrieval.errors import IndexLockedError
+
+log = logging.getLogger("runbook_bot.serve")
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+DEFAULT_HOST = "0.0.0.0"
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Common) -> None:
+    p = sub.add_parser("serve", help="run the Slack bot (HTTP, or Socket Mode with an app token)")
+    common(p)
+    p.add_argument("--port", type=int, default=argparse.SUPPRESS, help="HTTP port (default: 3000)")
+    p.add_argument("--host", default=DEFAULT_HOST, help=f"bind address (default: {DEFAULT_HOST})")
+    p.add_argument(
+        "--watch", type=Path, default=None, metavar="DIR", help="re-ingest DIR when it changes"
+    )
+    p.set_defaults(func=cmd_serve)
+
+
+def _err(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
+def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
+    s = rt.settings
+    try:
+        configure_logging(s.log_level, s.log_format)
+    except ValueError as exc:
+        _err(f"error: {exc}")
+        return EXIT_USAGE
+    socket_mode = s.slack_app_token is not None
+    if s.slack_bot_token is None:
+        _err("error: SLACK_BOT_TOKEN is not set (the bot token, xoxb-...)")
+        return EXIT_USAGE
+    if not socket_mode and s.slack_signing_secret is None:
+        _err(
+            "error: SLACK_SIGNING_SECRET is not set: HTTP mode needs it to verify requests "
+            "(or set SLACK_APP_TOKEN to use Socket Mode)"
+        )
+        return EXIT_USAGE
+    watch_dir: Path | None = args.watch
+    if watch_dir is not None and not watch_dir.is_dir():
+        _err(f"error: --watch {watch_dir} is not a directory")
+        return EXIT_USAGE
+
+    try:
+        handlers = SlackHandlers(rt, socket_mode=socket_mode)
+    except IndexLockedError as exc:
+        _err(f"error: {exc}")
+        return EXIT_FAILED
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, _frame: FrameType | None) -> None:
+        log.info("received %s, stopping", signal.Signals(signum).name)
+        stop.set()
+
+    try:
+        server = BotServer(
+            None if socket_mode else handlers.app,
+            rt,
+            host=args.host,
+            port=s.port,
+            metrics=handlers.metrics.render,
+        )
+    except OSError as exc:
+        _err(f"error: cannot listen on {args.host}:{s.port}: {exc}")
+        handlers.close(wait=False)
+        return EXIT_FAILED
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
+    server.start()
+    watcher = RunbookWatcher(rt, watch_dir).start() if watch_dir is not None else None
+    socket_handler = None
+    try:
+        if socket_mode:
+            from slack_bolt.adapter.socket_mode import SocketModeHandler
+
+            assert s.slack_app_token is not None
+            socket_handler = SocketModeHandler(handlers.app, s.slack_app_token.get_secret_value())
+            socket_handler.connect()
+        generation: int | None
+        try:
+            generation = rt.searcher.generation()
+        except Exception:
+            generation = None
+        log.info(
+            "runbook-bot serving on port %d (%s mode), index generation %s%s",
+            server.port,
+            "socket" if socket_mode else "http",
+            generation,
+            f", watching {watch_dir}" if watch_dir is not None else "",
+            extra={
+                "port": server.port,
+                "mode": "socket" if socket_mode else "http",
+                "generation": generation,
+            },
+        )
+        while not stop.wait(0.5):
+            pass
+    finally:
+        if socket_handler is not None:
+            try:
+                socket_handler.close()
+            except Exception:
+                log.exception("closing the Socket Mode connection failed")
+        server.stop()
+        if watcher is not None:
+            watcher.stop()
+        handlers.close(wait=True)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        log.info("stopped")
+    return EXIT_OK
