@@ -68,7 +68,7 @@ STOPWORDS: frozenset[str] = frozenset(
     if then than so but also just too very
     some any such each
     about after before again further once
-    """.split()  # noqa: SIM905 - one line per word would be unreadable
+    """.split()
 )
 
 _stemmer = Stemmer.Stemmer("english")
