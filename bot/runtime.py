@@ -7,6 +7,7 @@ import secrets
 import threading
 from functools import cached_property
 
+import openai
 import redis
 
 from bot.service import AnswerService, Observer
@@ -18,12 +19,14 @@ from retrieval.answerer import Answerer, ExtractiveAnswerer
 from retrieval.cache import RedisAnswerCache, redis_client
 from retrieval.dedup import Deduplicator
 from retrieval.embeddings import FastEmbedder
+from retrieval.llm_answerer import LLMAnswerer, build_openai_client
 from retrieval.permissions import (
     AccessMap,
     PermissionResolver,
     UsergroupDirectory,
     load_access_map,
 )
+from retrieval.query import Glossary, HydeQuery, load_glossary
 from retrieval.querylog import FileQueryLog, RedisQueryLog
 from retrieval.search import HybridSearcher, SearchConfig
 from retrieval.snapshot import SnapshotCache
@@ -84,9 +87,29 @@ class Runtime:
         )
 
     @cached_property
+    def llm_client(self) -> openai.OpenAI | None:
+        s = self.settings
+        if not s.llm_enabled:
+            return None
+        key = s.openai_api_key.get_secret_value() if s.openai_api_key else None
+        return build_openai_client(key, s.openai_base_url, s.llm_timeout_seconds)
+
+    @cached_property
+    def glossary(self) -> Glossary:
+        return load_glossary(self.settings.glossary_path)
+
+    @cached_property
     def extractive(self) -> ExtractiveAnswerer:
+        s = self.settings
+        hyde = None
+        if s.hyde and self.llm_client is not None:
+            hyde = HydeQuery(self.llm_client, s.llm_model, self.embedder, s.llm_timeout_seconds)
         return ExtractiveAnswerer(
-            self.searcher, self.answer_config, vocabulary=self.embedder.vocabulary()
+            self.searcher,
+            self.answer_config,
+            rewrite=self.glossary if self.glossary else None,
+            dense_query=hyde,
+            vocabulary=self.embedder.vocabulary(),
         )
 
     @cached_property
@@ -152,11 +175,17 @@ class Runtime:
     @cached_property
     def answerer(self) -> Answerer:
         """The LLM answerer when an endpoint is configured, else extractive."""
-        return self.extractive
+        s = self.settings
+        if self.llm_client is None:
+            return self.extractive
+        return LLMAnswerer(self.extractive, self.llm_client, s.llm_model, s.llm_timeout_seconds)
 
     @property
     def answer_mode(self) -> str:
-        return "llm" if self.settings.llm_enabled else "extractive"
+        """Part of every cache key: answers of different modes never mix."""
+        s = self.settings
+        mode = f"llm:{s.llm_model}" if s.llm_enabled else "extractive"
+        return mode + (":hyde" if s.hyde else "") + (":glossary" if s.glossary_path else "")
 
     def service(
         self, directory: UsergroupDirectory | None = None, observer: Observer | None = None

@@ -131,7 +131,7 @@ class Passage:
     passage_id: str  # "P1".."Pn"
     chunk: Chunk
     text: str  # section_text(chunk): the original text, chunk.start..chunk.end
-    candidate: Candidate
+    confidence: float  # of the document the section belongs to
 
 
 @dataclass(frozen=True)
@@ -153,26 +153,31 @@ def build_openai_client(api_key: str | None, base_url: str | None, timeout: floa
     )
 
 
-def select_passages(candidates: Sequence[Candidate], max_passages: int) -> tuple[Passage, ...]:
-    """Sections of the candidates, diagonally: best doc's best sections first, then breadth.
+def select_passages(
+    candidates: Sequence[Candidate],
+    max_passages: int,
+    required: Sequence[tuple[Chunk, float]] = (),
+) -> tuple[Passage, ...]:
+    """``required`` sections first, then the candidates' sections diagonally.
 
-    The order is d0h0, d0h1, d1h0, d0h2, d1h1, d2h0, ...: the top document gets depth
-    while the next documents still get their best section in.
+    The diagonal order is d0h0, d0h1, d1h0, d0h2, d1h1, d2h0, ...: the top document gets
+    depth while the next documents still get their best section in.
     """
-    ranked: list[tuple[int, int, int, Candidate, Chunk]] = []
+    ranked: list[tuple[int, int, int, Chunk, float]] = []
     for rank, cand in enumerate(candidates):
         for j, hit in enumerate(cand.doc.hits):
-            ranked.append((rank + j, rank, j, cand, hit.chunk))
+            ranked.append((rank + j, rank, j, hit.chunk, cand.confidence))
     ranked.sort(key=lambda t: (t[0], t[1], t[2]))
+    ordered = [*required, *((chunk, conf) for *_, chunk, conf in ranked)]
     out: list[Passage] = []
     seen: set[str] = set()
-    for _, _, _, cand, chunk in ranked:
+    for chunk, conf in ordered:
         if len(out) >= max_passages:
             break
         if chunk.chunk_id in seen:
             continue
         seen.add(chunk.chunk_id)
-        out.append(Passage(f"P{len(out) + 1}", chunk, section_text(chunk), cand))
+        out.append(Passage(f"P{len(out) + 1}", chunk, section_text(chunk), conf))
     return tuple(out)
 
 
@@ -293,7 +298,9 @@ class LLMAnswerer:
         if fallback.state == "abstain":
             return fallback
         try:
-            passages = select_passages(self._candidates(r), self._max_passages)
+            passages = select_passages(
+                self._candidates(r), self._max_passages, self._extractive_sections(r, fallback)
+            )
             if not passages:
                 raise LLMRejected("no passages to send")
             return self._answer_with_model(r, passages, fallback)
@@ -315,6 +322,21 @@ class LLMAnswerer:
         """Current runbooks first, then incident write-ups; superseded documents never."""
         return [c for c in (*r.runbooks, *r.incidents) if c.active]
 
+    @staticmethod
+    def _extractive_sections(r: Retrieval, fallback: Answer) -> list[tuple[Chunk, float]]:
+        """The sections the extractive answer quotes: always shown to the model.
+
+        Usually they are among the candidates already; not when the extractive path
+        followed a superseded document to its (readable) successor.
+        """
+        out: list[tuple[Chunk, float]] = []
+        for c in fallback.citations:
+            for chunk in r.snapshot.chunks_by_source.get(c.source_id, ()):
+                if chunk.start <= c.start < chunk.end:
+                    out.append((chunk, fallback.confidence))
+                    break
+        return out
+
     def _answer_with_model(
         self, r: Retrieval, passages: tuple[Passage, ...], fallback: Answer
     ) -> Answer:
@@ -330,7 +352,7 @@ class LLMAnswerer:
         if not completion.choices:
             raise LLMRejected("reply has no choices")
         choice = completion.choices[0]
-        if choice.finish_reason not in (None, "stop"):
+        if choice.finish_reason in ("length", "content_filter", "tool_calls", "function_call"):
             raise LLMRejected(f"reply ended with finish_reason={choice.finish_reason}")
         message = choice.message
         if getattr(message, "refusal", None):
@@ -351,12 +373,12 @@ class LLMAnswerer:
         stale_after = self._extractive.config.stale_after_days
         citations: list[Citation] = []
         warnings: list[AnswerWarning] = []
-        cited: dict[str, Candidate] = {}
+        cited: dict[str, float] = {}
         for q in quotes:
             chunk = q.passage.chunk
             citations.append(make_citation(chunk, q.start, q.end, q.quote, q.line, today))
             if chunk.source_id not in cited:
-                cited[chunk.source_id] = q.passage.candidate
+                cited[chunk.source_id] = q.passage.confidence
                 warnings.extend(
                     document_warnings(
                         chunk.metadata, chunk.source_id, chunk.title, today, stale_after
@@ -372,7 +394,7 @@ class LLMAnswerer:
             warnings=tuple(warnings),
             search_link=fallback.search_link,
             generation=r.generation,
-            confidence=round(max(c.confidence for c in cited.values()), 4),
+            confidence=round(max(cited.values()), 4),
             mode="llm",
         )
 

@@ -141,6 +141,15 @@ def test_request_uses_strict_json_schema_and_delimited_passages(
     assert QUESTION in user_message(body)
 
 
+def test_extractive_section_is_always_sent_first(sample_runtime: Runtime, fake: FakeOpenAI) -> None:
+    extractive = sample_runtime.extractive.answer(QUESTION)
+    make_answerer(sample_runtime, fake).answer(QUESTION)
+    (body,) = fake.requests
+    source, text = passages_of(body)["P1"]
+    assert source == extractive.citations[0].path
+    assert extractive.citations[0].quote in text
+
+
 def test_multiline_quote_with_surrounding_whitespace_verifies(
     sample_runtime: Runtime, fake: FakeOpenAI
 ) -> None:

@@ -1,0 +1,720 @@
+"""The Slack app over real HTTP: real bolt App, real signatures, fake Slack Web API.
+
+The module shares one app (one Redis, one copy of the sample index) between the tests
+that do not break anything; each test uses its own channel/ts/response ids. The
+harness at the top is also used by ``tests/scenarios/test_slack_scenarios.py``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+
+from bot.blocks import (
+    ACTION_FEEDBACK_HELPFUL,
+    ACTION_FEEDBACK_NOT_HELPFUL,
+    ACTION_OPEN_SEARCH,
+    ACTION_POST_TO_CHANNEL,
+)
+from bot.runtime import Runtime
+from bot.server import BotServer
+from bot.service import Delivery
+from bot.settings import load_settings
+from bot.slack_app import (
+    RequestStore,
+    SlackHandlers,
+    StoredRequest,
+    build_app,
+    focused_query,
+    is_incident_channel,
+    message_text,
+    readable_by,
+    strip_mention,
+)
+from retrieval.embeddings import FastEmbedder
+from retrieval.permissions import Scope
+from retrieval.types import Answer, Citation
+from tests.bot.block_checks import assert_valid_blocks
+from tests.conftest import ROOT, RedisServer
+from tests.fakes.signing import signed_headers
+from tests.fakes.slack_api import RESPONSE_URL_METHOD, FakeSlackAPI, RecordedCall, iter_texts
+
+SECRET = "secret"
+ACCESS_MAP = ROOT / "runbooks" / "access.yml"
+MESSAGE_METHODS = ("chat.postMessage", "chat.postEphemeral", RESPONSE_URL_METHOD)
+_ids = itertools.count(1)
+
+
+# --------------------------------------------------------------------------- harness
+
+
+def unique(prefix: str) -> str:
+    return f"{prefix}{next(_ids):06d}"
+
+
+def next_ts() -> str:
+    return f"1700001000.{next(_ids):06d}"
+
+
+def make_runtime(
+    data_dir: Path, redis_url: str, fake: FakeSlackAPI, embedder: FastEmbedder
+) -> Runtime:
+    settings = load_settings(
+        data_dir=data_dir,
+        redis_url=redis_url,
+        slack_bot_token="xoxb-test",
+        slack_signing_secret=SECRET,
+        slack_api_url=fake.base_url,
+        access_map_path=ACCESS_MAP,
+    )
+    return Runtime(settings, embedder=embedder)
+
+
+def copy_index(template: Path, target: Path) -> Path:
+    shutil.copytree(template, target)
+    return target
+
+
+@dataclass
+class HttpResult:
+    status: int
+    body: str
+    headers: dict[str, str]
+    seconds: float
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def http(
+    url: str, data: bytes | None = None, headers: dict[str, str] | None = None
+) -> HttpResult:
+    request = urllib.request.Request(url, data=data, headers=headers or {})
+    started = time.perf_counter()
+    try:
+        with urllib.request.urlopen(request, timeout=30) as resp:
+            body = resp.read().decode("utf-8")
+            return HttpResult(
+                resp.status, body, dict(resp.headers.items()), time.perf_counter() - started
+            )
+    except urllib.error.HTTPError as exc:
+        body = exc.read().decode("utf-8", "replace")
+        return HttpResult(exc.code, body, dict(exc.headers.items()), time.perf_counter() - started)
+
+
+class SlackHarness:
+    """A SlackHandlers app served by a BotServer on a free port, and signed requests to it."""
+
+    def __init__(self, runtime: Runtime, fake: FakeSlackAPI, secret: str = SECRET) -> None:
+        self.runtime = runtime
+        self.fake = fake
+        self.secret = secret
+        self.handlers = SlackHandlers(runtime)
+        self.server = BotServer(
+            self.handlers.app,
+            runtime,
+            host="127.0.0.1",
+            port=0,
+            metrics=self.handlers.metrics.render,
+        ).start()
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def close(self) -> None:
+        self.server.stop()
+        self.handlers.close(wait=True)
+
+    def settle(self, timeout: float = 30.0) -> None:
+        """Let listeners pick up what was acked, then wait for the answers in flight."""
+        time.sleep(0.3)
+        assert self.handlers.wait_idle(timeout), "answers still in flight"
+
+    # -- requests ---------------------------------------------------------------------
+
+    def post(
+        self,
+        body: str,
+        content_type: str,
+        *,
+        timestamp: int | None = None,
+        secret: str | None = None,
+        extra_headers: dict[str, str] | None = None,
+    ) -> HttpResult:
+        headers = {"Content-Type": content_type}
+        headers.update(signed_headers(secret or self.secret, body, timestamp))
+        headers.update(extra_headers or {})
+        return http(self.url + "/slack/events", body.encode("utf-8"), headers)
+
+    def slash(
+        self,
+        text: str,
+        *,
+        user: str = "U0ALICE01",
+        channel: str = "C0GENERAL1",
+        channel_name: str = "general",
+        response_id: str | None = None,
+        **kwargs: Any,
+    ) -> tuple[HttpResult, str]:
+        response_id = response_id or unique("slash-")
+        body = urlencode(
+            {
+                "token": "legacy",
+                "team_id": "T1",
+                "team_domain": "fake",
+                "channel_id": channel,
+                "channel_name": channel_name,
+                "user_id": user,
+                "user_name": user.lower(),
+                "command": "/runbook",
+                "text": text,
+                "api_app_id": "A1",
+                "response_url": self.fake.response_url(response_id),
+                "trigger_id": unique("trigger."),
+            }
+        )
+        return self.post(body, "application/x-www-form-urlencoded", **kwargs), response_id
+
+    def event(
+        self, event: dict[str, Any], *, event_id: str | None = None, retry_num: int | None = None
+    ) -> HttpResult:
+        payload = {
+            "token": "legacy",
+            "team_id": "T1",
+            "api_app_id": "A1",
+            "type": "event_callback",
+            "event_id": event_id or unique("Ev"),
+            "event_time": int(time.time()),
+            "event": event,
+            "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}],
+        }
+        extra = {}
+        if retry_num is not None:
+            extra = {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"}
+        return self.post(json.dumps(payload), "application/json", extra_headers=extra)
+
+    def mention(
+        self,
+        text: str,
+        *,
+        channel: str = "C0GENERAL1",
+        user: str = "U0ALICE01",
+        ts: str | None = None,
+        thread_ts: str | None = None,
+        event_id: str | None = None,
+        retry_num: int | None = None,
+    ) -> tuple[HttpResult, dict[str, Any]]:
+        event: dict[str, Any] = {
+            "type": "app_mention",
+            "user": user,
+            "text": f"<@UBOT> {text}".rstrip(),
+            "ts": ts or next_ts(),
+            "channel": channel,
+            "event_ts": ts,
+        }
+        if thread_ts is not None:
+            event["thread_ts"] = thread_ts
+        return self.event(event, event_id=event_id, retry_num=retry_num), event
+
+    def action(
+        self,
+        action_id: str,
+        value: str,
+        *,
+        user: str = "U0ALICE01",
+        channel: str = "C0GENERAL1",
+        response_id: str | None = None,
+    ) -> tuple[HttpResult, str]:
+        response_id = response_id or unique("action-")
+        payload = {
+            "type": "block_actions",
+            "team": {"id": "T1", "domain": "fake"},
+            "user": {"id": user, "username": user.lower(), "team_id": "T1"},
+            "api_app_id": "A1",
+            "token": "legacy",
+            "container": {"type": "message", "message_ts": next_ts(), "is_ephemeral": True},
+            "trigger_id": unique("trigger."),
+            "channel": {"id": channel, "name": channel.lower()},
+            "response_url": self.fake.response_url(response_id),
+            "actions": [
+                {
+                    "action_id": action_id,
+                    "block_id": "answer_actions",
+                    "value": value,
+                    "type": "button",
+                    "action_ts": str(time.time()),
+                }
+            ],
+        }
+        body = urlencode({"payload": json.dumps(payload)})
+        return self.post(body, "application/x-www-form-urlencoded"), response_id
+
+    def get(self, path: str) -> HttpResult:
+        return http(self.url + path)
+
+    # -- what the fake received -------------------------------------------------------
+
+    def responses(self, response_id: str, count: int = 1, timeout: float = 30) -> list[RecordedCall]:
+        deadline = time.monotonic() + timeout
+        while True:
+            calls = [
+                c for c in self.fake.calls_to(RESPONSE_URL_METHOD) if c.response_id == response_id
+            ]
+            if len(calls) >= count or time.monotonic() > deadline:
+                assert len(calls) >= count, f"no post to response_url {response_id}"
+                return calls
+            time.sleep(0.02)
+
+    def thread_posts(
+        self, channel: str, thread_ts: str, count: int = 1, timeout: float = 30
+    ) -> list[RecordedCall]:
+        deadline = time.monotonic() + timeout
+        while True:
+            calls = [
+                c
+                for c in self.fake.calls_to("chat.postMessage")
+                if c.params.get("channel") == channel and c.params.get("thread_ts") == thread_ts
+            ]
+            if len(calls) >= count or time.monotonic() > deadline:
+                assert len(calls) >= count, f"no reply in {channel} thread {thread_ts}"
+                return calls
+            time.sleep(0.02)
+
+
+def text_of(call: RecordedCall) -> str:
+    """Everything a message shows: the fallback text and every block text."""
+    return "\n".join([str(call.params.get("text") or ""), *iter_texts(call.blocks)])
+
+
+def assert_all_messages_valid(fake: FakeSlackAPI) -> None:
+    """assert_valid_blocks on every message with blocks; a non-empty text on the others."""
+    for call in fake.calls:
+        if call.method not in MESSAGE_METHODS:
+            continue
+        if call.params.get("blocks"):
+            assert_valid_blocks({"text": call.params.get("text"), "blocks": call.blocks})
+        else:
+            assert str(call.params.get("text") or "").strip(), f"empty message: {call.params}"
+
+
+def request_id_of(call: RecordedCall) -> str:
+    for block in call.blocks:
+        if block.get("type") == "actions":
+            for element in block["elements"]:
+                if element.get("action_id") == ACTION_FEEDBACK_HELPFUL:
+                    return str(element["value"])
+    raise AssertionError("no feedback button in the message")
+
+
+def action_ids(call: RecordedCall) -> set[str]:
+    return {
+        str(element.get("action_id"))
+        for block in call.blocks
+        if block.get("type") == "actions"
+        for element in block["elements"]
+    }
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def fake_slack() -> Iterator[FakeSlackAPI]:
+    with FakeSlackAPI() as fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def module_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def harness(
+    fake_slack: FakeSlackAPI,
+    module_redis: RedisServer,
+    sample_index_template: Path,
+    embedder: FastEmbedder,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[SlackHarness]:
+    data = copy_index(sample_index_template, tmp_path_factory.mktemp("app") / "data")
+    runtime = make_runtime(data, module_redis.url, fake_slack, embedder)
+    h = SlackHarness(runtime, fake_slack)
+    yield h
+    h.close()
+    runtime.close()
+
+
+@pytest.fixture()
+def slack(harness: SlackHarness) -> Iterator[SlackHarness]:
+    harness.settle()
+    harness.fake.clear()
+    yield harness
+    harness.settle()
+    assert_all_messages_valid(harness.fake)
+
+
+# --------------------------------------------------------------------------- /runbook
+
+
+def test_build_app_returns_a_bolt_app(harness: SlackHarness) -> None:
+    from slack_bolt import App
+
+    app = build_app(harness.runtime, harness.handlers.client)
+    assert isinstance(app, App)
+
+
+@pytest.mark.parametrize("text", ["", "help", "  HELP  "])
+def test_empty_or_help_acks_with_usage_only(slack: SlackHarness, text: str) -> None:
+    result, response_id = slack.slash(text)
+    assert result.status == 200
+    body = result.json()
+    assert body["response_type"] == "ephemeral"
+    assert "/runbook" in json.dumps(body["blocks"])
+    assert_valid_blocks(body)
+    slack.settle()
+    assert not [c for c in slack.fake.calls_to(RESPONSE_URL_METHOD) if c.response_id == response_id]
+    assert not slack.fake.calls_to("chat.postMessage")
+
+
+def test_slash_command_in_a_dm_answers_without_post_button(slack: SlackHarness) -> None:
+    result, response_id = slack.slash(
+        "checkout-api database connection refused",
+        channel="D0ALICE001",
+        channel_name="directmessage",
+    )
+    assert result.status == 200 and "Searching" in result.body
+    (call,) = slack.responses(response_id)
+    assert call.params["response_type"] == "ephemeral"
+    assert call.params.get("replace_original") is False
+    assert "checkout-api/database-connection-failures.md" in text_of(call)
+    assert ACTION_POST_TO_CHANNEL not in action_ids(call)
+
+
+def test_bad_signature_and_stale_timestamp_are_rejected(slack: SlackHarness) -> None:
+    bad, _ = slack.slash("checkout-api database connection refused", secret="not-the-secret")
+    assert bad.status == 401
+    stale, _ = slack.slash(
+        "checkout-api database connection refused", timestamp=int(time.time()) - 600
+    )
+    assert stale.status == 401
+    slack.settle()
+    assert not slack.fake.calls_to(RESPONSE_URL_METHOD)
+
+
+def test_unknown_paths_are_404(slack: SlackHarness) -> None:
+    assert slack.get("/nope").status == 404
+    assert http(slack.url + "/other", b"x", {"Content-Type": "text/plain"}).status == 404
+
+
+# --------------------------------------------------------------------------- buttons
+
+
+def test_feedback_click_is_acknowledged_and_recorded(slack: SlackHarness) -> None:
+    _, response_id = slack.slash("checkout-api database connection refused")
+    (answer,) = slack.responses(response_id)
+    rid = request_id_of(answer)
+
+    result, click_id = slack.action(ACTION_FEEDBACK_HELPFUL, rid)
+    assert result.status == 200
+    (thanks,) = slack.responses(click_id)
+    assert "Thanks" in thanks.params["text"]
+    assert thanks.params["response_type"] == "ephemeral"
+
+    again, _ = slack.action(ACTION_FEEDBACK_NOT_HELPFUL, rid, user="U0BOB0001")
+    assert again.status == 200
+    slack.settle()
+    feedback = [f for f in slack.runtime.query_log.recent_feedback(1) if f.request_id == rid]
+    assert sorted(f.value for f in feedback) == ["helpful", "not_helpful"]
+    first = next(f for f in feedback if f.value == "helpful")
+    assert first.question == "checkout-api database connection refused"
+    assert "checkout-api/database-connection-failures" in first.cited
+    assert first.service == "checkout-api"
+    assert first.user_hash and "U0ALICE01" not in first.user_hash
+
+
+def test_open_search_link_click_is_acknowledged(slack: SlackHarness) -> None:
+    result, click_id = slack.action(ACTION_OPEN_SEARCH, "r-whatever")
+    assert result.status == 200
+    slack.settle()
+    assert not [c for c in slack.fake.calls_to(RESPONSE_URL_METHOD) if c.response_id == click_id]
+
+
+def test_post_to_channel_posts_the_same_answer_publicly(slack: SlackHarness) -> None:
+    _, response_id = slack.slash("checkout-api database connection refused", channel="C0PUBLIC01")
+    (answer,) = slack.responses(response_id)
+    assert ACTION_POST_TO_CHANNEL in action_ids(answer)
+    rid = request_id_of(answer)
+
+    result, click_id = slack.action(ACTION_POST_TO_CHANNEL, rid, channel="C0PUBLIC01")
+    assert result.status == 200
+    (posted,) = slack.fake.wait_for("chat.postMessage", timeout=10)
+    assert posted.params["channel"] == "C0PUBLIC01"
+    assert "thread_ts" not in posted.params
+    assert "checkout-api/database-connection-failures.md" in text_of(posted)
+    assert ACTION_POST_TO_CHANNEL not in action_ids(posted)
+    (done,) = slack.responses(click_id)
+    assert "Posted" in done.params["text"]
+
+
+def test_post_to_channel_is_offered_and_checked_by_the_channel_audience(
+    slack: SlackHarness,
+) -> None:
+    question = "break-glass production database access"
+    # an sre member in the sre channel: everyone there may read the break-glass runbook
+    _, in_sre = slack.slash(question, user="U0SRE0001", channel="C0SREPRIV1")
+    (answer,) = slack.responses(in_sre)
+    assert "sre/break-glass-access.md" in text_of(answer)
+    assert ACTION_POST_TO_CHANNEL in action_ids(answer)
+
+    # the same member in a public channel: answered privately, no button...
+    _, in_public = slack.slash(question, user="U0SRE0001", channel="C0GENERAL1")
+    (answer,) = slack.responses(in_public)
+    assert "sre/break-glass-access.md" in text_of(answer)
+    assert ACTION_POST_TO_CHANNEL not in action_ids(answer)
+
+    # ...and a forged (or stale) click is refused at click time
+    result, click_id = slack.action(
+        ACTION_POST_TO_CHANNEL, request_id_of(answer), user="U0SRE0001", channel="C0GENERAL1"
+    )
+    assert result.status == 200
+    (why,) = slack.responses(click_id)
+    assert "Not posted" in why.params["text"]
+    assert why.params["response_type"] == "ephemeral"
+    slack.settle()
+    assert not slack.fake.calls_to("chat.postMessage")
+
+
+def test_post_to_channel_for_an_expired_request_says_so(slack: SlackHarness) -> None:
+    result, click_id = slack.action(ACTION_POST_TO_CHANNEL, "r-0000000000")
+    assert result.status == 200
+    (why,) = slack.responses(click_id)
+    assert "expired" in why.params["text"]
+
+
+def test_over_long_answer_still_fits_slack_limits(
+    slack: SlackHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    citations = tuple(
+        Citation(
+            source_id=f"big/doc-{i}",
+            title=f"Huge runbook {i} <!channel> & friends",
+            section="Steps",
+            path=f"big/doc-{i}.md",
+            url=f"https://example.com/big/doc-{i}.md#L1",
+            revision="abcdef1234567890",
+            start=0,
+            end=20_000,
+            line=1,
+            quote=("```bash\n" + "kubectl rollout restart deploy/x\n" * 600)[:20_000],
+            owner="@big-team",
+            updated=date(2026, 1, 1),
+            age_days=300,
+        )
+        for i in range(80)
+    )
+    answer = Answer(
+        state="answer",
+        text="Do all of this. " * 400,
+        question="a question that produces a monster answer",
+        citations=citations,
+    )
+
+    def ask(question: str, request_id: str, **_: Any) -> Delivery:
+        return Delivery(request_id, answer.model_copy(update={"question": question}))
+
+    monkeypatch.setattr(slack.handlers.service, "ask", ask)
+    _, response_id = slack.slash("monster")
+    (call,) = slack.responses(response_id)
+    assert_valid_blocks({"text": call.params["text"], "blocks": call.blocks})
+    _, event = slack.mention("monster", channel="C0BIG00001")
+    (posted,) = slack.thread_posts("C0BIG00001", event["ts"])
+    assert_valid_blocks({"text": posted.params["text"], "blocks": posted.blocks})
+    assert "more sources" in text_of(posted)
+
+
+# --------------------------------------------------------------------------- events
+
+
+def test_subteam_members_changed_invalidates_the_usergroup(
+    slack: SlackHarness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[str] = []
+    monkeypatch.setattr(slack.handlers.service.resolver, "invalidate_usergroup", seen.append)
+    result = slack.event(
+        {
+            "type": "subteam_members_changed",
+            "subteam_id": "S0SRE",
+            "team_id": "T1",
+            "added_users": ["U0NEW0001"],
+            "event_ts": next_ts(),
+        }
+    )
+    assert result.status == 200
+    deadline = time.monotonic() + 5
+    while not seen and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert seen == ["S0SRE"]
+
+
+def test_message_events_are_not_answered(slack: SlackHarness) -> None:
+    result = slack.event(
+        {
+            "type": "message",
+            "user": "U0ALICE01",
+            "text": "checkout-api database connection refused",
+            "ts": next_ts(),
+            "channel": "C0GENERAL1",
+        }
+    )
+    assert result.status in (200, 404)
+    slack.settle()
+    assert not slack.fake.calls_to("chat.postMessage")
+
+
+def test_bot_messages_and_own_mentions_are_ignored(slack: SlackHarness) -> None:
+    ts = next_ts()
+    slack.event(
+        {
+            "type": "app_mention",
+            "user": "U0OTHERBOT",
+            "bot_id": "B0OTHER",
+            "text": "<@UBOT> checkout-api database connection refused",
+            "ts": ts,
+            "channel": "C0GENERAL1",
+        }
+    )
+    slack.settle()
+    assert not slack.fake.calls_to("chat.postMessage")
+
+
+def test_mention_without_a_question_outside_a_thread_shows_usage(slack: SlackHarness) -> None:
+    _, event = slack.mention("", channel="C0USAGE001")
+    (reply,) = slack.thread_posts("C0USAGE001", event["ts"])
+    assert "/runbook" in text_of(reply)
+
+
+# --------------------------------------------------------------------------- health, metrics
+
+
+def test_healthz_and_metrics(slack: SlackHarness) -> None:
+    health = slack.get("/healthz")
+    assert health.status == 200
+    body = health.json()
+    assert body == {
+        "status": "ok",
+        "generation": slack.runtime.searcher.generation(),
+        "qdrant": True,
+        "redis": True,
+    }
+    assert isinstance(body["generation"], int) and body["generation"] >= 1
+
+    _, response_id = slack.slash("checkout-api database connection refused")
+    slack.responses(response_id)
+    slack.settle()
+    metrics = slack.get("/metrics")
+    assert metrics.status == 200
+    assert "text/plain" in metrics.headers["Content-Type"]
+    assert 'runbook_bot_requests_total{outcome="answer",surface="slash_command"}' in metrics.body
+    assert "runbook_bot_stage_seconds_bucket" in metrics.body
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def test_strip_mention() -> None:
+    assert strip_mention("<@UBOT> what now?", "UBOT") == "what now?"
+    assert strip_mention("hey <@UBOT|runbook>  help <@U0X>", "UBOT") == "hey help <@U0X>"
+    assert strip_mention("<@U123> what now?", None) == "what now?"
+    assert strip_mention("<@UBOT>", "UBOT") == ""
+
+
+def test_focused_query_uses_the_alert() -> None:
+    alert = "[FIRING:1] CheckoutApiDbConnectionErrors checkout-api prod\n... connection refused"
+    query = focused_query(alert, "what do i do")
+    assert "CheckoutApiDbConnectionErrors" in query
+    assert "connection refused" in query
+    assert focused_query("", "plain question") == "plain question"
+    # nothing alert-like: the first line of the parent plus the question
+    assert focused_query("the deploy looks stuck\nmore", "why") == "the deploy looks stuck why"
+
+
+def test_message_text_reads_attachments_and_blocks() -> None:
+    message = {
+        "text": "",
+        "attachments": [
+            {"title": "[FIRING:1] DiskFull", "text": "node-1 disk full", "fallback": "x"}
+        ],
+        "blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": "summary: disk"}}],
+    }
+    text = message_text(message)
+    assert "[FIRING:1] DiskFull" in text and "node-1 disk full" in text and "summary: disk" in text
+
+
+def test_incident_channel_patterns() -> None:
+    patterns = ("inc-*", "incident-*")
+    assert is_incident_channel("inc-2041-checkout", patterns)
+    assert is_incident_channel("Incident-42", patterns)
+    assert not is_incident_channel("general", patterns)
+    assert not is_incident_channel(None, patterns)
+
+
+def test_readable_by_requires_every_citation() -> None:
+    def cite(source: str, access: tuple[str, ...]) -> Citation:
+        return Citation(
+            source_id=source,
+            title=source,
+            section="s",
+            path=f"{source}.md",
+            url=None,
+            revision="r",
+            start=0,
+            end=1,
+            line=1,
+            quote="x",
+            owner=None,
+            updated=None,
+            age_days=None,
+            access=access,
+        )
+
+    everyone = Scope(frozenset({"everyone"}))
+    assert readable_by([cite("a", ("everyone",))], everyone)
+    assert not readable_by([cite("a", ("everyone",)), cite("b", ("sre",))], everyone)
+    assert not readable_by([cite("a", ("everyone",))], None)
+    assert not readable_by([], everyone)
+
+
+def test_request_store_falls_back_to_memory_without_redis(tmp_path: Path) -> None:
+    server = RedisServer(tmp_path)
+    server.start()
+    from retrieval.cache import redis_client
+
+    store = RequestStore(redis_client(server.url))
+    stored = StoredRequest(
+        request_id="r-1", question="q", answer=Answer(state="abstain", text="none")
+    )
+    store.put(stored)
+    assert store.get("r-1") == stored
+    assert redis_client(server.url).ttl(store.key("r-1")) > 1700
+    server.stop()
+    assert store.get("r-1") == stored  # from this process's copy
+    store.put(stored.model_copy(update={"request_id": "r-2"}))
+    assert store.get("r-2") is not None
+    assert store.get("r-missing") is None

@@ -1,0 +1,517 @@
+"""End-to-end Slack scenarios: what an on-call engineer sees, through the public entry points.
+
+Real bolt App over real HTTP with real signatures, a fake Slack Web API, a real
+redis-server, the real embedded index and model. One subprocess test runs the
+``runbook-bot serve`` command line itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.commands import COMMAND_MODULES
+from bot.runtime import Runtime
+from bot.watcher import RunbookWatcher
+from retrieval.embeddings import FastEmbedder
+from retrieval.errors import IndexUnavailableError
+from tests.bot.test_slack_app import (
+    ACCESS_MAP,
+    SECRET,
+    SlackHarness,
+    action_ids,
+    assert_all_messages_valid,
+    copy_index,
+    http,
+    make_runtime,
+    next_ts,
+    text_of,
+    unique,
+)
+from tests.conftest import ROOT, SAMPLE_RUNBOOKS, RedisServer, free_port
+from tests.fakes.signing import signed_headers
+from tests.fakes.slack_api import RESPONSE_URL_METHOD, FakeSlackAPI
+
+ACK_BUDGET_SECONDS = 3.0
+CHECKOUT = "checkout-api/database-connection-failures.md"
+BREAK_GLASS = "sre/break-glass-access.md"
+
+
+@pytest.fixture()
+def fake() -> Iterator[FakeSlackAPI]:
+    with FakeSlackAPI() as api:
+        yield api
+
+
+@pytest.fixture()
+def runtime(
+    sample_data_dir: Path, redis_server: RedisServer, fake: FakeSlackAPI, embedder: FastEmbedder
+) -> Iterator[Runtime]:
+    rt = make_runtime(sample_data_dir, redis_server.url, fake, embedder)
+    yield rt
+    rt.close()
+
+
+@pytest.fixture()
+def slack(runtime: Runtime, fake: FakeSlackAPI) -> Iterator[SlackHarness]:
+    h = SlackHarness(runtime, fake)
+    yield h
+    h.close()
+    assert_all_messages_valid(fake)
+
+
+# --------------------------------------------------------------------------- /runbook
+
+
+def test_slash_command_acks_fast_then_answers_with_a_cited_quote(slack: SlackHarness) -> None:
+    result, response_id = slack.slash("checkout-api database connection refused")
+    print(f"\n/runbook ack took {result.seconds * 1000:.0f} ms (first request)")
+    assert result.status == 200
+    assert result.seconds < ACK_BUDGET_SECONDS
+    assert "Searching runbooks" in result.json()["text"]
+    assert result.json()["response_type"] == "ephemeral"
+
+    (call,) = slack.responses(response_id)
+    shown = text_of(call)
+    assert call.params["response_type"] == "ephemeral"
+    assert "<https://" in shown and "|" in shown  # a source link
+    assert CHECKOUT in shown
+    assert "owner @checkout-oncall" in shown
+    assert "days ago" in shown
+    assert "request `r-" in shown
+
+    # warm: a second question acks well within the budget too
+    again, second_id = slack.slash("payments provider latency high")
+    print(f"/runbook ack took {again.seconds * 1000:.0f} ms (warm)")
+    assert again.seconds < ACK_BUDGET_SECONDS
+    slack.responses(second_id)
+
+
+# --------------------------------------------------------------------------- @runbook
+
+
+def test_mention_answers_once_in_the_thread(slack: SlackHarness, fake: FakeSlackAPI) -> None:
+    result, event = slack.mention("checkout-api database connection refused")
+    assert result.status == 200
+    (reply,) = slack.thread_posts("C0GENERAL1", event["ts"])
+    shown = text_of(reply)
+    assert "<https://" in shown and CHECKOUT in shown
+    assert "owner @checkout-oncall" in shown
+    slack.settle()
+    assert len(fake.calls_to("chat.postMessage")) == 1
+    assert not fake.calls_to("chat.postEphemeral")
+
+
+def test_stale_runbook_is_flagged_and_unanswerable_question_says_so(
+    slack: SlackHarness,
+) -> None:
+    _, stale = slack.mention("elasticsearch cluster red unassigned shards")
+    (reply,) = slack.thread_posts("C0GENERAL1", stale["ts"])
+    shown = text_of(reply)
+    assert "search/elasticsearch-cluster-red.md" in shown
+    assert ":warning:" in shown and "last updated" in shown and "Verify before acting" in shown
+
+    _, unknown = slack.mention("how do i reset the grafana admin password")
+    (reply,) = slack.thread_posts("C0GENERAL1", unknown["ts"])
+    assert "No runbook answers this" in text_of(reply)
+
+
+def test_mention_in_an_alert_thread_answers_from_the_alert(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    channel = "C0INC00001"
+    fake.set_conversation(channel, name="inc-2041-checkout-db")
+    parent_ts = next_ts()
+    fake.set_thread(
+        channel,
+        parent_ts,
+        [
+            {
+                "type": "message",
+                "ts": parent_ts,
+                "bot_id": "B0ALERTS",
+                "text": (
+                    "[FIRING:1] CheckoutApiDbConnectionErrors checkout-api prod\n"
+                    "... connection refused"
+                ),
+            }
+        ],
+    )
+    _, event = slack.mention("what do i do", channel=channel, thread_ts=parent_ts)
+    (reply,) = slack.thread_posts(channel, parent_ts)
+    (replies_call,) = fake.calls_to("conversations.replies")
+    assert replies_call.params["ts"] == parent_ts
+    assert int(replies_call.params["limit"]) == 1
+    shown = text_of(reply)
+    assert CHECKOUT in shown
+    assert "*Runbook:*" in shown  # incident channel: the runbook named up front
+    assert reply.params["thread_ts"] == parent_ts != event["ts"]
+
+    # a bare mention in the alert thread answers from the alert alone
+    _, bare = slack.mention("", channel=channel, thread_ts=parent_ts)
+    replies = slack.thread_posts(channel, parent_ts, count=2)
+    assert CHECKOUT in text_of(replies[1])
+    assert len(fake.calls_to("conversations.info")) == 1  # the channel name is cached
+
+
+def test_retried_event_is_answered_once(slack: SlackHarness, fake: FakeSlackAPI) -> None:
+    ts = next_ts()
+    event_id = unique("EvRetry")
+    for retry in (None, 1, 2):
+        result, _ = slack.mention(
+            "checkout-api database connection refused",
+            ts=ts,
+            event_id=event_id,
+            retry_num=retry,
+        )
+        assert result.status == 200
+    slack.thread_posts("C0GENERAL1", ts)
+    slack.settle()
+    assert len(fake.calls_to("chat.postMessage")) == 1
+
+
+def test_two_replicas_sharing_redis_answer_an_event_once(
+    slack: SlackHarness,
+    fake: FakeSlackAPI,
+    redis_server: RedisServer,
+    sample_index_template: Path,
+    embedder: FastEmbedder,
+    tmp_path: Path,
+) -> None:
+    other_data = copy_index(sample_index_template, tmp_path / "replica-2")
+    other_rt = make_runtime(other_data, redis_server.url, fake, embedder)
+    other = SlackHarness(other_rt, fake)
+    try:
+        ts = next_ts()
+        event_id = unique("EvReplica")
+        results: list[int] = []
+
+        def deliver(h: SlackHarness) -> None:
+            result, _ = h.mention("disk full on a node", ts=ts, event_id=event_id)
+            results.append(result.status)
+
+        threads = [threading.Thread(target=deliver, args=(h,)) for h in (slack, other)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert results == [200, 200]
+        slack.thread_posts("C0GENERAL1", ts)
+        slack.settle()
+        other.settle()
+        assert len(fake.calls_to("chat.postMessage")) == 1
+    finally:
+        other.close()
+        other_rt.close()
+
+
+# --------------------------------------------------------------------------- failures
+
+
+def test_index_unavailable_shows_an_error_with_the_request_id(
+    slack: SlackHarness,
+    fake: FakeSlackAPI,
+    runtime: Runtime,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def down(*_: object, **__: object) -> int:
+        raise IndexUnavailableError("vector store error: connection refused")
+
+    monkeypatch.setattr(runtime.searcher, "generation", down)
+    monkeypatch.setattr(runtime.searcher, "search_chunks", down)
+
+    _, event = slack.mention("checkout-api database connection refused")
+    (reply,) = slack.thread_posts("C0GENERAL1", event["ts"])
+    shown = text_of(reply)
+    assert "Something went wrong" in shown and "unavailable" in shown
+    rid = shown.split("(request ", 1)[1].split(")", 1)[0]
+    assert rid.startswith("r-")
+
+    _, response_id = slack.slash("checkout-api database connection refused")
+    (call,) = slack.responses(response_id)
+    assert "Something went wrong (request r-" in call.params["text"]
+    slack.settle()
+    failures = [r for r in caplog.records if r.levelname == "ERROR" and "failed" in r.getMessage()]
+    assert any(rid in r.getMessage() for r in failures), [r.getMessage() for r in failures]
+    assert slack.handlers.in_flight == 0
+
+
+def test_closed_qdrant_client_is_reported_in_thread_and_health(
+    slack: SlackHarness, runtime: Runtime
+) -> None:
+    runtime.vector_index.client.close()
+    health = slack.get("/healthz")
+    assert health.status == 503
+    assert health.json()["qdrant"] is False and health.json()["status"] == "degraded"
+    _, event = slack.mention("checkout-api database connection refused")
+    (reply,) = slack.thread_posts("C0GENERAL1", event["ts"])
+    assert "Something went wrong (request r-" in text_of(reply)
+
+
+def test_redis_down_is_degraded_but_questions_are_still_answered(
+    slack: SlackHarness, fake: FakeSlackAPI, redis_server: RedisServer
+) -> None:
+    health = slack.get("/healthz").json()
+    assert health["redis"] is True and health["qdrant"] is True
+    assert isinstance(health["generation"], int)
+
+    redis_server.stop()
+    down = slack.get("/healthz")
+    assert down.status == 200
+    assert down.json()["redis"] is False and down.json()["status"] == "degraded"
+
+    result, response_id = slack.slash("checkout-api database connection refused")
+    assert result.status == 200 and result.seconds < ACK_BUDGET_SECONDS
+    (call,) = slack.responses(response_id)
+    assert CHECKOUT in text_of(call)
+    _, event = slack.mention("checkout-api database connection refused")
+    (reply,) = slack.thread_posts("C0GENERAL1", event["ts"])
+    assert CHECKOUT in text_of(reply)
+    assert "Traceback" not in text_of(reply)
+
+    # a feedback click still works (the answer was kept in this process)
+    rid = next(
+        str(e["value"])
+        for b in call.blocks
+        if b.get("type") == "actions"
+        for e in b["elements"]
+        if e.get("value")
+    )
+    click, click_id = slack.action("feedback_helpful", rid)
+    assert click.status == 200
+    assert "Thanks" in slack.responses(click_id)[0].params["text"]
+
+
+# --------------------------------------------------------------------------- permissions
+
+
+def test_restricted_runbook_never_reaches_a_public_thread(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    question = "break-glass production db access"
+
+    # not in sre, public channel: nothing from the restricted runbook anywhere
+    _, alice = slack.mention(question, user="U0ALICE01", channel="C0GENERAL1")
+    (reply,) = slack.thread_posts("C0GENERAL1", alice["ts"])
+    assert BREAK_GLASS not in text_of(reply)
+    slack.settle()
+    assert not fake.calls_to("chat.postEphemeral")
+
+    # in sre (access.yml users), public channel: privately, not in the thread
+    _, sre = slack.mention(question, user="U0SRE0001", channel="C0GENERAL1")
+    (reply,) = slack.thread_posts("C0GENERAL1", sre["ts"])
+    assert BREAK_GLASS not in text_of(reply)
+    (private,) = fake.wait_for("chat.postEphemeral", timeout=10)
+    assert private.params["user"] == "U0SRE0001"
+    assert private.params["channel"] == "C0GENERAL1"
+    assert BREAK_GLASS in text_of(private)
+    assert "1 restricted runbook sent to you privately" in text_of(private)
+
+    # the sre channel (its whole audience is sre): in the thread
+    _, in_sre = slack.mention(question, user="U0SRE0001", channel="C0SREPRIV1")
+    (reply,) = slack.thread_posts("C0SREPRIV1", in_sre["ts"])
+    assert BREAK_GLASS in text_of(reply)
+    slack.settle()
+    assert len(fake.calls_to("chat.postEphemeral")) == 1
+
+
+def test_slash_answer_offers_post_only_when_the_channel_may_read_it(
+    slack: SlackHarness,
+) -> None:
+    _, public = slack.slash("checkout-api database connection refused", channel="C0GENERAL1")
+    assert "post_to_channel" in action_ids(slack.responses(public)[0])
+    _, restricted = slack.slash(
+        "break-glass production db access", user="U0SRE0001", channel="C0GENERAL1"
+    )
+    call = slack.responses(restricted)[0]
+    assert BREAK_GLASS in text_of(call)
+    assert "post_to_channel" not in action_ids(call)
+
+
+# --------------------------------------------------------------------------- --watch
+
+
+def test_watcher_reingests_an_edited_runbook(
+    slack: SlackHarness, runtime: Runtime, tmp_path: Path
+) -> None:
+    folder = tmp_path / "runbooks"
+    shutil.copytree(SAMPLE_RUNBOOKS, folder)
+    watcher = RunbookWatcher(runtime, folder, interval=0.5, debounce_ms=200).start()
+    try:
+        assert watcher.wait_ready(60)
+        time.sleep(0.5)  # the watch itself starts right after
+        assert watcher.runs == 1 and watcher.last_report is not None
+        assert watcher.last_report.chunks_embedded == 0  # the same files: nothing to embed
+        generation = runtime.searcher.generation()
+
+        phrase = "zorblax quantum defibrillator"
+        doc = folder / "platform" / "disk-full.md"
+        doc.write_text(
+            doc.read_text(encoding="utf-8")
+            + f"\n## Recalibrate the {phrase}\n\n"
+            + f"When the {phrase} alarms, run `zorblaxctl recalibrate --all` on the node.\n",
+            encoding="utf-8",
+        )
+        started = time.monotonic()
+        deadline = started + 30
+        while runtime.searcher.generation() == generation and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert runtime.searcher.generation() > generation, "the edit was not re-ingested"
+        print(f"\nre-ingested within {time.monotonic() - started:.1f}s")
+
+        _, response_id = slack.slash(f"how do i recalibrate the {phrase}")
+        (call,) = slack.responses(response_id)
+        assert "zorblaxctl recalibrate --all" in text_of(call)
+    finally:
+        watcher.stop()
+    assert not watcher.running
+
+
+def test_watcher_polls_when_asked_and_survives_errors(
+    runtime: Runtime, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "runbooks"
+    shutil.copytree(SAMPLE_RUNBOOKS, folder)
+    calls: list[Path] = []
+
+    def broken_run(root: Path, options: object, check_only: bool = False) -> object:
+        calls.append(root)
+        raise RuntimeError("ingest exploded")
+
+    monkeypatch.setattr(runtime.ingestor, "run", broken_run)
+    watcher = RunbookWatcher(runtime, folder, interval=0.2, debounce_ms=50, force_polling=True)
+    watcher.start()
+    try:
+        assert watcher.wait_ready(10)
+        (folder / "platform" / "new.md").write_text("# New\n\nText.\n", encoding="utf-8")
+        deadline = time.monotonic() + 10
+        while len(calls) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(calls) >= 2  # the initial sync and the change, both failed...
+        assert watcher.errors >= 2
+        assert watcher.running  # ...and the watcher carries on
+    finally:
+        watcher.stop()
+
+
+# --------------------------------------------------------------------------- the CLI
+
+
+def _cli(*args: str) -> list[str]:
+    """The runbook-bot command line (with `serve` registered even before the lead adds it
+    to bot.commands.COMMAND_MODULES)."""
+    if "serve" in COMMAND_MODULES:
+        return [str(ROOT / ".venv" / "bin" / "runbook-bot"), *args]
+    shim = (
+        "import sys, bot.commands as c; c.COMMAND_MODULES += ('serve',); "
+        "from bot.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    return [sys.executable, "-c", shim, *args]
+
+
+def test_serve_subprocess_answers_a_signed_slash_command(
+    sample_index_template: Path,
+    redis_server: RedisServer,
+    fake: FakeSlackAPI,
+    model_dir: Path,
+    tmp_path: Path,
+) -> None:
+    data = copy_index(sample_index_template, tmp_path / "data")
+    if not (data / "models").exists():
+        (data / "models").symlink_to(model_dir)  # the offline model the session assembled
+    port = free_port()
+    env = {
+        **os.environ,
+        "SLACK_BOT_TOKEN": "xoxb-test",
+        "SLACK_SIGNING_SECRET": SECRET,
+        "SLACK_API_URL": fake.base_url,
+        "REDIS_URL": redis_server.url,
+        "RUNBOOK_ACCESS_MAP_PATH": str(ACCESS_MAP),
+        "RUNBOOK_LOG_FORMAT": "text",
+    }
+    env.pop("SLACK_APP_TOKEN", None)
+    log_path = tmp_path / "serve.log"
+    with log_path.open("w") as log_file:
+        proc = subprocess.Popen(
+            _cli("--data-dir", str(data), "serve", "--port", str(port), "--host", "127.0.0.1"),
+            cwd=ROOT,
+            env=env,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 120
+        health = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                health = http(base + "/healthz")
+                break
+            except OSError:
+                time.sleep(0.2)
+        assert health is not None, log_path.read_text()
+        assert health.status == 200 and health.json()["qdrant"] is True
+
+        body = (
+            "command=%2Frunbook&text=checkout-api+database+connection+refused"
+            "&user_id=U0ALICE01&channel_id=C0GENERAL1&channel_name=general&team_id=T1"
+            f"&response_url={fake.response_url('subprocess')}&trigger_id=t.1"
+        )
+        headers = {"Content-Type": "application/x-www-form-urlencoded"}
+        headers.update(signed_headers(SECRET, body))
+        ack = http(base + "/slack/events", body.encode(), headers)
+        print(f"\nsubprocess /runbook ack took {ack.seconds * 1000:.0f} ms")
+        assert ack.status == 200 and "Searching" in ack.body
+        assert ack.seconds < ACK_BUDGET_SECONDS
+        (posted,) = fake.wait_for(RESPONSE_URL_METHOD, timeout=30)
+        assert CHECKOUT in text_of(posted)
+
+        # a second process cannot ingest into the data dir the server holds
+        ingest = subprocess.run(
+            _cli("--data-dir", str(data), "ingest", str(SAMPLE_RUNBOOKS)),
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert ingest.returncode != 0
+        assert "in use by another runbook-bot process" in ingest.stderr
+        assert "Traceback" not in ingest.stderr + ingest.stdout
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            code = proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    output = log_path.read_text()
+    assert code == 0, output
+    assert "serving on port" in output and "http mode" in output
+    assert "Traceback" not in output
+
+
+def test_serve_without_slack_credentials_exits_2(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLACK_")}
+    env["SLACK_BOT_TOKEN"] = "xoxb-test"
+    result = subprocess.run(
+        _cli("--data-dir", str(tmp_path / "data"), "serve", "--port", "0"),
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert "SLACK_SIGNING_SECRET" in result.stderr
+    assert "Traceback" not in result.stderr
