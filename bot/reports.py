@@ -601,7 +601,7 @@ def format_slack(rows: Sequence[ReportRow], *, window_days: int | None = None) -
         groups.setdefault(r.owner or "", []).append(r)
     shown = 0
     for owner, owner_rows in groups.items():
-        heading = f"*Owner: {escape(_clip(owner, _TITLE_MAX))}*" if owner else "*No owner*"
+        heading = _bold(f"Owner: {owner}") if owner else "*No owner*"
         placed = b.group(heading, [_row_line(r) for r in owner_rows])
         shown += placed
         if placed < len(owner_rows):
@@ -627,7 +627,7 @@ def format_gaps_slack(
     distinct = sum(len(g.questions) for g in groups)
     shown = 0
     for g in groups:
-        heading = f"*{escape(_clip(g.service, _TITLE_MAX))}*: {_plural(g.count, 'question')}"
+        heading = f"{_bold(g.service)}: {_plural(g.count, 'question')}"
         lines = [
             f"• {escape(_clip(q.question, _QUESTION_MAX))}"
             + (f" (×{q.count})" if q.count > 1 else "")

@@ -168,7 +168,7 @@ class AnswerService:
         user_id: str | None,
         channel_id: str | None,
     ) -> None:
-        service = answer.citations[0].service if answer.citations else None
+        service = answer.citations[0].service if answer.citations else answer.closest_service
         log.info(
             "answered",
             extra={

@@ -28,9 +28,9 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import redis
 from pydantic import ValidationError
@@ -63,6 +63,8 @@ from retrieval.redact import redact
 from retrieval.types import Answer, Citation, Frozen
 
 log = logging.getLogger("runbook_bot.slack")
+P = ParamSpec("P")
+T = TypeVar("T")
 
 DEFAULT_SLACK_API_URL = "https://slack.com/api/"
 REQUEST_TTL_SECONDS = 30 * 60  # as long as a response_url lives
@@ -318,6 +320,53 @@ def _message_kwargs(message: Message) -> dict[str, Any]:
     return {"text": message.text, "blocks": message.blocks}
 
 
+# --------------------------------------------------------------------------- work in flight
+
+
+class InFlight:
+    """Counts work accepted and not yet finished; :meth:`wait_idle` waits for none."""
+
+    def __init__(self) -> None:
+        self._count = 0
+        self._changed = threading.Condition()
+
+    @property
+    def count(self) -> int:
+        with self._changed:
+            return self._count
+
+    def enter(self) -> None:
+        with self._changed:
+            self._count += 1
+
+    def exit(self) -> None:
+        with self._changed:
+            self._count -= 1
+            self._changed.notify_all()
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: self._count == 0, timeout)
+
+
+class TrackedPool(ThreadPoolExecutor):
+    """A thread pool whose queued and running tasks are counted in an :class:`InFlight`."""
+
+    def __init__(self, max_workers: int, name: str, in_flight: InFlight) -> None:
+        super().__init__(max_workers, thread_name_prefix=name)
+        self._in_flight = in_flight
+
+    def submit(self, fn: Callable[P, T], /, *args: P.args, **kwargs: P.kwargs) -> Future[T]:
+        self._in_flight.enter()
+        try:
+            future = super().submit(fn, *args, **kwargs)
+        except BaseException:
+            self._in_flight.exit()
+            raise
+        future.add_done_callback(lambda _: self._in_flight.exit())
+        return future
+
+
 # --------------------------------------------------------------------------- the handlers
 
 
@@ -349,10 +398,12 @@ class SlackHandlers:
         self.service: AnswerService = runtime.service(self.directory, MetricsObserver(self.metrics))
         self.requests = RequestStore(_redis_or_none(runtime))
         self.channels = ChannelNames(self.client)
-        self._pool = ThreadPoolExecutor(answer_workers, thread_name_prefix="runbook-answer")
+        self._in_flight = InFlight()
+        # Answers run on their own small pool, so a slow search never holds up the
+        # listener threads that acknowledge requests.
+        self._pool = TrackedPool(answer_workers, "runbook-answer", self._in_flight)
+        self._listeners = TrackedPool(LISTENER_WORKERS, "runbook-listener", self._in_flight)
         self._closed = False
-        self._in_flight = 0
-        self._idle = threading.Condition()
         self.warm()
         self.app = App(
             client=self.client,
@@ -361,10 +412,8 @@ class SlackHandlers:
             request_verification_enabled=not socket_mode,
             process_before_response=False,
             token_verification_enabled=False,  # no auth.test at start-up
-            listener_executor=ThreadPoolExecutor(
-                LISTENER_WORKERS, thread_name_prefix="runbook-listener"
-            ),
-            logger=logging.getLogger("runbook_bot.bolt"),
+            listener_executor=self._listeners,
+            logger=_bolt_logger(),
         )
         self._register(self.app)
 
@@ -393,43 +442,23 @@ class SlackHandlers:
     def close(self, wait: bool = True) -> None:
         """Stop taking new work; ``wait`` for the answers in flight."""
         self._closed = True
+        self._listeners.shutdown(wait=wait, cancel_futures=not wait)
         self._pool.shutdown(wait=wait, cancel_futures=not wait)
 
     @property
     def in_flight(self) -> int:
-        """Answers accepted and not yet delivered."""
-        with self._idle:
-            return self._in_flight
+        """Listener calls and answers accepted and not yet finished."""
+        return self._in_flight.count
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """Wait until no answer is in flight; False on timeout."""
-        with self._idle:
-            return self._idle.wait_for(lambda: self._in_flight == 0, timeout)
+        """Wait until nothing is in flight (every acked request handled); False on timeout."""
+        return self._in_flight.wait_idle(timeout)
 
     def _submit(self, fn: Callable[..., None], *args: Any) -> None:
         if self._closed:
             log.warning("shutting down: dropping %s", getattr(fn, "__name__", fn))
             return
-        with self._idle:
-            self._in_flight += 1
-        try:
-            self._pool.submit(self._run, fn, *args)
-        except RuntimeError:  # the pool shut down in between
-            self._done()
-            raise
-
-    def _run(self, fn: Callable[..., None], *args: Any) -> None:
-        try:
-            fn(*args)
-        except Exception:  # the work functions handle their own errors; this is a backstop
-            log.exception("unhandled error in %s", getattr(fn, "__name__", fn))
-        finally:
-            self._done()
-
-    def _done(self) -> None:
-        with self._idle:
-            self._in_flight -= 1
-            self._idle.notify_all()
+        self._pool.submit(_backstop, fn, *args)
 
     # -- registration ------------------------------------------------------------
 
@@ -541,9 +570,11 @@ class SlackHandlers:
         if event.get("subtype") in ("message_changed", "message_deleted", "bot_message"):
             return
         event_id = str(body.get("event_id") or f"{channel}:{ts}")
-        first_event = self.runtime.dedup.first_time(f"event:{event_id}")
-        first_message = self.runtime.dedup.first_time(f"msg:{channel}:{ts}")
-        if not (first_event and first_message):
+        # Claim the event, then the message, in that order and only while winning: a
+        # concurrent retry loses the event claim and leaves the message claim alone (two
+        # independent claims could each be won by a different delivery, answering none).
+        dedup = self.runtime.dedup
+        if not (dedup.first_time(f"event:{event_id}") and dedup.first_time(f"msg:{channel}:{ts}")):
             log.info("duplicate app_mention %s (%s:%s) ignored", event_id, channel, ts)
             self.metrics.request(SURFACE_MENTION, "duplicate")
             return
@@ -773,6 +804,28 @@ class SlackHandlers:
             exc_info=exc,
             extra={"request_id": request_id},
         )
+
+
+class _SkipTokenNotice(logging.Filter):
+    """bolt warns that the SLACK_BOT_TOKEN it read itself is unused: the client has it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "`token` will be unused" not in str(record.msg)
+
+
+def _bolt_logger() -> logging.Logger:
+    logger = logging.getLogger("runbook_bot.bolt")
+    if not any(isinstance(f, _SkipTokenNotice) for f in logger.filters):
+        logger.addFilter(_SkipTokenNotice())
+    return logger
+
+
+def _backstop(fn: Callable[..., None], *args: Any) -> None:
+    """Run ``fn``: the work functions handle their own errors, this logs anything left."""
+    try:
+        fn(*args)
+    except Exception:
+        log.exception("unhandled error in %s", getattr(fn, "__name__", fn))
 
 
 def _respond(respond: Respond, message: Message) -> None:

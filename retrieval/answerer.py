@@ -280,6 +280,7 @@ class ExtractiveAnswerer:
                 generation=r.generation,
                 confidence=round(max((c.confidence for c in r.runbooks), default=0.0), 4),
                 closest_owner=closest.chunk.metadata.owner if closest is not None else None,
+                closest_service=closest.chunk.metadata.service if closest is not None else None,
             )
 
         citations = self._cite(chosen, r, today)

@@ -153,4 +153,5 @@ class Answer(Frozen):
     confidence: float = 0.0
     mode: str = "extractive"
     closest_owner: str | None = None
+    closest_service: str | None = None
     private_citations: tuple[Citation, ...] = ()

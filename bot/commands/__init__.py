@@ -11,7 +11,7 @@ import argparse
 import importlib
 from collections.abc import Callable
 
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("report", "serve")
 
 Common = Callable[[argparse.ArgumentParser], None]
 

@@ -102,8 +102,17 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
             from slack_bolt.adapter.socket_mode import SocketModeHandler
 
             assert s.slack_app_token is not None
-            socket_handler = SocketModeHandler(handlers.app, s.slack_app_token.get_secret_value())
-            socket_handler.connect()
+            socket_handler = SocketModeHandler(
+                handlers.app,
+                s.slack_app_token.get_secret_value(),
+                logger=logging.getLogger("runbook_bot.socket_mode"),
+                web_client=handlers.client,
+            )
+            try:
+                socket_handler.connect()
+            except Exception as exc:  # a bad app token, no network: say so, no traceback
+                _err(f"error: cannot connect to Slack over Socket Mode: {exc}")
+                return EXIT_FAILED
         generation: int | None
         try:
             generation = rt.searcher.generation()

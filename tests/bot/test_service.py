@@ -76,9 +76,12 @@ def test_second_ask_is_a_cache_hit_and_much_faster(service: AnswerService) -> No
     t0 = time.perf_counter()
     first = service.ask(q, "r-4", asker=asker)
     t_first = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    second = service.ask(q, "r-5", asker=asker)
-    t_second = time.perf_counter() - t0
+    hits = []
+    for i in range(3):
+        t0 = time.perf_counter()
+        second = service.ask(q, f"r-5{i}", asker=asker)
+        hits.append(time.perf_counter() - t0)
+    t_second = sorted(hits)[1]
     print(f"miss {t_first * 1000:.1f} ms, hit {t_second * 1000:.1f} ms")
     assert not first.cache_hit and second.cache_hit
     assert second.public.citations == first.public.citations

@@ -98,9 +98,7 @@ class HttpResult:
         return json.loads(self.body)
 
 
-def http(
-    url: str, data: bytes | None = None, headers: dict[str, str] | None = None
-) -> HttpResult:
+def http(url: str, data: bytes | None = None, headers: dict[str, str] | None = None) -> HttpResult:
     request = urllib.request.Request(url, data=data, headers=headers or {})
     started = time.perf_counter()
     try:
@@ -139,9 +137,8 @@ class SlackHarness:
         self.handlers.close(wait=True)
 
     def settle(self, timeout: float = 30.0) -> None:
-        """Let listeners pick up what was acked, then wait for the answers in flight."""
-        time.sleep(0.3)
-        assert self.handlers.wait_idle(timeout), "answers still in flight"
+        """Wait until every acknowledged request has been handled (listeners and answers)."""
+        assert self.handlers.wait_idle(timeout), "requests still in flight"
 
     # -- requests ---------------------------------------------------------------------
 
@@ -267,7 +264,9 @@ class SlackHarness:
 
     # -- what the fake received -------------------------------------------------------
 
-    def responses(self, response_id: str, count: int = 1, timeout: float = 30) -> list[RecordedCall]:
+    def responses(
+        self, response_id: str, count: int = 1, timeout: float = 30
+    ) -> list[RecordedCall]:
         deadline = time.monotonic() + timeout
         while True:
             calls = [

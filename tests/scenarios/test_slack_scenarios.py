@@ -157,7 +157,7 @@ def test_mention_in_an_alert_thread_answers_from_the_alert(
     assert reply.params["thread_ts"] == parent_ts != event["ts"]
 
     # a bare mention in the alert thread answers from the alert alone
-    _, bare = slack.mention("", channel=channel, thread_ts=parent_ts)
+    slack.mention("", channel=channel, thread_ts=parent_ts)
     replies = slack.thread_posts(channel, parent_ts, count=2)
     assert CHECKOUT in text_of(replies[1])
     assert len(fake.calls_to("conversations.info")) == 1  # the channel name is cached
@@ -496,6 +496,7 @@ def test_serve_subprocess_answers_a_signed_slash_command(
             proc.kill()
             raise
     output = log_path.read_text()
+    print(output)
     assert code == 0, output
     assert "serving on port" in output and "http mode" in output
     assert "Traceback" not in output
