@@ -78,7 +78,7 @@ MAX_ALERT_CHARS = 8_000
 ACTION_FEEDBACK_HELPFUL = blocks.ACTION_FEEDBACK_HELPFUL
 ACTION_FEEDBACK_NOT_HELPFUL = blocks.ACTION_FEEDBACK_NOT_HELPFUL
 ACTION_POST_TO_CHANNEL = blocks.ACTION_POST_TO_CHANNEL
-ACTION_OPEN_SEARCH: str | None = getattr(blocks, "ACTION_OPEN_SEARCH", None)
+ACTION_OPEN_SEARCH = blocks.ACTION_OPEN_SEARCH  # a link button: only acknowledged
 
 HELP_WORDS = frozenset({"help", "-h", "--help", "?", "usage"})
 _LEADING_MENTION = re.compile(r"^\s*<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
@@ -223,7 +223,7 @@ class ChannelNames:
             info = self._client.conversations_info(channel=channel_id)
             channel = info.get("channel") or {}
             name = str(channel.get("name") or "") or None
-        except (SlackApiError, OSError) as exc:
+        except (SlackApiError, SlackRequestError, OSError) as exc:
             log.warning("conversations.info %s failed: %s", channel_id, exc)
         with self._lock:  # failures are cached too, briefly: no retry storm
             self._names[channel_id] = (now + (self._ttl if name else 60.0), name)
@@ -257,14 +257,13 @@ def message_text(message: Mapping[str, Any]) -> str:
     for att in message.get("attachments") or []:
         if not isinstance(att, Mapping):
             continue
-        for key in ("pretext", "title", "text"):
-            if att.get(key):
-                parts.append(str(att[key]))
+        found = [str(att[key]) for key in ("pretext", "title", "text") if att.get(key)]
         for field in att.get("fields") or []:
             if isinstance(field, Mapping) and field.get("title"):
-                parts.append(f"{field.get('title')}: {field.get('value', '')}")
-        if len(parts) == (1 if message.get("text") else 0) and att.get("fallback"):
-            parts.append(str(att["fallback"]))
+                found.append(f"{field.get('title')}: {field.get('value', '')}")
+        if not found and att.get("fallback"):
+            found.append(str(att["fallback"]))
+        parts.extend(found)
     for block in message.get("blocks") or []:
         if not isinstance(block, Mapping) or block.get("type") not in ("section", "header"):
             continue
@@ -441,8 +440,9 @@ class SlackHandlers:
 
     def close(self, wait: bool = True) -> None:
         """Stop taking new work; ``wait`` for the answers in flight."""
-        self._closed = True
+        # listeners first: one that already acknowledged a request still hands on its answer
         self._listeners.shutdown(wait=wait, cancel_futures=not wait)
+        self._closed = True
         self._pool.shutdown(wait=wait, cancel_futures=not wait)
 
     @property
@@ -469,8 +469,7 @@ class SlackHandlers:
         app.action(ACTION_FEEDBACK_HELPFUL)(self.on_feedback)
         app.action(ACTION_FEEDBACK_NOT_HELPFUL)(self.on_feedback)
         app.action(ACTION_POST_TO_CHANNEL)(self.on_post_to_channel)
-        if ACTION_OPEN_SEARCH is not None:
-            app.action(ACTION_OPEN_SEARCH)(self.on_open_search)
+        app.action(ACTION_OPEN_SEARCH)(self.on_open_search)
         app.error(self.on_error)
 
     # -- scopes and requests -----------------------------------------------------
@@ -607,6 +606,8 @@ class SlackHandlers:
         alert = ""
         if event.get("thread_ts") and event.get("thread_ts") != event.get("ts"):
             alert = self._thread_parent(channel, thread_ts, bot_user_id)
+        if question.lower() in HELP_WORDS:
+            question = ""
         if not question and not alert:
             self._post(channel, thread_ts, render_usage(), raise_errors=True)
             return "usage"
