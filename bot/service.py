@@ -137,8 +137,8 @@ class AnswerService:
                 note = AnswerWarning(
                     kind="restricted-omitted",
                     message=(
-                        f"{n} restricted runbook{'s' if n > 1 else ''} sent to you privately "
-                        "(not everyone here may read it)."
+                        f"{n} restricted runbook{'s' if n > 1 else ''} sent privately to the "
+                        "asker (not everyone here may read it)."
                     ),
                 )
                 if public.state == "answer":

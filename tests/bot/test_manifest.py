@@ -58,3 +58,34 @@ def test_manifest_field_limits(manifest: dict[str, Any]) -> None:
     for command in manifest["features"]["slash_commands"]:
         assert len(command["description"]) <= 2000
         assert len(command["usage_hint"]) <= 1000
+
+
+# Web API methods the code may call -> scopes any of which allows the call.
+METHOD_SCOPES = {
+    "chat_postMessage": {"chat:write"},
+    "chat_postEphemeral": {"chat:write"},
+    "chat_update": {"chat:write"},
+    "conversations_replies": {"channels:history", "groups:history"},
+    "conversations_history": {"channels:history", "groups:history"},
+    "conversations_info": {"channels:read", "groups:read"},
+    "conversations_members": {"channels:read", "groups:read"},
+    "usergroups_list": {"usergroups:read"},
+    "usergroups_users_list": {"usergroups:read"},
+    "users_info": {"users:read"},
+    "reactions_add": {"reactions:write"},
+}
+
+
+def test_manifest_names_every_scope_the_code_calls(manifest: dict[str, Any]) -> None:
+    import re
+    from pathlib import Path
+
+    scopes = set(manifest["oauth_config"]["scopes"]["bot"])
+    root = Path(__file__).resolve().parents[2] / "bot"
+    called: set[str] = set()
+    for path in root.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        called |= set(re.findall(r"\.([a-z]+_[A-Za-z_]+)\(", text)) & set(METHOD_SCOPES)
+    assert called, "expected the bot to call the Slack Web API"
+    for method in sorted(called):
+        assert METHOD_SCOPES[method] <= scopes, (method, METHOD_SCOPES[method] - scopes)

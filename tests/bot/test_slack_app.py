@@ -603,8 +603,11 @@ def test_bot_messages_and_own_mentions_are_ignored(slack: SlackHarness) -> None:
     assert not slack.fake.calls_to("chat.postMessage")
 
 
-def test_mention_without_a_question_outside_a_thread_shows_usage(slack: SlackHarness) -> None:
-    _, event = slack.mention("", channel="C0USAGE001")
+@pytest.mark.parametrize("text", ["", "help"])
+def test_mention_without_a_question_outside_a_thread_shows_usage(
+    slack: SlackHarness, text: str
+) -> None:
+    _, event = slack.mention(text, channel="C0USAGE001")
     (reply,) = slack.thread_posts("C0USAGE001", event["ts"])
     assert "/runbook" in text_of(reply)
 
