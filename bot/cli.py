@@ -132,7 +132,7 @@ def cmd_ingest(args: argparse.Namespace, rt: Runtime) -> int:
     options = rt.ingest_options(tuple(args.exclude), progress=sys.stderr.isatty())
     if args.reindex and not args.check:
         rt.vector_index.drop()
-    report = rt.ingestor.run(root, options, check_only=args.check)
+    report = rt.ingest(root, options, check_only=args.check)
     for s in report.skipped:
         _err(f"skipped {s}")
     for w in report.warnings:

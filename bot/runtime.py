@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets
 import threading
 from functools import cached_property
+from pathlib import Path
 
 import openai
 import redis
@@ -13,7 +15,7 @@ import redis
 from bot.service import AnswerService, Observer
 from bot.settings import Settings
 from ingest.documents import DocumentConfig
-from ingest.sync import IngestOptions, Ingestor
+from ingest.sync import IngestOptions, Ingestor, IngestReport
 from retrieval.answer_config import AnswerConfig
 from retrieval.answerer import Answerer, ExtractiveAnswerer
 from retrieval.cache import RedisAnswerCache, redis_client
@@ -31,6 +33,8 @@ from retrieval.querylog import FileQueryLog, RedisQueryLog
 from retrieval.search import HybridSearcher, SearchConfig
 from retrieval.snapshot import SnapshotCache
 from retrieval.vector_index import QdrantVectorIndex, open_client
+
+log = logging.getLogger("runbook_bot.runtime")
 
 
 class Runtime:
@@ -120,13 +124,28 @@ class Runtime:
         self, excludes: tuple[str, ...] = (), progress: bool = False
     ) -> IngestOptions:
         s = self.settings
+        known = self.access_map.known_groups if self.access_map.groups else None
         return IngestOptions(
             excludes=excludes,
             max_tokens=s.chunk_max_tokens,
             max_file_bytes=s.max_file_bytes,
             documents=DocumentConfig(s.default_access_group, s.source_url_template),
             progress=progress,
+            known_groups=frozenset(known) if known is not None else None,
         )
+
+    def ingest(
+        self, root: Path, options: IngestOptions | None = None, check_only: bool = False
+    ) -> IngestReport:
+        """Sync ``root`` into the index; a new generation also drops older cached answers."""
+        before = None if check_only else self.vector_index.generation()
+        report = self.ingestor.run(root, options or self.ingest_options(), check_only=check_only)
+        if before is not None and report.generation != before:
+            removed = self.cache.cleanup(report.generation)
+            log.info(
+                "index generation %d; %d older cached answers removed", report.generation, removed
+            )
+        return report
 
     @cached_property
     def redis(self) -> redis.Redis:
@@ -144,7 +163,9 @@ class Runtime:
     def query_log(self) -> RedisQueryLog | FileQueryLog:
         s = self.settings
         if s.query_log_path is not None:
-            return FileQueryLog(s.query_log_path, s.query_log_retention_days)
+            file_log = FileQueryLog(s.query_log_path, s.query_log_retention_days)
+            file_log.prune()
+            return file_log
         return RedisQueryLog(self.redis, s.query_log_retention_days)
 
     @cached_property

@@ -105,7 +105,7 @@ class RunbookWatcher:
         """Run one ingest of the directory; None (logged) when it failed."""
         with self._ingest_lock:
             try:
-                report = self.runtime.ingestor.run(self.directory, self.runtime.ingest_options())
+                report = self.runtime.ingest(self.directory)
             except Exception as exc:  # never let one bad run kill the watcher
                 self.errors += 1
                 log.error(
