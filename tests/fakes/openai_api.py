@@ -20,19 +20,21 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.fakes.http_server import LocalHTTPServer
 
 Reply = Callable[[dict[str, Any]], "dict[str, Any] | str"]
 
 DEFAULT_CONTENT: dict[str, Any] = {"answerable": False, "answer": "", "citations": []}
 
 
-class FakeOpenAI:
+class FakeOpenAI(LocalHTTPServer):
     """A threaded HTTP server that imitates ``POST /v1/chat/completions``."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._lock = threading.Lock()
         self._requests: list[dict[str, Any]] = []
         self._headers: list[dict[str, str]] = []
@@ -41,51 +43,14 @@ class FakeOpenAI:
         self._status = 200
         self._ids = itertools.count(1)
         self._stopping = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
-    def start(self) -> FakeOpenAI:
-        if self._server is not None:
-            raise RuntimeError("FakeOpenAI is already running")
+    def _before_start(self) -> None:
         self._stopping.clear()
-        handler = type("_BoundHandler", (_Handler,), {"fake": self})
-        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        server.daemon_threads = True
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
 
-    def stop(self) -> None:
+    def _before_stop(self) -> None:
         self._stopping.set()  # wakes handlers sleeping in set_delay
-        server, thread = self._server, self._thread
-        self._server = self._thread = None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if thread is not None:
-            thread.join(timeout=5)
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("FakeOpenAI is not running")
-        return int(self._server.server_address[1])
 
     @property
     def base_url(self) -> str:
@@ -195,3 +160,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
         except OSError:  # the client gave up (timeout) and closed the connection
             self.close_connection = True
+
+
+FakeOpenAI.handler_class = _Handler

@@ -23,10 +23,11 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.fakes.http_server import LocalHTTPServer
 
 RESPONSE_URL_METHOD = "response_url"
 
@@ -86,12 +87,13 @@ class _Reply:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-class FakeSlackAPI:
+class FakeSlackAPI(LocalHTTPServer):
     """A threaded HTTP server that imitates the Slack Web API and ``response_url``."""
 
     def __init__(
         self, *, bot_user_id: str = "UBOT", bot_id: str = "BBOT", team_id: str = "T1"
     ) -> None:
+        super().__init__()
         self.bot_user_id = bot_user_id
         self.bot_id = bot_id
         self.team_id = team_id
@@ -106,49 +108,8 @@ class FakeSlackAPI:
         self._usergroups: dict[str, tuple[str, list[str]]] = {}
         self._users: dict[str, dict[str, Any]] = {}
         self._overrides: dict[str, Mapping[str, Any] | Responder] = {}
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
 
     # ------------------------------------------------------------------ lifecycle
-
-    def start(self) -> FakeSlackAPI:
-        if self._server is not None:
-            raise RuntimeError("FakeSlackAPI is already running")
-        handler = type("_BoundHandler", (_Handler,), {"fake": self})
-        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        server.daemon_threads = True
-        self._server = server
-        self._thread = threading.Thread(
-            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        server, thread = self._server, self._thread
-        self._server = self._thread = None
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        if thread is not None:
-            thread.join(timeout=5)
-
-    def __enter__(self) -> FakeSlackAPI:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
-    @property
-    def port(self) -> int:
-        if self._server is None:
-            raise RuntimeError("FakeSlackAPI is not running")
-        return int(self._server.server_address[1])
 
     @property
     def root_url(self) -> str:
@@ -546,3 +507,6 @@ def iter_texts(blocks: list[dict[str, Any]]) -> Iterator[str]:
                     yield str(inner.get("text", ""))
                 elif isinstance(inner, str):
                     yield inner
+
+
+FakeSlackAPI.handler_class = _Handler
