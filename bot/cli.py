@@ -9,8 +9,6 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from slack_sdk import WebClient
-
 from bot.commands import register_all
 from bot.runtime import Runtime
 from bot.settings import Settings, load_settings
@@ -263,6 +261,8 @@ def _directory(rt: Runtime) -> SlackUsergroupDirectory | None:
     s = rt.settings
     if s.slack_bot_token is None:
         return None
+    from slack_sdk import WebClient
+
     client = WebClient(token=s.slack_bot_token.get_secret_value())
     if s.slack_api_url:
         client = WebClient(token=s.slack_bot_token.get_secret_value(), base_url=s.slack_api_url)

@@ -8,8 +8,8 @@ import secrets
 import threading
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import openai
 import redis
 
 from bot.service import AnswerService, Observer
@@ -21,7 +21,6 @@ from retrieval.answerer import Answerer, ExtractiveAnswerer
 from retrieval.cache import RedisAnswerCache, redis_client
 from retrieval.dedup import Deduplicator
 from retrieval.embeddings import FastEmbedder
-from retrieval.llm_answerer import LLMAnswerer, build_openai_client
 from retrieval.permissions import (
     AccessMap,
     PermissionResolver,
@@ -33,6 +32,9 @@ from retrieval.querylog import FileQueryLog, RedisQueryLog
 from retrieval.search import HybridSearcher, SearchConfig
 from retrieval.snapshot import SnapshotCache
 from retrieval.vector_index import QdrantVectorIndex, open_client
+
+if TYPE_CHECKING:
+    import openai
 
 log = logging.getLogger("runbook_bot.runtime")
 
@@ -95,6 +97,8 @@ class Runtime:
         s = self.settings
         if not s.llm_enabled:
             return None
+        from retrieval.llm_answerer import build_openai_client
+
         key = s.openai_api_key.get_secret_value() if s.openai_api_key else None
         return build_openai_client(key, s.openai_base_url, s.llm_timeout_seconds)
 
@@ -199,6 +203,8 @@ class Runtime:
         s = self.settings
         if self.llm_client is None:
             return self.extractive
+        from retrieval.llm_answerer import LLMAnswerer
+
         return LLMAnswerer(self.extractive, self.llm_client, s.llm_model, s.llm_timeout_seconds)
 
     @property

@@ -19,9 +19,6 @@ from types import FrameType
 from bot.commands import Common
 from bot.logs import configure_logging
 from bot.runtime import Runtime
-from bot.server import BotServer
-from bot.slack_app import SlackHandlers
-from bot.watcher import RunbookWatcher
 from retrieval.errors import IndexLockedError
 
 log = logging.getLogger("runbook_bot.serve")
@@ -48,6 +45,11 @@ def _err(text: str) -> None:
 
 
 def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
+    # imported here so that other commands do not pay for Slack's modules
+    from bot.server import BotServer
+    from bot.slack_app import SlackHandlers
+    from bot.watcher import RunbookWatcher
+
     s = rt.settings
     try:
         configure_logging(s.log_level, s.log_format)
