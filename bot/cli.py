@@ -15,6 +15,7 @@ from bot.settings import Settings, load_settings
 from bot.slack_directory import SlackUsergroupDirectory
 from bot.text import render_text
 from ingest.errors import IngestError
+from ingest.manifest import forget_manifest
 from retrieval.errors import RetrievalError
 from retrieval.evaluation import Outcome, compute, load_questions
 from retrieval.types import Citation, SearchFilter
@@ -129,6 +130,7 @@ def cmd_ingest(args: argparse.Namespace, rt: Runtime) -> int:
         return EXIT_USAGE
     options = rt.ingest_options(tuple(args.exclude), progress=sys.stderr.isatty())
     if args.reindex and not args.check:
+        forget_manifest(rt.settings.data_dir)
         rt.vector_index.drop()
     report = rt.ingest(root, options, check_only=args.check)
     for s in report.skipped:

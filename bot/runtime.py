@@ -6,6 +6,7 @@ import contextlib
 import logging
 import secrets
 import threading
+import time
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,7 +16,14 @@ import redis
 from bot.service import AnswerService, Observer
 from bot.settings import Settings
 from ingest.documents import DocumentConfig
-from ingest.sync import IngestOptions, Ingestor, IngestReport
+from ingest.manifest import (
+    Manifest,
+    local_store_locked,
+    read_manifest,
+    unchanged,
+    write_manifest,
+)
+from ingest.sync import IngestOptions, Ingestor, IngestReport, parse_corpus
 from retrieval.answer_config import AnswerConfig
 from retrieval.answerer import Answerer, ExtractiveAnswerer
 from retrieval.cache import RedisAnswerCache, redis_client
@@ -31,10 +39,11 @@ from retrieval.query import Glossary, HydeQuery, load_glossary
 from retrieval.querylog import FileQueryLog, RedisQueryLog
 from retrieval.search import HybridSearcher, SearchConfig
 from retrieval.snapshot import SnapshotCache
-from retrieval.vector_index import QdrantVectorIndex, open_client
 
 if TYPE_CHECKING:
     import openai
+
+    from retrieval.vector_index import QdrantVectorIndex
 
 log = logging.getLogger("runbook_bot.runtime")
 
@@ -58,8 +67,11 @@ class Runtime:
 
     @cached_property
     def vector_index(self) -> QdrantVectorIndex:
+
         s = self.settings
         key = s.qdrant_api_key.get_secret_value() if s.qdrant_api_key else None
+        from retrieval.vector_index import QdrantVectorIndex, open_client
+
         client = open_client(s.qdrant_url, s.qdrant_local_path, key)
         return QdrantVectorIndex(client, s.collection, s.qdrant_shards, s.qdrant_replicas)
 
@@ -141,15 +153,62 @@ class Runtime:
     def ingest(
         self, root: Path, options: IngestOptions | None = None, check_only: bool = False
     ) -> IngestReport:
-        """Sync ``root`` into the index; a new generation also drops older cached answers."""
+        """Sync ``root`` into the index; a new generation also drops older cached answers.
+
+        On the embedded default an unchanged corpus is recognised from the data
+        dir's manifest without opening the vector store.
+        """
+        options = options or self.ingest_options()
+        s = self.settings
+        embedded = s.qdrant_url is None
+        if embedded and not check_only:
+            quick = self._unchanged_report(root, options)
+            if quick is not None:
+                return quick
         before = None if check_only else self.vector_index.generation()
-        report = self.ingestor.run(root, options or self.ingest_options(), check_only=check_only)
-        if before is not None and report.generation != before:
+        report = self.ingestor.run(root, options, check_only=check_only)
+        if before is None:
+            return report
+        if report.generation != before:
             removed = self.cache.cleanup(report.generation)
             log.info(
                 "index generation %d; %d older cached answers removed", report.generation, removed
             )
+        if embedded:
+            write_manifest(
+                s.data_dir,
+                Manifest(
+                    report.generation,
+                    self.embedder.model_name,
+                    s.collection,
+                    report.chunks_total,
+                    dict(report.live),
+                ),
+            )
         return report
+
+    def _unchanged_report(self, root: Path, options: IngestOptions) -> IngestReport | None:
+        s = self.settings
+        started = time.perf_counter()
+        manifest = read_manifest(s.data_dir)
+        if manifest is None or not s.qdrant_local_path.is_dir():
+            return None
+        if local_store_locked(s.qdrant_local_path):
+            return None  # let the store report who holds it
+        corpus = parse_corpus(root, options)
+        if corpus.skipped:
+            return None
+        docs = {p.document.source_id: p.document.content_hash for p in corpus.documents}
+        if not unchanged(manifest, docs, s.embedding_model, s.collection):
+            return None
+        return IngestReport(
+            unchanged=len(docs),
+            warnings=corpus.warnings,
+            chunks_total=manifest.chunks,
+            seconds=time.perf_counter() - started,
+            generation=manifest.generation,
+            live=docs,
+        )
 
     @cached_property
     def redis(self) -> redis.Redis:

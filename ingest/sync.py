@@ -11,9 +11,10 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ingest.chunker import DEFAULT_MAX_TOKENS, chunk_document
 from ingest.documents import DocumentConfig, ParsedDocument, parse_document
@@ -22,9 +23,11 @@ from ingest.git import read_git_info
 from ingest.owners import OwnerResolver
 from ingest.sources import Skipped, scan
 from retrieval.embeddings import Embedder
-from retrieval.snapshot import SnapshotCache
 from retrieval.types import Chunk, Document
-from retrieval.vector_index import QdrantVectorIndex
+
+if TYPE_CHECKING:
+    from retrieval.snapshot import SnapshotCache
+    from retrieval.vector_index import QdrantVectorIndex
 
 EMBED_BATCH = 256
 
@@ -52,6 +55,7 @@ class IngestReport:
     seconds: float = 0.0
     generation: int = 0
     checked_only: bool = False
+    live: Mapping[str, str] = field(default_factory=dict)  # source_id -> hash after the run
 
     @property
     def malformed(self) -> tuple[Skipped, ...]:
@@ -168,8 +172,8 @@ class Ingestor:
 
         self._embed_and_stage(pending, options.progress)
         generation = self._index.publish(new_hashes, removed)
-        if self._snapshots is not None:
-            self._snapshots.get(generation)
+        if self._snapshots is not None and (new_hashes or removed):
+            self._snapshots.get(generation)  # build the new search snapshot now, not on a query
         return IngestReport(
             added=tuple(added),
             changed=tuple(changed),
@@ -181,6 +185,7 @@ class Ingestor:
             chunks_total=self._index.count_live(),
             seconds=time.perf_counter() - started,
             generation=generation,
+            live={**{k: v for k, v in live.items() if k not in removed}, **new_hashes},
         )
 
     def _embed_and_stage(self, chunks: Sequence[Chunk], progress: bool) -> None:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from retrieval.embeddings import Embedder, Vectors
 from retrieval.fusion import DEFAULT_RRF_K, rrf
 from retrieval.names import document_names, query_names
 from retrieval.snapshot import Snapshot, SnapshotCache
 from retrieval.types import Chunk, DocumentHits, Hit, SearchFilter
-from retrieval.vector_index import VectorIndex
+
+if TYPE_CHECKING:
+    from retrieval.vector_index import VectorIndex
 
 DEFAULT_CANDIDATES = 50
 SECTIONS_PER_DOCUMENT = 3

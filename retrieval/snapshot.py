@@ -16,6 +16,7 @@ import threading
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -26,7 +27,9 @@ from retrieval.keyword_index import KeywordIndex
 from retrieval.names import document_names
 from retrieval.tokenize import tokenize
 from retrieval.types import Chunk, SearchFilter
-from retrieval.vector_index import QdrantVectorIndex
+
+if TYPE_CHECKING:
+    from retrieval.vector_index import QdrantVectorIndex
 
 log = logging.getLogger(__name__)
 DENSE_FILE = "dense.npy"

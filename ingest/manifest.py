@@ -1,0 +1,94 @@
+"""A record of what the embedded index holds, so an unchanged ingest can skip the store.
+
+Written after every ingest into an embedded (local mode) data dir: the index
+generation, the embedding model, and each live document's content hash. When a
+later run finds exactly the same documents, nothing needs to happen and the
+vector store is not even opened (its client takes seconds to import). A server
+deployment always asks the server, since other writers may have changed it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+MANIFEST_FILE = "manifest.json"
+LOCAL_LOCK_FILE = ".lock"  # the embedded Qdrant's exclusive flock
+
+
+@dataclass(frozen=True)
+class Manifest:
+    generation: int
+    model: str
+    collection: str
+    chunks: int
+    documents: dict[str, str]  # source_id -> content hash
+
+
+def read_manifest(data_dir: Path) -> Manifest | None:
+    try:
+        raw = json.loads((data_dir / MANIFEST_FILE).read_text(encoding="utf-8"))
+        return Manifest(
+            generation=int(raw["generation"]),
+            model=str(raw["model"]),
+            collection=str(raw["collection"]),
+            chunks=int(raw["chunks"]),
+            documents={str(k): str(v) for k, v in dict(raw["documents"]).items()},
+        )
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def write_manifest(data_dir: Path, manifest: Manifest) -> None:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    tmp = data_dir / (MANIFEST_FILE + ".tmp")
+    tmp.write_text(
+        json.dumps(
+            {
+                "generation": manifest.generation,
+                "model": manifest.model,
+                "collection": manifest.collection,
+                "chunks": manifest.chunks,
+                "documents": manifest.documents,
+            },
+            sort_keys=True,
+        ),
+        encoding="utf-8",
+    )
+    os.replace(tmp, data_dir / MANIFEST_FILE)
+
+
+def forget_manifest(data_dir: Path) -> None:
+    (data_dir / MANIFEST_FILE).unlink(missing_ok=True)
+
+
+def local_store_locked(store: Path) -> bool:
+    """Is the embedded store held by another process right now?"""
+    lock = store / LOCAL_LOCK_FILE
+    if not lock.exists():
+        return False
+    try:
+        with lock.open("r+") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return True
+            fcntl.flock(f, fcntl.LOCK_UN)
+    except OSError:
+        return True
+    return False
+
+
+def unchanged(
+    manifest: Manifest | None, documents: Mapping[str, str], model: str, collection: str
+) -> bool:
+    return (
+        manifest is not None
+        and manifest.model == model
+        and manifest.collection == collection
+        and manifest.documents == dict(documents)
+    )
