@@ -41,5 +41,5 @@ def test_dev_set_recall_mrr_and_verbatim_quotes(
     assert len(rows) == len(questions.read_text().splitlines())
     # an unchanged second ingest embeds nothing
     assert main(["--data-dir", data, "ingest", str(SHARED_CORPUS), "--json"]) == 0
-    report = json.loads(capsys.readouterr().out)
+    report = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert report["chunks_embedded"] == 0 and report["unchanged"] >= 100
