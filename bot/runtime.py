@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from retrieval.vector_index import QdrantVectorIndex
 
 log = logging.getLogger("runbook_bot.runtime")
+# Bump when answers change shape or selection, so cached answers of older code are not served.
+ANSWER_FORMAT = "a2"
 
 
 class Runtime:
@@ -270,7 +272,7 @@ class Runtime:
     def answer_mode(self) -> str:
         """Part of every cache key: answers of different modes never mix."""
         s = self.settings
-        mode = f"llm:{s.llm_model}" if s.llm_enabled else "extractive"
+        mode = ANSWER_FORMAT + (f":llm:{s.llm_model}" if s.llm_enabled else ":extractive")
         return mode + (":hyde" if s.hyde else "") + (":glossary" if s.glossary_path else "")
 
     def service(

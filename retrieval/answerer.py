@@ -7,6 +7,7 @@ is weak; the thresholds live in :mod:`retrieval.answer_config`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -36,6 +37,17 @@ from retrieval.types import (
 RUNBOOK_TYPES = ("runbook", "adr", "doc")
 INCIDENT_TYPES = ("incident",)
 INACTIVE_STATUSES = frozenset({"superseded", "deprecated"})
+ACTION_SECTIONS = re.compile(
+    r"\b(mitigation|mitigate|remediation|resolution|resolve|fix|steps|procedure|runbook|"
+    r"recovery|recover|rollback|roll back|workaround|what to do|response|failover)\b",
+    re.IGNORECASE,
+)
+
+
+def is_action_section(chunk: Chunk) -> bool:
+    return bool(chunk.heading_path) and bool(ACTION_SECTIONS.search(chunk.heading_path[-1]))
+
+
 REASON_TEXT: dict[str, str] = {
     "no-match": "No runbook matches this question.",
     "low-confidence": "No runbook answers this with confidence.",
@@ -316,8 +328,28 @@ class ExtractiveAnswerer:
             confidence=round(chosen.confidence, 4),
         )
 
+    def _steps_chunk(self, cand: Candidate, r: Retrieval) -> Chunk | None:
+        """The document's best-matching action section (Mitigation, Steps, ...), if the
+        chosen section is not one: an on-call engineer needs what to do, not only what
+        is happening."""
+        if is_action_section(cand.chunk):
+            return None
+        for h in cand.doc.hits:
+            if is_action_section(h.chunk):
+                return h.chunk
+        for c in r.snapshot.chunks_by_source.get(cand.doc.source_id, []):
+            if is_action_section(c):
+                return c
+        return None
+
     def _cite(self, cand: Candidate, r: Retrieval, today: date) -> tuple[Citation, ...]:
-        chunk = cand.chunk
+        out = self._cite_chunk(cand.chunk, r, today)
+        steps = self._steps_chunk(cand, r)
+        if steps is not None:
+            out += self._cite_chunk(steps, r, today)[:1]
+        return out
+
+    def _cite_chunk(self, chunk: Chunk, r: Retrieval, today: date) -> tuple[Citation, ...]:
         spans = select_spans(
             chunk, r.vector, r.terms, r.snapshot.term_stats, self._searcher.embedder
         )
