@@ -20,7 +20,8 @@ import numpy as np
 from retrieval.answer_config import AnswerConfig
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
-from retrieval.evidence import coverage, query_terms, unknown_entities
+from retrieval.evidence import coverage, query_terms, specific_coverage, unknown_entities
+from retrieval.names import document_names, query_names
 from retrieval.search import HybridSearcher, group_by_document
 from retrieval.snapshot import Snapshot
 from retrieval.spans import select_spans
@@ -67,6 +68,8 @@ class Candidate:
     dense: float
     coverage: float
     confidence: float
+    specific: float = 1.0  # share of the question's most specific terms in this document
+    named: bool = False  # the question names this document outright (its alert name)
 
     @property
     def chunk(self) -> Chunk:
@@ -148,7 +151,12 @@ class ExtractiveAnswerer:
     # -- retrieval -----------------------------------------------------------
 
     def _candidates(
-        self, docs: Sequence[DocumentHits], vector: Vectors, snap: Snapshot, terms: Sequence[str]
+        self,
+        docs: Sequence[DocumentHits],
+        vector: Vectors,
+        snap: Snapshot,
+        terms: Sequence[str],
+        names: frozenset[str] = frozenset(),
     ) -> tuple[Candidate, ...]:
         out = []
         for d in docs[: self._config.candidates_considered]:
@@ -156,8 +164,12 @@ class ExtractiveAnswerer:
             if not dense_scores and snap.dense is not None:
                 dense_scores = [self._cosine(snap, h.chunk, vector) for h in d.hits]
             dense = max(dense_scores, default=0.0)
-            cov = coverage(terms, snap.doc_terms.get(d.source_id, frozenset()), snap.term_stats)
-            out.append(Candidate(d, dense, cov, self._config.confidence(dense, cov)))
+            doc_terms = snap.doc_terms.get(d.source_id, frozenset())
+            cov = coverage(terms, doc_terms, snap.term_stats)
+            spec = specific_coverage(terms, doc_terms, snap.term_stats)
+            named = bool(names & document_names(d.best.chunk))
+            confidence = self._config.confidence(dense, cov)
+            out.append(Candidate(d, dense, cov, confidence, spec, named))
         return tuple(out)
 
     @staticmethod
@@ -175,6 +187,7 @@ class ExtractiveAnswerer:
         embed = self._dense_query or self._searcher.embedder.embed_query
         vector = embed(query)
         terms = tuple(query_terms(query))
+        names = query_names(query)
         base = flt or SearchFilter()
 
         def search(types: tuple[str, ...]) -> list[DocumentHits]:
@@ -193,8 +206,8 @@ class ExtractiveAnswerer:
             generation=generation,
             vector=vector,
             snapshot=snap,
-            runbooks=self._candidates(search(RUNBOOK_TYPES), vector, snap, terms),
-            incidents=self._candidates(search(INCIDENT_TYPES), vector, snap, terms),
+            runbooks=self._candidates(search(RUNBOOK_TYPES), vector, snap, terms, names),
+            incidents=self._candidates(search(INCIDENT_TYPES), vector, snap, terms, names),
             terms=terms,
             unknown=tuple(
                 unknown_entities(
@@ -245,8 +258,16 @@ class ExtractiveAnswerer:
         today = self._clock()
         link = search_link(cfg.search_link_template, r.question)
         bar = cfg.threshold(r.unknown)
-        confident = [c for c in r.runbooks if c.confidence >= bar]
-        confident_incidents = [c for c in r.incidents if c.confidence >= bar]
+        # The best-ranked document decides on specificity: when the question's telling
+        # words are not in it, a lower-ranked document that happens to hold them is no
+        # better evidence (measured: answering from it turns traps into answers).
+        confident = [c for c in r.runbooks if cfg.supports(c.confidence, c.specific, bar, c.named)]
+        confident_incidents = [
+            c for c in r.incidents if cfg.supports(c.confidence, c.specific, bar, c.named)
+        ]
+        top = r.runbooks[0] if r.runbooks else None
+        if top is not None and not top.named and cfg.points_elsewhere(top.confidence, top.specific):
+            confident, confident_incidents = [], []
         warnings: list[AnswerWarning] = []
 
         chosen: Candidate | None = None
@@ -274,7 +295,10 @@ class ExtractiveAnswerer:
                 reason = "low-confidence"
             if reason != "only-superseded-sources" and flt is not None and flt.groups is not None:
                 wider = self.retrieve(r.question, flt.model_copy(update={"groups": None}))
-                if any(c.confidence >= bar and c.active for c in wider.runbooks):
+                if any(
+                    cfg.supports(c.confidence, c.specific, bar, c.named) and c.active
+                    for c in wider.runbooks
+                ):
                     reason = "access-denied"
             closest = (r.runbooks or r.incidents or (None,))[0]
             return Answer(

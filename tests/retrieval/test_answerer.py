@@ -132,3 +132,22 @@ def test_no_match_on_empty_index(tmp_path, embedder) -> None:  # type: ignore[no
         assert answer.state == "abstain" and answer.reason == "no-match"
     finally:
         rt.close()
+
+
+def test_specificity_rule() -> None:
+    cfg = AnswerConfig()
+    # the question's unique words are missing from the document: declined unless very confident
+    assert cfg.points_elsewhere(0.4, 0.0)
+    assert not cfg.points_elsewhere(0.4, 0.5)
+    assert not cfg.points_elsewhere(0.9, 0.0)
+    assert not cfg.supports(0.4, 0.0, 0.21)
+    assert cfg.supports(0.4, 0.0, 0.21, named=True)
+    assert not cfg.supports(0.1, 1.0, 0.21)
+
+
+def test_near_miss_is_declined(sample_runtime: Runtime) -> None:
+    # the payments runbook talks about Stripe latency, not about rotating a leaked key
+    answer = sample_runtime.extractive.answer(
+        "stripe secret api key got printed in a log, how do i rotate it", EVERYONE
+    )
+    assert answer.state == "abstain", answer.citations
