@@ -38,6 +38,8 @@ from retrieval.types import (
 RUNBOOK_TYPES = ("runbook", "adr", "doc")
 INCIDENT_TYPES = ("incident",)
 INACTIVE_STATUSES = frozenset({"superseded", "deprecated"})
+LEAD_WINDOW = 3  # ranked documents considered for the answer's lead
+LEAD_MARGIN = 0.3  # confidence by which a lower-ranked document must beat the first
 ACTION_SECTIONS = re.compile(
     r"\b(mitigation|mitigate|remediation|resolution|resolve|fix|steps|procedure|runbook|"
     r"recovery|recover|rollback|roll back|workaround|what to do|response|failover)\b",
@@ -258,15 +260,26 @@ class ExtractiveAnswerer:
         today = self._clock()
         link = search_link(cfg.search_link_template, r.question)
         bar = cfg.threshold(r.unknown)
-        # The best-ranked document decides on specificity: when the question's telling
-        # words are not in it, a lower-ranked document that happens to hold them is no
-        # better evidence (measured: answering from it turns traps into answers).
+        # The lead document decides on specificity: the best-ranked one, unless one of
+        # the next few is far stronger evidence. When the question's telling words are
+        # not in the lead, a lower-ranked document that happens to hold them is no
+        # better evidence (measured: answering from it turns near-miss traps into answers).
+        lead = r.runbooks[0] if r.runbooks else None
+        for c in r.runbooks[1:LEAD_WINDOW]:
+            if lead is not None and c.confidence >= lead.confidence + LEAD_MARGIN:
+                lead = c
         confident = [c for c in r.runbooks if cfg.supports(c.confidence, c.specific, bar, c.named)]
+        if lead is not None and lead in confident:
+            confident.remove(lead)
+            confident.insert(0, lead)
         confident_incidents = [
             c for c in r.incidents if cfg.supports(c.confidence, c.specific, bar, c.named)
         ]
-        top = r.runbooks[0] if r.runbooks else None
-        if top is not None and not top.named and cfg.points_elsewhere(top.confidence, top.specific):
+        if (
+            lead is not None
+            and not lead.named
+            and cfg.points_elsewhere(lead.confidence, lead.specific)
+        ):
             confident, confident_incidents = [], []
         warnings: list[AnswerWarning] = []
 
