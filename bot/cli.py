@@ -233,12 +233,13 @@ def cmd_eval(args: argparse.Namespace, rt: Runtime) -> int:
     with args.out.open("w", encoding="utf-8") as out:
         for q in questions:
             flt = _filter(args.groups)
-            docs = rt.searcher.search(q.q, args.k, flt)
+            retrieval = answerer.retrieve(q.q, flt)
+            docs = rt.searcher.search(q.q, args.k, flt, dense_vector=retrieval.vector)
             ranked = tuple(d.path for d in docs)
             if rt.llm_client is not None:
                 answer = rt.answerer.answer(q.q, flt)
             else:
-                answer = answerer.answer_from(answerer.retrieve(q.q, flt), flt)
+                answer = answerer.answer_from(retrieval, flt)
             answered = answer.state == "answer"
             verbatim = (
                 all(quote_is_verbatim(c, roots) for c in answer.citations) if answered else None

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import secrets
-import threading
 import time
 from functools import cached_property
 from pathlib import Path
@@ -53,7 +52,6 @@ ANSWER_FORMAT = "a2"
 class Runtime:
     def __init__(self, settings: Settings, embedder: FastEmbedder | None = None) -> None:
         self.settings = settings
-        self._lock = threading.Lock()
         if embedder is not None:
             self.__dict__["embedder"] = embedder
 
@@ -80,7 +78,7 @@ class Runtime:
     @cached_property
     def snapshots(self) -> SnapshotCache:
         s = self.settings
-        return SnapshotCache(self.vector_index, s.keyword_dir, mirror_dense=s.qdrant_url is None)
+        return SnapshotCache(self.vector_index, s.snapshot_dir, mirror_dense=s.qdrant_url is None)
 
     @cached_property
     def searcher(self) -> HybridSearcher:

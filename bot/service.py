@@ -82,17 +82,13 @@ class AnswerService:
     def resolver(self) -> PermissionResolver:
         return self._resolver
 
-    def _live_revisions(self, generation: int) -> dict[str, str]:
-        snap = self._searcher.snapshot(generation)
-        return {c.source_id: c.metadata.revision for c in snap.chunks}
-
     def _answer(self, question: str, scope: Scope, generation: int) -> tuple[Answer, bool]:
         key = CacheKey(question, scope.scope_id, generation, self._mode)
         cacheable = self._cache is not None and scope.complete
         if cacheable:
             assert self._cache is not None
             started = self._clock()
-            live = self._live_revisions(generation)
+            live = self._searcher.snapshot(generation).revisions
             cached = self._cache.get(key, lambda cited: all(live.get(s) == r for s, r in cited))
             self._observer.stage("cache", self._clock() - started)
             self._observer.cache(cached is not None)

@@ -101,7 +101,7 @@ class Settings(BaseSettings):
         return self.qdrant_path or self.data_dir / "qdrant"
 
     @property
-    def keyword_dir(self) -> Path:
+    def snapshot_dir(self) -> Path:
         return self.data_dir / "snapshot"
 
     @property

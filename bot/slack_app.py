@@ -423,7 +423,8 @@ class SlackHandlers:
         started = time.perf_counter()
         try:
             generation = self.runtime.searcher.generation()
-            self.runtime.searcher.snapshot(generation)
+            snapshot = self.runtime.searcher.snapshot(generation)
+            _ = snapshot.term_stats  # tokenizes every chunk once: not on the first question
             self.runtime.embedder.warm()
             _ = self.runtime.answerer
         except IndexLockedError:

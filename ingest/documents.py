@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import get_args
 
@@ -76,7 +76,6 @@ def parse_document(
     git: GitInfo,
     owners: OwnerResolver,
     config: DocumentConfig,
-    head_commit: str | None = None,
 ) -> ParsedDocument:
     text = src.data.decode("utf-8")
     fm = split_front_matter(text, src.rel)
@@ -136,7 +135,7 @@ def parse_document(
                 repo_path = src.rel
         url = (
             config.url_template.replace("{revision}", revision)
-            .replace("{commit}", head_commit or revision)
+            .replace("{commit}", git.head or revision)
             .replace("{path}", src.rel)
             .replace("{repo_path}", repo_path)
         )
@@ -163,7 +162,3 @@ def parse_document(
         metadata=meta,
     )
     return ParsedDocument(doc, fm.body_start)
-
-
-def age_days(updated: date | None, today: date) -> int | None:
-    return None if updated is None else (today - updated).days

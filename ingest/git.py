@@ -26,6 +26,7 @@ class GitInfo:
 
     in_repo: bool = False
     toplevel: Path | None = None
+    head: str | None = None  # the checked-out commit
     last_commit: dict[str, date] = field(default_factory=dict)  # rel path -> date
 
     def revision(self, data: bytes) -> str:
@@ -61,4 +62,5 @@ def read_git_info(root: Path) -> GitInfo:
                 current = datetime.fromisoformat(line[1:].strip()).date()
             elif line.strip() and current is not None:
                 dates.setdefault(line.strip(), current)
-    return GitInfo(True, toplevel, dates)
+    head = _git(root, "rev-parse", "HEAD")
+    return GitInfo(True, toplevel, head.strip() if head else None, dates)

@@ -8,7 +8,6 @@ visible to searches until the final publish, which bumps the generation.
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -16,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ingest.chunker import DEFAULT_MAX_TOKENS, chunk_document
+from ingest.chunker import DEFAULT_MAX_TOKENS, chunk_document, estimate_tokens
 from ingest.documents import DocumentConfig, ParsedDocument, parse_document
 from ingest.errors import MalformedDocumentError
 from ingest.git import read_git_info
@@ -54,12 +53,7 @@ class IngestReport:
     chunks_total: int = 0
     seconds: float = 0.0
     generation: int = 0
-    checked_only: bool = False
     live: Mapping[str, str] = field(default_factory=dict)  # source_id -> hash after the run
-
-    @property
-    def malformed(self) -> tuple[Skipped, ...]:
-        return self.skipped
 
     def summary(self) -> str:
         return (
@@ -77,32 +71,17 @@ class ParsedCorpus:
     warnings: tuple[str, ...]
 
 
-def _head_commit(root: Path) -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.strip() if out.returncode == 0 else None
-
-
 def parse_corpus(root: Path, options: IngestOptions) -> ParsedCorpus:
     found = scan(root, options.excludes, options.max_file_bytes)
     git = read_git_info(root)
     owners = OwnerResolver(root)
-    head = _head_commit(root) if git.in_repo else None
     docs: list[ParsedDocument] = []
     skipped = list(found.skipped)
     warnings: list[str] = []
     seen: dict[str, str] = {}
     for src in found.files:
         try:
-            parsed = parse_document(src, git, owners, options.documents, head)
+            parsed = parse_document(src, git, owners, options.documents)
         except MalformedDocumentError as exc:
             skipped.append(Skipped(src.rel, exc.reason, exc.line))
             continue
@@ -130,11 +109,9 @@ class Ingestor:
         self._embedder = embedder
         self._index = index
         self._snapshots = snapshots
-        self._count = count_tokens
+        self._count = count_tokens or estimate_tokens
 
     def _chunks(self, parsed: ParsedDocument, options: IngestOptions) -> list[Chunk]:
-        if self._count is None:
-            return chunk_document(parsed.document, parsed.body_start, options.max_tokens)
         return chunk_document(parsed.document, parsed.body_start, options.max_tokens, self._count)
 
     def run(self, root: Path, options: IngestOptions, check_only: bool = False) -> IngestReport:
@@ -146,7 +123,6 @@ class Ingestor:
                 skipped=corpus.skipped,
                 warnings=corpus.warnings,
                 seconds=time.perf_counter() - started,
-                checked_only=True,
             )
         self._index.ensure(self._embedder.model_name, self._embedder.dimension)
         self._index.discard_staged()

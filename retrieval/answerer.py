@@ -15,8 +15,6 @@ from pathlib import PurePosixPath
 from typing import Protocol
 from urllib.parse import quote_plus
 
-import numpy as np
-
 from retrieval.answer_config import AnswerConfig
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
@@ -24,7 +22,7 @@ from retrieval.evidence import coverage, query_terms, specific_coverage, unknown
 from retrieval.names import document_names, query_names
 from retrieval.search import HybridSearcher, group_by_document
 from retrieval.snapshot import Snapshot
-from retrieval.spans import select_spans
+from retrieval.spans import section_text, select_spans
 from retrieval.types import (
     AbstainReason,
     Answer,
@@ -163,8 +161,9 @@ class ExtractiveAnswerer:
         out = []
         for d in docs[: self._config.candidates_considered]:
             dense_scores = [h.dense_score for h in d.hits if h.dense_score is not None]
-            if not dense_scores and snap.dense is not None:
-                dense_scores = [self._cosine(snap, h.chunk, vector) for h in d.hits]
+            if not dense_scores:  # keyword-only hits: score them from the dense mirror
+                found = (snap.dense_score(h.chunk.chunk_id, vector) for h in d.hits)
+                dense_scores = [x for x in found if x is not None]
             dense = max(dense_scores, default=0.0)
             doc_terms = snap.doc_terms.get(d.source_id, frozenset())
             cov = coverage(terms, doc_terms, snap.term_stats)
@@ -174,20 +173,16 @@ class ExtractiveAnswerer:
             out.append(Candidate(d, dense, cov, confidence, spec, named))
         return tuple(out)
 
-    @staticmethod
-    def _cosine(snap: Snapshot, chunk: Chunk, vector: Vectors) -> float:
-        assert snap.dense is not None
-        for i, c in enumerate(snap.chunks):
-            if c.chunk_id == chunk.chunk_id:
-                return float(snap.dense[i] @ np.asarray(vector, dtype=np.float32))
-        return 0.0
-
-    def retrieve(self, question: str, flt: SearchFilter | None = None) -> Retrieval:
+    def retrieve(
+        self, question: str, flt: SearchFilter | None = None, vector: Vectors | None = None
+    ) -> Retrieval:
+        """Search runbooks and incidents for ``question``; ``vector`` skips re-embedding it."""
         query = self._rewrite(question) if self._rewrite else question
         generation = self._searcher.generation()
         snap = self._searcher.snapshot(generation)
-        embed = self._dense_query or self._searcher.embedder.embed_query
-        vector = embed(query)
+        if vector is None:
+            embed = self._dense_query or self._searcher.embedder.embed_query
+            vector = embed(query)
         terms = tuple(query_terms(query))
         names = query_names(query)
         base = flt or SearchFilter()
@@ -231,13 +226,10 @@ class ExtractiveAnswerer:
         target = cand.chunk.metadata.superseded_by
         if not target:
             return None
-        for c in r.runbooks:
-            if c.active and (
-                c.doc.path == target
-                or c.doc.source_id == str(PurePosixPath(target).with_suffix(""))
-            ):
-                return c
         sid = str(PurePosixPath(target).with_suffix(""))
+        for c in r.runbooks:
+            if c.active and c.doc.source_id == sid:
+                return c
         chunks = r.snapshot.chunks_by_source.get(sid)
         if not chunks:
             return None
@@ -307,7 +299,7 @@ class ExtractiveAnswerer:
             else:
                 reason = "low-confidence"
             if reason != "only-superseded-sources" and flt is not None and flt.groups is not None:
-                wider = self.retrieve(r.question, flt.model_copy(update={"groups": None}))
+                wider = self.retrieve(r.question, flt.model_copy(update={"groups": None}), r.vector)
                 if any(
                     cfg.supports(c.confidence, c.specific, bar, c.named) and c.active
                     for c in wider.runbooks
@@ -390,7 +382,7 @@ class ExtractiveAnswerer:
         spans = select_spans(
             chunk, r.vector, r.terms, r.snapshot.term_stats, self._searcher.embedder
         )
-        section = chunk.text[len(chunk.text) - (chunk.end - chunk.start) :]
+        section = section_text(chunk)
         out = []
         for sp in spans:
             line = chunk.line + section.count("\n", 0, sp.start - chunk.start)

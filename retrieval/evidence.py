@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from retrieval.tokenize import tokenize
+from retrieval.types import normalize_name
 
 # Words so common in questions that they say nothing about coverage.
 _QUESTION_NOISE = frozenset(
@@ -234,7 +235,7 @@ def unknown_entities(
         word = raw.lower()
         compound = any(c in raw for c in "-_.") or any(c.isupper() for c in raw[1:])
         if compound:
-            if word in corpus_terms or re.sub(r"[^a-z0-9]", "", word) in known_names:
+            if word in corpus_terms or normalize_name(word) in known_names:
                 continue
             found.append(raw)
             continue

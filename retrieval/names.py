@@ -5,15 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from retrieval.types import Chunk
+from retrieval.types import Chunk, normalize_name
 
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*")
-_NOT_ALNUM = re.compile(r"[^a-z0-9]")
 MIN_NAME_LEN = 6
-
-
-def _norm(text: str) -> str:
-    return _NOT_ALNUM.sub("", text.lower())
 
 
 def query_names(query: str) -> frozenset[str]:
@@ -22,13 +17,13 @@ def query_names(query: str) -> frozenset[str]:
     for w in _IDENTIFIER.findall(query):
         compound = any(c in w for c in "-_.") or any(c.isupper() for c in w[1:])
         if len(w) >= MIN_NAME_LEN and compound:
-            out.add(_norm(w))
+            out.add(normalize_name(w))
     return frozenset(out)
 
 
 def document_names(chunk: Chunk) -> frozenset[str]:
     """What a document is called: title, top heading, file name (normalized)."""
-    names = {_norm(chunk.title), _norm(PurePosixPath(chunk.path).stem)}
+    names = {normalize_name(chunk.title), normalize_name(PurePosixPath(chunk.path).stem)}
     if chunk.heading_path:
-        names.add(_norm(chunk.heading_path[0]))
+        names.add(normalize_name(chunk.heading_path[0]))
     return frozenset(n for n in names if n)

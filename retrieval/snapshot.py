@@ -58,6 +58,23 @@ class Snapshot:
         return TermStats.from_doc_terms(self.doc_terms)
 
     @cached_property
+    def rows(self) -> dict[str, int]:
+        """chunk_id -> row in ``chunks`` (and in the dense matrix)."""
+        return {c.chunk_id: i for i, c in enumerate(self.keyword.chunks)}
+
+    @cached_property
+    def revisions(self) -> dict[str, str]:
+        """Live documents: source_id -> indexed revision."""
+        return {c.source_id: c.metadata.revision for c in self.keyword.chunks}
+
+    def dense_score(self, chunk_id: str, vector: Vectors) -> float | None:
+        """Cosine of one live chunk with ``vector`` (None without the dense mirror)."""
+        row = self.rows.get(chunk_id)
+        if self.dense is None or row is None:
+            return None
+        return float(self.dense[row] @ np.asarray(vector, dtype=np.float32))
+
+    @cached_property
     def document_names(self) -> frozenset[str]:
         """Normalized titles, top headings and file names of live documents."""
         names: set[str] = set()

@@ -6,6 +6,7 @@ serializes to JSON (cache, CLI ``--json``, Slack) and rejects unknown fields.
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Literal
 
@@ -29,8 +30,13 @@ WarningKind = Literal[
 DEFAULT_ACCESS_GROUP = "everyone"
 
 
-def _norm(text: str) -> str:
-    return "".join(ch for ch in text.lower() if ch.isalnum())
+_NOT_ALNUM = re.compile(r"[^a-z0-9]")
+
+
+def normalize_name(text: str) -> str:
+    """A name for matching: lowercase letters and digits only (``KubeProxy Down`` ->
+    ``kubeproxydown``)."""
+    return _NOT_ALNUM.sub("", text.lower())
 
 
 class Frozen(BaseModel):
@@ -79,7 +85,7 @@ class Chunk(Frozen):
     def section(self) -> str:
         """The heading path without a top heading that merely repeats the title."""
         path = self.heading_path
-        if len(path) > 1 and _norm(path[0]) == _norm(self.title):
+        if len(path) > 1 and normalize_name(path[0]) == normalize_name(self.title):
             path = path[1:]
         return " > ".join(path) if path else self.title
 
