@@ -100,6 +100,13 @@ def test_git_dates_and_blob_revision(tmp_path: Path) -> None:
     git = read_git_info(tmp_path)
     assert git.in_repo
     assert git.last_commit["r.md"] == date(2024, 2, 3)
+    head = subprocess.run(
+        ["git", "-C", str(tmp_path), "rev-parse", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    assert git.head == head
     doc = parse_all(tmp_path)["r.md"]
     data = (tmp_path / "r.md").read_bytes()
     expected = subprocess.run(
