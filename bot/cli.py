@@ -17,7 +17,7 @@ from bot.text import render_text
 from ingest.errors import IngestError
 from ingest.manifest import forget_manifest
 from retrieval.errors import RetrievalError
-from retrieval.evaluation import Outcome, compute, load_questions
+from retrieval.evaluation import CitedSpan, Outcome, compute, judge_sections, load_questions
 from retrieval.types import Citation, SearchFilter
 
 EXIT_OK = 0
@@ -240,24 +240,47 @@ def cmd_eval(args: argparse.Namespace, rt: Runtime) -> int:
                 answer = rt.answerer.answer(q.q, flt)
             else:
                 answer = answerer.answer_from(retrieval, flt)
-            answered = answer.state == "answer"
+            answered = answer.state == "answer" and bool(answer.citations)
             verbatim = (
                 all(quote_is_verbatim(c, roots) for c in answer.citations) if answered else None
             )
-            outcomes.append(Outcome(q, ranked, answered, verbatim))
-            out.write(json.dumps({"id": q.id, "ranked": list(ranked), "answered": answered}) + "\n")
+            cited = tuple(
+                CitedSpan(c.path, c.section, c.start, c.end) for c in answer.citations
+            )
+            expected = read_source(q.expect[0], roots) if q.expect else None
+            section_hit, lead_hit = judge_sections(q, cited, expected)
+            outcomes.append(
+                Outcome(q, ranked, answered, verbatim, cited, section_hit, lead_hit)
+            )
+            row = {
+                "id": q.id,
+                "ranked": list(ranked),
+                "answered": answered,
+                "state": answer.state,
+                "reason": answer.reason,
+                "cited": [[c.path, c.section, c.start, c.end] for c in cited],
+                "section_hit": section_hit,
+                "lead_hit": lead_hit,
+            }
+            out.write(json.dumps(row) + "\n")
     for line in compute(outcomes).lines():
         _print(line)
     return EXIT_OK
 
 
+def read_source(path: str, roots: Sequence[Path]) -> str | None:
+    """The original text of an ingested file, looked up under ``roots``."""
+    for root in roots:
+        candidate = root / path
+        if candidate.is_file():
+            return candidate.read_text(encoding="utf-8")
+    return None
+
+
 def quote_is_verbatim(c: Citation, roots: Sequence[Path]) -> bool:
     """Does the quoted span equal the original file's text at its offsets?"""
-    for root in roots:
-        path = root / c.path
-        if path.is_file():
-            return path.read_text(encoding="utf-8")[c.start : c.end] == c.quote
-    return False
+    text = read_source(c.path, roots)
+    return text is not None and text[c.start : c.end] == c.quote
 
 
 def _directory(rt: Runtime) -> SlackUsergroupDirectory | None:

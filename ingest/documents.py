@@ -48,6 +48,13 @@ def source_id_for(rel: str) -> str:
     return str(p.with_suffix("")) if p.suffix else rel
 
 
+def _doc_type_alias(raw: str) -> str:
+    raw = raw.strip().lower()
+    if raw in ("postmortem", "post-mortem", "retro"):
+        return "incident"
+    return "adr" if raw == "decision" else raw
+
+
 def _infer_doc_type(rel: str) -> DocType:
     low = rel.lower()
     parts = low.split("/")
@@ -105,16 +112,16 @@ def parse_document(
         updated = datetime.fromtimestamp(src.path.stat().st_mtime, tz=UTC).date()
 
     review = parse_duration_days(f.get("review_every") or headers.get("review_every"), src.rel)
-    doc_type_raw = str(f.get("doc_type") or f.get("type") or headers.get("doc_type") or "").lower()
+    doc_type_raw = _doc_type_alias(str(f.get("doc_type") or headers.get("doc_type") or ""))
     if doc_type_raw and doc_type_raw not in _DOC_TYPES:
-        if doc_type_raw in ("postmortem", "post-mortem", "retro"):
-            doc_type_raw = "incident"
-        elif doc_type_raw == "decision":
-            doc_type_raw = "adr"
-        else:
-            raise MalformedDocumentError(
-                src.rel, f"doc_type: {doc_type_raw!r} is not one of {', '.join(_DOC_TYPES)}"
-            )
+        raise MalformedDocumentError(
+            src.rel, f"doc_type: {doc_type_raw!r} is not one of {', '.join(_DOC_TYPES)}"
+        )
+    if not doc_type_raw:
+        # `type:` is shared with static-site generators (`type: learn`): only a known
+        # document type counts, anything else leaves the type to the path.
+        generic = _doc_type_alias(str(f.get("type") or ""))
+        doc_type_raw = generic if generic in _DOC_TYPES else ""
     doc_type: DocType = doc_type_raw or _infer_doc_type(src.rel)  # type: ignore[assignment]
 
     access = tuple(a.lower() for a in as_list(f.get("access") or headers.get("access")))

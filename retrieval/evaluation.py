@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from retrieval.markdown import heading_extents
 
 
 @dataclass(frozen=True)
@@ -17,6 +19,17 @@ class Question:
     answerable: bool | None
     kind: str | None = None
     trap: str | None = None
+    section: str | None = None  # the heading (in expect[0]) whose text answers it
+
+
+@dataclass(frozen=True)
+class CitedSpan:
+    """Where one quote of an answer comes from, in answer order."""
+
+    path: str
+    section: str
+    start: int
+    end: int
 
 
 @dataclass(frozen=True)
@@ -25,6 +38,9 @@ class Outcome:
     ranked: tuple[str, ...]
     answered: bool
     quotes_verbatim: bool | None = None  # None when not answered / not checked
+    cited: tuple[CitedSpan, ...] = ()
+    section_hit: bool | None = None  # None: the question names no section
+    lead_hit: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -41,6 +57,12 @@ class Metrics:
     traps_total: int
     answered_verbatim: float | None
     by_kind: dict[str, tuple[int, float]]  # kind -> (n, recall@5)
+    n_answerable: int = 0
+    answerable_declined: int = 0
+    n_sections: int = 0
+    section_hit: float = 0.0
+    lead_hit: float = 0.0
+    sections_by_kind: dict[str, tuple[int, float, float]] = field(default_factory=dict)
 
     def lines(self) -> list[str]:
         out = [
@@ -50,13 +72,24 @@ class Metrics:
             f"MRR@10    {self.mrr_at_10:.3f}",
         ]
         for kind, (n, r5) in sorted(self.by_kind.items()):
-            out.append(f"  {kind:<12} n={n:<3} recall@5 {r5:.3f}")
+            extra = ""
+            if kind in self.sections_by_kind:
+                _, sh, lh = self.sections_by_kind[kind]
+                extra = f" section_hit {sh:.3f} lead_hit {lh:.3f}"
+            out.append(f"  {kind:<12} n={n:<3} recall@5 {r5:.3f}{extra}")
+        if self.n_sections:
+            out.append(
+                f"section_hit {self.section_hit:.3f} lead_hit {self.lead_hit:.3f} "
+                f"(n={self.n_sections})"
+            )
         if self.n_abstention:
             out += [
                 f"abstention precision {self.abstain_precision:.3f} "
                 f"recall {self.abstain_recall:.3f} F1 {self.abstain_f1:.3f}",
                 f"traps answered {self.traps_answered}/{self.traps_total}",
             ]
+        if self.n_answerable:
+            out.append(f"answerable declined {self.answerable_declined}/{self.n_answerable}")
         if self.answered_verbatim is not None:
             out.append(f"answered quotes verbatim {self.answered_verbatim:.1%}")
         return out
@@ -82,6 +115,7 @@ def load_questions(path: Path) -> list[Question]:
                 answerable=row.get("answerable"),
                 kind=row.get("kind"),
                 trap=row.get("trap"),
+                section=row.get("section") or None,
             )
         )
     return out
@@ -117,6 +151,11 @@ def compute(outcomes: Sequence[Outcome]) -> Metrics:
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     traps = [o for o in outcomes if o.question.trap]
     checked = [o for o in outcomes if o.answered and o.quotes_verbatim is not None]
+    answerable = [o for o in labelled if o.question.answerable]
+    judged = [o for o in outcomes if o.section_hit is not None]
+    by_kind_sections: dict[str, list[Outcome]] = {}
+    for o in judged:
+        by_kind_sections.setdefault(o.question.kind or "-", []).append(o)
     return Metrics(
         n_ranked=len(ranked_q),
         recall_at_1=r1 / n,
@@ -132,4 +171,43 @@ def compute(outcomes: Sequence[Outcome]) -> Metrics:
             sum(1 for o in checked if o.quotes_verbatim) / len(checked) if checked else None
         ),
         by_kind={k: (len(v), sum(v) / len(v)) for k, v in kinds.items()},
+        n_answerable=len(answerable),
+        answerable_declined=sum(1 for o in answerable if not o.answered),
+        n_sections=len(judged),
+        section_hit=_share(judged, "section_hit"),
+        lead_hit=_share(judged, "lead_hit"),
+        sections_by_kind={
+            k: (len(v), _share(v, "section_hit"), _share(v, "lead_hit"))
+            for k, v in by_kind_sections.items()
+        },
     )
+
+
+def _share(outcomes: Sequence[Outcome], attr: str) -> float:
+    return sum(1 for o in outcomes if getattr(o, attr)) / len(outcomes) if outcomes else 0.0
+
+
+def _clean_heading(text: str) -> str:
+    return " ".join(text.replace("*", "").replace("`", "").split()).lower()
+
+
+def section_spans(text: str, heading: str) -> list[tuple[int, int]]:
+    """Where the section titled ``heading`` lies in ``text`` (any heading level; a
+    repeated heading gives several)."""
+    want = _clean_heading(heading)
+    return [(s, e) for title, s, e in heading_extents(text) if _clean_heading(title) == want]
+
+
+def judge_sections(
+    question: Question, cited: Sequence[CitedSpan], text: str | None
+) -> tuple[bool | None, bool | None]:
+    """(section_hit, lead_hit): is some / the first citation the expected section of
+    the expected document, or inside it? None when the question names no section."""
+    if not question.section or not question.expect or not question.answerable:
+        return None, None
+    spans = section_spans(text, question.section) if text is not None else []
+
+    def inside(c: CitedSpan) -> bool:
+        return c.path == question.expect[0] and any(s <= c.start and c.end <= e for s, e in spans)
+
+    return any(inside(c) for c in cited), bool(cited) and inside(cited[0])

@@ -51,17 +51,7 @@ def _rstrip_end(text: str, start: int, end: int) -> int:
 
 
 def sections(text: str, body_start: int) -> list[Section]:
-    heads: list[tuple[int, int, int, str]] = []  # (start, after line, level, title)
-    in_fence = False
-    for ls, le, line in iter_lines(text, body_start):
-        if FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        m = HEADING.match(line)
-        if m and len(m.group(1)) <= MAX_SPLIT_HEADING:
-            heads.append((ls, le, len(m.group(1)), m.group(2).strip()))
+    heads = [h for h in headings(text, body_start) if h[2] <= MAX_SPLIT_HEADING]
     out: list[Section] = []
     first = heads[0][0] if heads else len(text)
     pre_end = _rstrip_end(text, body_start, first)
@@ -148,3 +138,30 @@ def group_blocks(blocks: list[Block]) -> list[tuple[int, int]]:
                 continue
         groups.append([b])
     return [(g[0].start, g[-1].end) for g in groups]
+
+
+def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
+    """Every ATX heading outside fenced code: (line start, line end, level, title)."""
+    out: list[tuple[int, int, int, str]] = []
+    in_fence = False
+    for ls, le, line in iter_lines(text, start):
+        if FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        m = HEADING.match(line)
+        if m:
+            out.append((ls, le, len(m.group(1)), m.group(2).strip()))
+    return out
+
+
+def heading_extents(text: str, start: int = 0) -> list[tuple[str, int, int]]:
+    """(title, start, end) of every heading's section, nested subsections included:
+    a section runs to the next heading of the same or a higher level."""
+    heads = headings(text, start)
+    out = []
+    for i, (ls, _le, level, title) in enumerate(heads):
+        end = next((h[0] for h in heads[i + 1 :] if h[2] <= level), len(text))
+        out.append((title, ls, _rstrip_end(text, ls, end)))
+    return out

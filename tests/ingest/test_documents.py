@@ -125,3 +125,11 @@ def test_bad_doc_type_is_malformed(tmp_path: Path) -> None:
     write(tmp_path, "x.md", "---\ndoc_type: spaceship\n---\n# X\n")
     with pytest.raises(MalformedDocumentError):
         parse_all(tmp_path)
+
+
+def test_a_site_generator_type_field_neither_skips_nor_retypes(tmp_path: Path) -> None:
+    write(tmp_path, "backups.md", "---\ntype: learn\n---\n# Backups\n\nRestore steps.\n")
+    write(tmp_path, "pm.md", "---\ntype: postmortem\n---\n# Outage\n\nWhat happened.\n")
+    docs = parse_all(tmp_path)
+    assert docs["backups.md"].metadata.doc_type == "runbook"
+    assert docs["pm.md"].metadata.doc_type == "incident"
