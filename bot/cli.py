@@ -244,14 +244,10 @@ def cmd_eval(args: argparse.Namespace, rt: Runtime) -> int:
             verbatim = (
                 all(quote_is_verbatim(c, roots) for c in answer.citations) if answered else None
             )
-            cited = tuple(
-                CitedSpan(c.path, c.section, c.start, c.end) for c in answer.citations
-            )
+            cited = tuple(CitedSpan(c.path, c.section, c.start, c.end) for c in answer.citations)
             expected = read_source(q.expect[0], roots) if q.expect else None
             section_hit, lead_hit = judge_sections(q, cited, expected)
-            outcomes.append(
-                Outcome(q, ranked, answered, verbatim, cited, section_hit, lead_hit)
-            )
+            outcomes.append(Outcome(q, ranked, answered, verbatim, cited, section_hit, lead_hit))
             row = {
                 "id": q.id,
                 "ranked": list(ranked),

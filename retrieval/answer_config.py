@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from retrieval.composer import SectionWeights
 
 # Confidence = DENSE_WEIGHT * best dense cosine + (1 - DENSE_WEIGHT) * IDF term coverage
 # of the best document. The bar is higher when the question names something neither the
@@ -56,6 +58,7 @@ class AnswerConfig:
     search_link_template: str | None = None
     max_related: int = 2
     candidates_considered: int = 5
+    sections: SectionWeights = field(default_factory=SectionWeights)
 
     def threshold(self, unknown: Sequence[str] = ()) -> float:
         """The confidence an answer needs, given the unknown names in the question."""

@@ -7,7 +7,6 @@ is weak; the thresholds live in :mod:`retrieval.answer_config`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -16,13 +15,15 @@ from typing import Protocol
 from urllib.parse import quote_plus
 
 from retrieval.answer_config import AnswerConfig
+from retrieval.composer import choose_parts, quote_part, rank_parts
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
 from retrieval.evidence import coverage, query_terms, specific_coverage, unknown_entities
+from retrieval.intent import question_intent
 from retrieval.names import document_names, query_names
+from retrieval.outline import OutlineCache
 from retrieval.search import HybridSearcher, group_by_document
 from retrieval.snapshot import Snapshot
-from retrieval.spans import section_text, select_spans
 from retrieval.types import (
     AbstainReason,
     Answer,
@@ -38,17 +39,6 @@ INCIDENT_TYPES = ("incident",)
 INACTIVE_STATUSES = frozenset({"superseded", "deprecated"})
 LEAD_WINDOW = 3  # ranked documents considered for the answer's lead
 LEAD_MARGIN = 0.3  # confidence by which a lower-ranked document must beat the first
-ACTION_SECTIONS = re.compile(
-    r"\b(mitigation|mitigate|remediation|resolution|resolve|fix|steps|procedure|runbook|"
-    r"recovery|recover|rollback|roll back|workaround|what to do|response|failover)\b",
-    re.IGNORECASE,
-)
-
-
-def is_action_section(chunk: Chunk) -> bool:
-    return bool(chunk.heading_path) and bool(ACTION_SECTIONS.search(chunk.heading_path[-1]))
-
-
 REASON_TEXT: dict[str, str] = {
     "no-match": "No runbook matches this question.",
     "low-confidence": "No runbook answers this with confidence.",
@@ -102,13 +92,20 @@ def chunk_url(chunk: Chunk, line: int | None = None) -> str | None:
 
 
 def make_citation(
-    chunk: Chunk, start: int, end: int, quote: str, line: int, today: date
+    chunk: Chunk,
+    start: int,
+    end: int,
+    quote: str,
+    line: int,
+    today: date,
+    section: str | None = None,
+    note: str | None = None,
 ) -> Citation:
     m = chunk.metadata
     return Citation(
         source_id=chunk.source_id,
         title=chunk.title,
-        section=chunk.section,
+        section=section or chunk.section,
         path=chunk.path,
         url=chunk_url(chunk, line),
         revision=m.revision,
@@ -124,6 +121,7 @@ def make_citation(
         access=m.access,
         service=m.service,
         superseded_by=m.superseded_by,
+        note=note,
     )
 
 
@@ -143,6 +141,7 @@ class ExtractiveAnswerer:
         self._clock = clock
         self._rewrite = rewrite
         self._dense_query = dense_query
+        self._outline = OutlineCache()
 
     @property
     def config(self) -> AnswerConfig:
@@ -357,36 +356,31 @@ class ExtractiveAnswerer:
             confidence=round(chosen.confidence, 4),
         )
 
-    def _steps_chunk(self, cand: Candidate, r: Retrieval) -> Chunk | None:
-        """The document's best-matching action section (Mitigation, Steps, ...), if the
-        chosen section is not one: an on-call engineer needs what to do, not only what
-        is happening."""
-        if is_action_section(cand.chunk):
-            return None
-        for h in cand.doc.hits:
-            if is_action_section(h.chunk):
-                return h.chunk
-        for c in r.snapshot.chunks_by_source.get(cand.doc.source_id, []):
-            if is_action_section(c):
-                return c
-        return None
-
     def _cite(self, cand: Candidate, r: Retrieval, today: date) -> tuple[Citation, ...]:
-        out = self._cite_chunk(cand.chunk, r, today)
-        steps = self._steps_chunk(cand, r)
-        if steps is not None:
-            out += self._cite_chunk(steps, r, today)[:1]
-        return out
-
-    def _cite_chunk(self, chunk: Chunk, r: Retrieval, today: date) -> tuple[Citation, ...]:
-        spans = select_spans(
-            chunk, r.vector, r.terms, r.snapshot.term_stats, self._searcher.embedder
+        """Quotes of the parts of the candidate's document that answer the question."""
+        parts = self._outline.parts(
+            r.generation,
+            cand.doc.source_id,
+            r.snapshot.chunks_by_source.get(cand.doc.source_id, [cand.chunk]),
         )
-        section = section_text(chunk)
+        intent = question_intent(r.question)
+        weights = self._config.sections
+        ranked = rank_parts(
+            parts,
+            r.terms,
+            r.snapshot.term_stats,
+            lambda p: r.snapshot.dense_score(p.chunk.chunk_id, r.vector) or 0.0,
+            intent,
+            weights,
+        )
         out = []
-        for sp in spans:
-            line = chunk.line + section.count("\n", 0, sp.start - chunk.start)
-            out.append(make_citation(chunk, sp.start, sp.end, sp.text, line, today))
+        for sp in choose_parts(ranked, intent, weights):
+            q = quote_part(sp.part, r.terms, r.snapshot.term_stats)
+            part = sp.part
+            line = part.line_of(q.start)
+            out.append(
+                make_citation(part.chunk, q.start, q.end, q.text, line, today, part.section, q.note)
+            )
         return tuple(out)
 
 

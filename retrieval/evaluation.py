@@ -206,8 +206,9 @@ def judge_sections(
     if not question.section or not question.expect or not question.answerable:
         return None, None
     spans = section_spans(text, question.section) if text is not None else []
+    path = question.expect[0]
 
     def inside(c: CitedSpan) -> bool:
-        return c.path == question.expect[0] and any(s <= c.start and c.end <= e for s, e in spans)
+        return c.path == path and any(s <= c.start and c.end <= e for s, e in spans)
 
     return any(inside(c) for c in cited), bool(cited) and inside(cited[0])

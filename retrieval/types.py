@@ -138,6 +138,7 @@ class Citation(Frozen):
     access: tuple[str, ...] = (DEFAULT_ACCESS_GROUP,)
     service: str | None = None
     superseded_by: str | None = None
+    note: str | None = None  # what part of a cut procedure is shown: "steps 1-3 of 7"
 
 
 class AnswerWarning(Frozen):

@@ -1,0 +1,175 @@
+"""Which parts of the chosen runbook to quote, in which order, and how much of each.
+
+The question's intent (:mod:`retrieval.intent`) and section-level evidence pick
+the lead part: the words of the question found in the part and in its own
+heading, the dense similarity of the chunk it lies in, and whether its heading
+path offers what was asked (``Mitigation > Restart pgbouncer`` for "what do I
+do"). A second part is quoted only when it stands on its own: nearly as strong
+as the lead, or the complementary step (the diagnosis before acting, the action
+after diagnosing) with real evidence of its own.
+
+A numbered procedure is quoted as one unit with its warnings and code; when it
+is too long it is cut at a step boundary and the quote says which steps it shows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from retrieval.evidence import TermStats, coverage
+from retrieval.intent import WANTED, Intent, heading_kinds, intent_match
+from retrieval.markdown import group_blocks, split_blocks
+from retrieval.outline import Part
+from retrieval.tokenize import tokenize
+
+MAX_QUOTE_CHARS = 1500  # a part this short is quoted whole
+_STEP = re.compile(r"^(\d+)[.)]\s", re.MULTILINE)
+_ONLY_HTML = re.compile(r"^\s*(<[^>]+>\s*)+$")
+
+
+@dataclass(frozen=True)
+class SectionWeights:
+    """How section-level evidence adds up (fitted across corpora, leave-one-out)."""
+
+    lexical: float = 0.5  # IDF share of the question's terms in the part
+    heading: float = 0.5  # ... in the part's own heading
+    dense: float = 0.5  # cosine of the chunk the part lies in
+    intent: float = 0.1  # the heading path offers what was asked
+    second_ratio: float = 0.85  # a second part this close to the lead is quoted too
+    complement_ratio: float = 0.6  # ... or this close, when it is the complementary step
+    complement_min_lexical: float = 0.15  # and holds this share of the question's terms
+
+
+@dataclass(frozen=True)
+class ScoredPart:
+    part: Part
+    score: float
+    lexical: float
+
+
+@dataclass(frozen=True)
+class Quote:
+    part: Part
+    start: int  # offsets into the original document text
+    end: int
+    text: str
+    note: str | None = None  # "steps 1-3 of 7" when a procedure is cut
+
+
+def rank_parts(
+    parts: Sequence[Part],
+    terms: Sequence[str],
+    stats: TermStats,
+    dense_of: Callable[[Part], float],
+    intent: Intent,
+    weights: SectionWeights,
+) -> list[ScoredPart]:
+    """The document's parts, best answer first."""
+    out = []
+    for p in parts:
+        lexical = coverage(terms, p.terms, stats)
+        score = (
+            weights.lexical * lexical
+            + weights.heading * coverage(terms, p.heading_terms, stats)
+            + weights.dense * dense_of(p)
+            + weights.intent * intent_match(intent, p.heading_path)
+        )
+        out.append(ScoredPart(p, score, lexical))
+    out.sort(key=lambda s: -s.score)
+    return out
+
+
+def _complement(intent: Intent, lead: Part) -> tuple[str, ...]:
+    """The kind of section that completes the lead: the diagnosis before acting, the
+    action after diagnosing."""
+    kinds = heading_kinds(lead.heading_path)
+    if intent in ("unspecified", "act") and "act" in kinds:
+        return ("diagnose",)
+    if intent in ("unspecified", "diagnose") and "diagnose" in kinds:
+        return ("act",)
+    if intent == "unspecified":
+        return WANTED["unspecified"]
+    return ()
+
+
+def _nested(a: Part, b: Part) -> bool:
+    return a.start <= b.start < a.end or b.start <= a.start < b.end
+
+
+def choose_parts(
+    ranked: Sequence[ScoredPart], intent: Intent, weights: SectionWeights
+) -> list[ScoredPart]:
+    """The lead part and, when it earns its place, one more."""
+    if not ranked:
+        return []
+    lead = ranked[0]
+    chosen = [lead]
+    wanted = _complement(intent, lead.part)
+    for s in ranked[1:]:
+        if _nested(s.part, lead.part) or s.part.heading_path == lead.part.heading_path:
+            continue
+        close = s.score >= weights.second_ratio * lead.score
+        completes = (
+            bool(wanted)
+            and bool(heading_kinds(s.part.heading_path) & set(wanted))
+            and s.score >= weights.complement_ratio * lead.score
+            and s.lexical >= weights.complement_min_lexical
+        )
+        if close or completes:
+            chosen.append(s)
+            break
+        if not wanted:
+            break
+    return chosen
+
+
+def quote_part(part: Part, terms: Sequence[str], stats: TermStats) -> Quote:
+    """The part's body verbatim; a long one as its procedure or its best passage."""
+    body = part.body.rstrip()
+    start = part.body_start
+    if len(body) <= MAX_QUOTE_CHARS:
+        return Quote(part, start, start + len(body), body)
+    units = [
+        (s, e)
+        for s, e in group_blocks(split_blocks(body, 0, len(body)))
+        if body[s:e].strip() and not _ONLY_HTML.match(body[s:e])
+    ]
+    if not units:
+        return Quote(part, start, start + len(body), body)
+    steps = [i for i, (s, e) in enumerate(units) if _STEP.search(body[s:e])]
+    if steps:
+        return _procedure(part, body, units, steps[0])
+    best = max(
+        range(len(units)),
+        key=lambda i: (coverage(terms, tokenize(body[units[i][0] : units[i][1]]), stats), -i),
+    )
+    s, e = units[best]
+    for _ns, ne in units[best + 1 :]:
+        if ne - s > MAX_QUOTE_CHARS:
+            break
+        e = ne
+    return Quote(part, start + s, start + e, body[s:e])
+
+
+def _procedure(part: Part, body: str, units: list[tuple[int, int]], first: int) -> Quote:
+    """A numbered procedure with its lead-in, cut at a step boundary when too long."""
+    begin = units[first - 1][0] if first > 0 and body[units[first - 1][1] - 1] == ":" else None
+    s = units[first][0] if begin is None else begin
+    proc_end = units[first][1]
+    for ns, ne in units[first + 1 :]:
+        if not _STEP.search(body[ns:ne]) and not body[ns:ne].startswith((" ", "\t", "```")):
+            break
+        proc_end = ne
+    numbers = [m.start() for m in _STEP.finditer(body, s, proc_end)]
+    total = len(numbers)
+    if proc_end - s <= MAX_QUOTE_CHARS or total <= 1:
+        return Quote(part, part.body_start + s, part.body_start + proc_end, body[s:proc_end])
+    ends = [*numbers[1:], proc_end]  # where each step ends
+    shown = max(1, sum(1 for e in ends if e - s <= MAX_QUOTE_CHARS))
+    end = ends[shown - 1]
+    while end > s and body[end - 1].isspace():
+        end -= 1
+    note = f"steps 1-{shown} of {total}" if shown > 1 else f"step 1 of {total}"
+    return Quote(part, part.body_start + s, part.body_start + end, body[s:end], note)

@@ -1,0 +1,145 @@
+"""What a question asks for, and what kind of answer a runbook heading offers.
+
+An on-call question wants one of a few things: what an alert means or whether it
+matters (``meaning``), how to find the cause (``diagnose``), what to do about it
+(``act``), how to carry out a named procedure (``procedure``), or whom to call
+(``escalate``). A bare alert or a described symptom asks for nothing in
+particular (``unspecified``) and is answered with the action first, then how to
+confirm the cause (measured on three corpora: leading with the diagnosis for
+described symptoms chose the answering section less often).
+
+Headings are classified the same way, on the whole heading path, so that
+``Mitigation > Restart pgbouncer`` counts as an action section.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+Intent = Literal["meaning", "diagnose", "act", "procedure", "escalate", "unspecified"]
+SectionKind = Literal["meaning", "diagnose", "act", "escalate", "symptoms"]
+
+# Question patterns, most specific first: the first intent whose pattern matches wins.
+_QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
+    (
+        "escalate",
+        re.compile(
+            r"\b(escalat\w*|who (do|should|can) (i|we) (call|page|contact|ping|ask|talk)|"
+            r"who (do i|to) call|who'?s? on[- ]?call|contact (someone|support)|"
+            r"(get|reach) (hold of )?(someone|anyone|support)|urgent support)\b",
+            re.I,
+        ),
+    ),
+    (
+        "meaning",
+        re.compile(
+            r"\b(what does (it|this|that|\w+) (mean|tell)|what('?s| is) (this|that|it) "
+            r"(alert|about)|impact\w*|customer[- ]?(facing|impacting)|"
+            r"user[- ]?facing|real problem|just noise|noise\b|should i (worry|care)|"
+            r"worry|wake (ppl|people|someone|anyone) up|can (it|this) wait|"
+            r"do i (need|have) to do anything|matter|how bad|severity|"
+            r"what (exactly )?trips|how (long|many|much)\b.*\b(before|trip|fire|fires|go)|"
+            r"threshold|what (error )?(%|percent)|over what window|slo\b|error budget)",
+            re.I,
+        ),
+    ),
+    (
+        "diagnose",
+        re.compile(
+            r"\b(which (metric|log|logs|condition|dashboard|panel|query)|"
+            r"how (do|can) (i|we) (tell|see|find|check|know|confirm|verify|figure|work out|"
+            r"spot|identify|debug|investigate|troubleshoot)|"
+            r"where (do|can) (i|we) (see|find|look|check)|where .* (logged|logs?)|"
+            r"what (do|should) (i|we) (check|look|compare|filter)|what to (check|compare)|"
+            r"(am i|are we) supposed to (check|compare|look)|"
+            r"why (is|does|did|are|do)|root cause|culprit|diagnos\w*|investigat\w*|"
+            r"what'?s (eating|using|causing|wrong)|is (it|the \w+) (still )?broken)\b",
+            re.I,
+        ),
+    ),
+    (
+        "procedure",
+        re.compile(
+            r"\b(how (do|can|should) (i|we|you) |how to |what'?s the (command|way|process|"
+            r"procedure)|command to|steps to|procedure (for|to))",
+            re.I,
+        ),
+    ),
+    (
+        "act",
+        re.compile(
+            r"\b(what (do|should|can) (i|we) do|what now|now what|fix|workaround|"
+            r"mitigat\w*|remediat\w*|resolve|recover|roll ?back|rollback|restart|bounce|"
+            r"can i (just )?\w+|should i \w+|buys? (me )?time|stop (it|this)|get rid|"
+            r"make it stop|unblock|unstick|clear (it|the))\b",
+            re.I,
+        ),
+    ),
+)
+
+_HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
+    (
+        "act",
+        re.compile(
+            r"\b(mitigat\w*|remediat\w*|resolution|resolv\w*|fix\w*|steps?|procedures?|"
+            r"recover\w*|roll ?back|rollback|workarounds?|what to do|response|failover|"
+            r"actions?|restart\w*|restor\w*|repair\w*|solutions?|how to)\b",
+            re.I,
+        ),
+    ),
+    (
+        "diagnose",
+        re.compile(
+            r"\b(diagnos\w*|investigat\w*|troubleshoot\w*|debug\w*|check\w*|verify\w*|"
+            r"identify\w*|logs?|queries|query|dashboards?|metrics?|triage)\b",
+            re.I,
+        ),
+    ),
+    (
+        "meaning",
+        re.compile(
+            r"\b(impact|meaning|description|overview|summary|about|context|severity|"
+            r"understanding|explanation|background|alert rules?|alerting rules?|slos?|"
+            r"thresholds?)\b",
+            re.I,
+        ),
+    ),
+    ("escalate", re.compile(r"\b(escalat\w*|contacts?|support|on-?call|owners?)\b", re.I)),
+    ("symptoms", re.compile(r"\b(symptoms?|signs?|alert firing)\b", re.I)),
+)
+
+# What each intent is served by, best first.
+WANTED: dict[Intent, tuple[SectionKind, ...]] = {
+    "meaning": ("meaning",),
+    "diagnose": ("diagnose",),
+    "act": ("act",),
+    "procedure": ("act",),
+    "escalate": ("escalate",),
+    "unspecified": ("act", "diagnose"),
+}
+
+
+def question_intent(question: str) -> Intent:
+    for intent, pattern in _QUESTION_INTENTS:
+        if pattern.search(question):
+            return intent
+    return "unspecified"
+
+
+def heading_kinds(heading_path: Sequence[str]) -> frozenset[SectionKind]:
+    """The kinds of answer a section offers, judged on its whole heading path."""
+    text = " / ".join(heading_path)
+    return frozenset(kind for kind, pattern in _HEADING_KINDS if pattern.search(text))
+
+
+def intent_match(intent: Intent, heading_path: Sequence[str]) -> float:
+    """1.0 when the section offers what the question asks for first, 0.5 for a later
+    preference, 0 otherwise; restating symptoms never serves an action question."""
+    kinds = heading_kinds(heading_path)
+    wanted = WANTED[intent]
+    for i, kind in enumerate(wanted):
+        if kind in kinds:
+            return 1.0 if i == 0 else 0.5
+    return 0.0

@@ -1,0 +1,140 @@
+"""A document's finest sections ("parts"), rebuilt from its indexed chunks.
+
+Chunks split documents at H1-H3; runbooks often nest the answer deeper
+(``#### Defrag``, ``##### Step 1``). A part is the text under one heading of any
+level up to the next heading, with its full heading path, so that the answer can
+quote exactly the subsection that answers, with offsets into the original file.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+from retrieval.markdown import MAX_SPLIT_HEADING, headings
+from retrieval.spans import section_text
+from retrieval.tokenize import tokenize
+from retrieval.types import Chunk, normalize_name
+
+
+@dataclass(frozen=True)
+class Part:
+    chunk: Chunk  # the indexed chunk the part lies in
+    heading_path: tuple[str, ...]  # the full path, deeper headings included
+    start: int  # offsets into the original document text (heading line included)
+    body_start: int  # after the heading line (== start when the part has none)
+    end: int
+    text: str  # original text [start:end]
+
+    @property
+    def body(self) -> str:
+        return self.text[self.body_start - self.start :]
+
+    @property
+    def heading(self) -> str:
+        return self.heading_path[-1] if self.heading_path else ""
+
+    @cached_property
+    def terms(self) -> frozenset[str]:
+        """Tokens of the part's heading path and body."""
+        return frozenset(tokenize(" ".join(self.heading_path) + "\n" + self.body))
+
+    @cached_property
+    def heading_terms(self) -> frozenset[str]:
+        return frozenset(tokenize(self.heading))
+
+    @property
+    def section(self) -> str:
+        """The heading path without a top heading that merely repeats the title."""
+        path = self.heading_path
+        if len(path) > 1 and normalize_name(path[0]) == normalize_name(self.chunk.title):
+            path = path[1:]
+        return " > ".join(path) if path else self.chunk.title
+
+    def line_of(self, offset: int) -> int:
+        """1-based line of an offset inside the part, in the original text."""
+        return self.chunk.line + section_text(self.chunk).count("\n", 0, offset - self.chunk.start)
+
+
+def chunk_parts(chunk: Chunk, carried: Sequence[tuple[int, str]] = ()) -> list[Part]:
+    """The parts inside one chunk, in document order.
+
+    ``carried`` is the stack of deeper headings (level, title) open at the end of
+    the previous piece of the same section, for a chunk that continues it.
+    """
+    parts, _ = _chunk_parts(chunk, carried)
+    return parts
+
+
+def _chunk_parts(
+    chunk: Chunk, carried: Sequence[tuple[int, str]]
+) -> tuple[list[Part], list[tuple[int, str]]]:
+    sec = section_text(chunk)
+    heads = headings(sec)
+    base = chunk.heading_path
+    # the chunk's own heading line (H1-H3) is the first heading when it starts with one
+    own = None
+    if heads and heads[0][0] == 0 and base and heads[0][2] <= MAX_SPLIT_HEADING:
+        own = heads[0]
+    inner = heads[1:] if own is not None else heads
+    stack = [] if own is not None else list(carried)
+    out: list[Part] = []
+    first_end = inner[0][0] if inner else len(sec)
+    first_body = own[1] + 1 if own is not None else 0
+    path = base + tuple(t for _, t in stack)
+    out.append(_part(chunk, path, 0, min(first_body, first_end), first_end, sec))
+    for i, (ls, le, level, title) in enumerate(inner):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, title))
+        end = inner[i + 1][0] if i + 1 < len(inner) else len(sec)
+        path = base + tuple(t for _, t in stack)
+        out.append(_part(chunk, path, ls, min(le + 1, end), end, sec))
+    return [p for p in out if p.body.strip()], stack
+
+
+def _part(chunk: Chunk, path: tuple[str, ...], s: int, b: int, e: int, sec: str) -> Part:
+    while e > b and sec[e - 1].isspace():
+        e -= 1
+    while b < e and sec[b].isspace():
+        b += 1
+    return Part(chunk, path, chunk.start + s, chunk.start + b, chunk.start + e, sec[s:e])
+
+
+def document_parts(chunks: Sequence[Chunk]) -> list[Part]:
+    """Every part of a document, in document order."""
+    out: list[Part] = []
+    stack: list[tuple[int, str]] = []
+    previous: tuple[str, ...] | None = None
+    for c in sorted(chunks, key=lambda c: c.start):
+        carried = stack if c.heading_path == previous else []
+        parts, stack = _chunk_parts(c, carried)
+        out.extend(parts)
+        previous = c.heading_path
+    return out
+
+
+class OutlineCache:
+    """Parts per (generation, document), kept for the documents answered most recently."""
+
+    def __init__(self, size: int = 256) -> None:
+        self._size = size
+        self._items: OrderedDict[tuple[int, str], list[Part]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def parts(self, generation: int, source_id: str, chunks: Sequence[Chunk]) -> list[Part]:
+        key = (generation, source_id)
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found
+        parts = document_parts(chunks)
+        with self._lock:
+            self._items[key] = parts
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return parts
