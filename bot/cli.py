@@ -17,8 +17,8 @@ from bot.text import render_text
 from ingest.errors import IngestError
 from ingest.manifest import forget_manifest
 from retrieval.errors import RetrievalError
-from retrieval.evaluation import CitedSpan, Outcome, compute, judge_sections, load_questions
-from retrieval.types import Citation, SearchFilter
+from retrieval.evaluation import compute, load_questions
+from retrieval.types import SearchFilter
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -225,58 +225,16 @@ def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
 
 
 def cmd_eval(args: argparse.Namespace, rt: Runtime) -> int:
+    from bot.quality import evaluate
+
     questions = load_questions(args.questions)
-    answerer = rt.extractive
     roots = [args.root or args.questions.parent]
-    outcomes = []
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with args.out.open("w", encoding="utf-8") as out:
-        for q in questions:
-            flt = _filter(args.groups)
-            retrieval = answerer.retrieve(q.q, flt)
-            docs = rt.searcher.search(q.q, args.k, flt, dense_vector=retrieval.vector)
-            ranked = tuple(d.path for d in docs)
-            if rt.llm_client is not None:
-                answer = rt.answerer.answer(q.q, flt)
-            else:
-                answer = answerer.answer_from(retrieval, flt)
-            answered = answer.state == "answer" and bool(answer.citations)
-            verbatim = (
-                all(quote_is_verbatim(c, roots) for c in answer.citations) if answered else None
-            )
-            cited = tuple(CitedSpan(c.path, c.section, c.start, c.end) for c in answer.citations)
-            expected = read_source(q.expect[0], roots) if q.expect else None
-            section_hit, lead_hit = judge_sections(q, cited, expected)
-            outcomes.append(Outcome(q, ranked, answered, verbatim, cited, section_hit, lead_hit))
-            row = {
-                "id": q.id,
-                "ranked": list(ranked),
-                "answered": answered,
-                "state": answer.state,
-                "reason": answer.reason,
-                "cited": [[c.path, c.section, c.start, c.end] for c in cited],
-                "section_hit": section_hit,
-                "lead_hit": lead_hit,
-            }
-            out.write(json.dumps(row) + "\n")
+        outcomes = evaluate(rt, questions, roots, k=args.k, flt=_filter(args.groups), out=out)
     for line in compute(outcomes).lines():
         _print(line)
     return EXIT_OK
-
-
-def read_source(path: str, roots: Sequence[Path]) -> str | None:
-    """The original text of an ingested file, looked up under ``roots``."""
-    for root in roots:
-        candidate = root / path
-        if candidate.is_file():
-            return candidate.read_text(encoding="utf-8")
-    return None
-
-
-def quote_is_verbatim(c: Citation, roots: Sequence[Path]) -> bool:
-    """Does the quoted span equal the original file's text at its offsets?"""
-    text = read_source(c.path, roots)
-    return text is not None and text[c.start : c.end] == c.quote
 
 
 def _directory(rt: Runtime) -> SlackUsergroupDirectory | None:

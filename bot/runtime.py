@@ -6,6 +6,7 @@ import contextlib
 import logging
 import secrets
 import time
+from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -93,15 +94,17 @@ class Runtime:
     @cached_property
     def answer_config(self) -> AnswerConfig:
         s = self.settings
-        base = AnswerConfig()
+        model = AnswerConfig().model
+        if s.answer_min_confidence is not None:
+            model = replace(
+                model,
+                answer_at=s.answer_min_confidence,
+                suggest_at=min(model.suggest_at, s.answer_min_confidence),
+            )
         return AnswerConfig(
             stale_after_days=s.stale_after_days,
-            min_confidence=(
-                s.abstain_min_confidence
-                if s.abstain_min_confidence is not None
-                else base.min_confidence
-            ),
-            search_link_template=s.search_link_template,
+            model=model,
+            search_link_template=s.search_link,
         )
 
     @cached_property

@@ -7,6 +7,7 @@ which win over both.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_SOURCE_URL = "https://github.com/acme/runbooks/blob/{commit}/{path}#L{line}"
-DEFAULT_SEARCH_LINK = "https://github.com/search?type=code&q={query}"
+_GITHUB_REPO = re.compile(r"^https://github\.com/([^/{}]+)/([^/{}]+)/")
 
 
 def _env(name: str, *aliases: str, default: Any = None) -> Any:
@@ -62,9 +63,10 @@ class Settings(BaseSettings):
 
     # answers
     stale_after_days: int = 180
-    search_link_template: str | None = DEFAULT_SEARCH_LINK
-    # Abstention thresholds: tuned on the dev question set, see retrieval/answer_config.py
-    abstain_min_confidence: float | None = None
+    # default: code search scoped to the runbook repository of source_url_template
+    search_link_template: str | None = None
+    # the confidence a quoted answer needs (default: calibrated, retrieval/answer_config.py)
+    answer_min_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     glossary_path: Path | None = None
     hyde: bool = False
 
@@ -107,6 +109,17 @@ class Settings(BaseSettings):
     @property
     def model_cache_dir(self) -> Path:
         return self.data_dir / "models"
+
+    @property
+    def search_link(self) -> str | None:
+        """Where "search the runbooks" points: the configured template, or code search
+        in the runbook repository; never a search of all of GitHub."""
+        if self.search_link_template:
+            return self.search_link_template
+        m = _GITHUB_REPO.match(self.source_url_template or "")
+        if m is None:
+            return None
+        return f"https://github.com/search?type=code&q=repo%3A{m[1]}%2F{m[2]}+{{query}}"
 
     @property
     def llm_enabled(self) -> bool:

@@ -8,20 +8,22 @@ is weak; the thresholds live in :mod:`retrieval.answer_config`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import PurePosixPath
 from typing import Protocol
 from urllib.parse import quote_plus
 
 from retrieval.answer_config import AnswerConfig
-from retrieval.composer import choose_parts, quote_part, rank_parts
+from retrieval.composer import ScoredPart, choose_parts, quote_part, rank_parts
+from retrieval.confidence import Evidence, everyday_terms, gather_evidence
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
-from retrieval.evidence import coverage, query_terms, specific_coverage, unknown_entities
+from retrieval.evidence import query_terms, unknown_entities
 from retrieval.intent import question_intent
 from retrieval.names import document_names, query_names
 from retrieval.outline import OutlineCache
+from retrieval.redact import redact
 from retrieval.search import HybridSearcher, group_by_document
 from retrieval.snapshot import Snapshot
 from retrieval.types import (
@@ -32,6 +34,7 @@ from retrieval.types import (
     Citation,
     DocumentHits,
     SearchFilter,
+    Suggestion,
 )
 
 RUNBOOK_TYPES = ("runbook", "adr", "doc")
@@ -39,9 +42,10 @@ INCIDENT_TYPES = ("incident",)
 INACTIVE_STATUSES = frozenset({"superseded", "deprecated"})
 LEAD_WINDOW = 3  # ranked documents considered for the answer's lead
 LEAD_MARGIN = 0.3  # confidence by which a lower-ranked document must beat the first
+UNSURE_TEXT = "Not sure these answer it: the closest runbooks."
 REASON_TEXT: dict[str, str] = {
-    "no-match": "No runbook matches this question.",
-    "low-confidence": "No runbook answers this with confidence.",
+    "no-match": "No runbook covers this.",
+    "low-confidence": "No runbook covers this.",
     "access-denied": "A runbook you cannot read may cover this; ask its owners for access.",
     "only-superseded-sources": "Only superseded or deprecated documents mention this.",
     "error": "The search failed.",
@@ -58,8 +62,8 @@ class Candidate:
     dense: float
     coverage: float
     confidence: float
-    specific: float = 1.0  # share of the question's most specific terms in this document
     named: bool = False  # the question names this document outright (its alert name)
+    evidence: Evidence | None = None
 
     @property
     def chunk(self) -> Chunk:
@@ -80,6 +84,8 @@ class Retrieval:
     incidents: tuple[Candidate, ...]
     terms: tuple[str, ...] = field(default=())
     unknown: tuple[str, ...] = field(default=())
+    dense_scores: tuple[float, ...] = field(default=())  # runbook hits, best first
+    everyday: frozenset[str] = field(default=frozenset())
 
 
 def search_link(template: str | None, question: str) -> str | None:
@@ -147,30 +153,52 @@ class ExtractiveAnswerer:
     def config(self) -> AnswerConfig:
         return self._config
 
+    def with_config(self, config: AnswerConfig) -> ExtractiveAnswerer:
+        """The same answerer (search, rewriting, vocabulary) with other answer settings."""
+        return ExtractiveAnswerer(
+            self._searcher,
+            config,
+            clock=self._clock,
+            rewrite=self._rewrite,
+            dense_query=self._dense_query,
+            vocabulary=self._vocabulary,
+        )
+
     # -- retrieval -----------------------------------------------------------
 
     def _candidates(
         self,
         docs: Sequence[DocumentHits],
-        vector: Vectors,
-        snap: Snapshot,
-        terms: Sequence[str],
+        r: Retrieval,
         names: frozenset[str] = frozenset(),
     ) -> tuple[Candidate, ...]:
-        out = []
-        for d in docs[: self._config.candidates_considered]:
-            dense_scores = [h.dense_score for h in d.hits if h.dense_score is not None]
-            if not dense_scores:  # keyword-only hits: score them from the dense mirror
-                found = (snap.dense_score(h.chunk.chunk_id, vector) for h in d.hits)
-                dense_scores = [x for x in found if x is not None]
-            dense = max(dense_scores, default=0.0)
-            doc_terms = snap.doc_terms.get(d.source_id, frozenset())
-            cov = coverage(terms, doc_terms, snap.term_stats)
-            spec = specific_coverage(terms, doc_terms, snap.term_stats)
-            named = bool(names & document_names(d.best.chunk))
-            confidence = self._config.confidence(dense, cov)
-            out.append(Candidate(d, dense, cov, confidence, spec, named))
-        return tuple(out)
+        snap = r.snapshot
+        return tuple(
+            self._candidate(d, r, bool(names & document_names(d.best.chunk)))
+            for d in docs[: self._config.candidates_considered]
+            if snap.chunks_by_source.get(d.source_id)
+        )
+
+    def _candidate(self, d: DocumentHits, r: Retrieval, named: bool) -> Candidate:
+        snap = r.snapshot
+        dense_scores = [h.dense_score for h in d.hits if h.dense_score is not None]
+        if not dense_scores:  # keyword-only hits: score them from the dense mirror
+            found = (snap.dense_score(h.chunk.chunk_id, r.vector) for h in d.hits)
+            dense_scores = [x for x in found if x is not None]
+        dense = max(dense_scores, default=0.0)
+        doc_terms = snap.doc_terms.get(d.source_id, frozenset())
+        evidence = gather_evidence(
+            dense=dense,
+            dense_scores=r.dense_scores or (dense,),
+            terms=r.terms,
+            doc_terms=doc_terms,
+            stats=snap.term_stats,
+            everyday=r.everyday,
+            unknown=r.unknown,
+            named=named,
+        )
+        confidence = self._config.model.probability(evidence)
+        return Candidate(d, dense, evidence.coverage, confidence, named, evidence)
 
     def retrieve(
         self, question: str, flt: SearchFilter | None = None, vector: Vectors | None = None
@@ -182,11 +210,10 @@ class ExtractiveAnswerer:
         if vector is None:
             embed = self._dense_query or self._searcher.embedder.embed_query
             vector = embed(query)
-        terms = tuple(query_terms(query))
         names = query_names(query)
         base = flt or SearchFilter()
 
-        def search(types: tuple[str, ...]) -> list[DocumentHits]:
+        def search(types: tuple[str, ...]) -> tuple[list[DocumentHits], list[float]]:
             f = base.model_copy(
                 update={
                     "doc_types": types
@@ -195,21 +222,28 @@ class ExtractiveAnswerer:
                 }
             )
             hits = self._searcher.search_chunks(query, f, vector, generation)
-            return self._searcher.group(query, hits)
+            dense = sorted((h.dense_score for h in hits if h.dense_score is not None), reverse=True)
+            return self._searcher.group(query, hits), dense
 
-        return Retrieval(
+        runbooks, dense_scores = search(RUNBOOK_TYPES)
+        incidents, _ = search(INCIDENT_TYPES)
+        doc_freq = snap.term_stats.doc_freq
+        r = Retrieval(
             question=question,
             generation=generation,
             vector=vector,
             snapshot=snap,
-            runbooks=self._candidates(search(RUNBOOK_TYPES), vector, snap, terms, names),
-            incidents=self._candidates(search(INCIDENT_TYPES), vector, snap, terms, names),
-            terms=terms,
-            unknown=tuple(
-                unknown_entities(
-                    query, snap.term_stats.doc_freq, self._vocabulary, snap.document_names
-                )
-            ),
+            runbooks=(),
+            incidents=(),
+            terms=tuple(query_terms(query)),
+            unknown=tuple(unknown_entities(query, doc_freq, self._vocabulary, snap.document_names)),
+            dense_scores=tuple(dense_scores),
+            everyday=everyday_terms(query, doc_freq, self._vocabulary),
+        )
+        return replace(
+            r,
+            runbooks=self._candidates(runbooks, r, names),
+            incidents=self._candidates(incidents, r, names),
         )
 
     # -- answering -----------------------------------------------------------
@@ -241,37 +275,26 @@ class ExtractiveAnswerer:
         own = [h for h in hits if h.chunk.source_id == sid]
         if not own:
             return None
-        doc = group_by_document(own)[0]
-        cov = coverage(r.terms, r.snapshot.doc_terms.get(sid, frozenset()), r.snapshot.term_stats)
-        dense = max((h.dense_score or 0.0 for h in own), default=0.0)
-        return Candidate(doc, dense, cov, self._config.confidence(dense, cov))
+        return self._candidate(group_by_document(own)[0], r, named=False)
 
     def answer_from(self, r: Retrieval, flt: SearchFilter | None) -> Answer:
         cfg = self._config
+        model = cfg.model
         today = self._clock()
-        link = search_link(cfg.search_link_template, r.question)
-        bar = cfg.threshold(r.unknown)
-        # The lead document decides on specificity: the best-ranked one, unless one of
-        # the next few is far stronger evidence. When the question's telling words are
-        # not in the lead, a lower-ranked document that happens to hold them is no
-        # better evidence (measured: answering from it turns near-miss traps into answers).
+        link = search_link(cfg.search_link_template, redact(r.question))
+        # The lead document: the best-ranked one, unless one of the next few is far
+        # stronger evidence.
         lead = r.runbooks[0] if r.runbooks else None
         for c in r.runbooks[1:LEAD_WINDOW]:
             if lead is not None and c.confidence >= lead.confidence + LEAD_MARGIN:
                 lead = c
-        confident = [c for c in r.runbooks if cfg.supports(c.confidence, c.specific, bar, c.named)]
+        confident = [c for c in r.runbooks if c.confidence >= model.answer_at]
         if lead is not None and lead in confident:
             confident.remove(lead)
             confident.insert(0, lead)
-        confident_incidents = [
-            c for c in r.incidents if cfg.supports(c.confidence, c.specific, bar, c.named)
-        ]
-        if (
-            lead is not None
-            and not lead.named
-            and cfg.points_elsewhere(lead.confidence, lead.specific)
-        ):
-            confident, confident_incidents = [], []
+        elif lead is not None:
+            confident = []  # the lead decides: a weaker document is no better evidence
+        confident_incidents = [c for c in r.incidents if c.confidence >= model.answer_at]
         warnings: list[AnswerWarning] = []
 
         chosen: Candidate | None = None
@@ -289,39 +312,7 @@ class ExtractiveAnswerer:
             chosen = confident_incidents[0]
 
         if chosen is None:
-            reason: AbstainReason
-            if confident:
-                reason = "only-superseded-sources"
-                warnings.append(_superseded_note(confident[0], None))
-            elif not r.runbooks and not r.incidents:
-                reason = "no-match"
-            else:
-                reason = "low-confidence"
-            if reason != "only-superseded-sources" and flt is not None and flt.groups is not None:
-                wider = self.retrieve(r.question, flt.model_copy(update={"groups": None}), r.vector)
-                if any(
-                    cfg.supports(c.confidence, c.specific, bar, c.named) and c.active
-                    for c in wider.runbooks
-                ):
-                    reason = "access-denied"
-            closest = (r.runbooks or r.incidents or (None,))[0]
-            return Answer(
-                state="abstain",
-                text=REASON_TEXT[reason],
-                question=r.question,
-                reason=reason,
-                warnings=tuple(warnings),
-                related=tuple(
-                    self._cite(c, r, today)[0]
-                    for c in confident[:1]
-                    if reason == "only-superseded-sources"
-                ),
-                search_link=link,
-                generation=r.generation,
-                confidence=round(max((c.confidence for c in r.runbooks), default=0.0), 4),
-                closest_owner=closest.chunk.metadata.owner if closest is not None else None,
-                closest_service=closest.chunk.metadata.service if closest is not None else None,
-            )
+            return self._not_answered(r, flt, confident, warnings, link, today)
 
         citations = self._cite(chosen, r, today)
         warnings = (
@@ -356,25 +347,111 @@ class ExtractiveAnswerer:
             confidence=round(chosen.confidence, 4),
         )
 
-    def _cite(self, cand: Candidate, r: Retrieval, today: date) -> tuple[Citation, ...]:
-        """Quotes of the parts of the candidate's document that answer the question."""
+    def _not_answered(
+        self,
+        r: Retrieval,
+        flt: SearchFilter | None,
+        confident: Sequence[Candidate],
+        warnings: list[AnswerWarning],
+        link: str | None,
+        today: date,
+    ) -> Answer:
+        """The "not sure" tier (closest runbooks, no quote) or an abstention."""
+        model = self._config.model
+        reason: AbstainReason
+        if confident:
+            reason = "only-superseded-sources"
+            warnings.append(_superseded_note(confident[0], None))
+        elif not r.runbooks and not r.incidents:
+            reason = "no-match"
+        else:
+            reason = "low-confidence"
+        if reason != "only-superseded-sources" and self._hidden_answer(r, flt):
+            reason = "access-denied"
+        best = max((c.confidence for c in r.runbooks), default=0.0)
+        unsure = reason == "low-confidence" and best >= model.suggest_at
+        closest = (r.runbooks or r.incidents or (None,))[0]
+        return Answer(
+            state="unsure" if unsure else "abstain",
+            text=UNSURE_TEXT if unsure else REASON_TEXT[reason],
+            question=r.question,
+            reason=reason,
+            warnings=tuple(warnings),
+            related=tuple(
+                self._cite(c, r, today)[0]
+                for c in confident[:1]
+                if reason == "only-superseded-sources"
+            ),
+            suggestions=self._suggest(r) if reason == "low-confidence" else (),
+            search_link=link,
+            generation=r.generation,
+            confidence=round(best, 4),
+            closest_owner=closest.chunk.metadata.owner if closest is not None else None,
+            closest_service=closest.chunk.metadata.service if closest is not None else None,
+        )
+
+    def _hidden_answer(self, r: Retrieval, flt: SearchFilter | None) -> bool:
+        """Would a document the asker cannot read answer with confidence?"""
+        if flt is None or flt.groups is None:
+            return False
+        groups = set(flt.groups)
+        wider = self.retrieve(r.question, flt.model_copy(update={"groups": None}), r.vector)
+        lead = wider.runbooks[0] if wider.runbooks else None
+        return (
+            lead is not None
+            and lead.active
+            and lead.confidence >= self._config.model.answer_at
+            and not groups & set(lead.chunk.metadata.access)
+        )
+
+    def _suggest(self, r: Retrieval) -> tuple[Suggestion, ...]:
+        """The closest runbooks, each linked to its best-matching part."""
+        out = []
+        for c in r.runbooks[: self._config.max_suggestions]:
+            if not c.active:
+                continue
+            ranked = self._ranked_parts(c, r)
+            part = ranked[0].part if ranked else None
+            chunk = part.chunk if part is not None else c.chunk
+            line = part.line_of(part.body_start) if part is not None else chunk.line
+            m = chunk.metadata
+            out.append(
+                Suggestion(
+                    source_id=chunk.source_id,
+                    title=chunk.title,
+                    section=part.section if part is not None else chunk.section,
+                    path=chunk.path,
+                    url=chunk_url(chunk, line),
+                    line=line,
+                    owner=m.owner,
+                    access=m.access,
+                    service=m.service,
+                    doc_type=m.doc_type,
+                )
+            )
+        return tuple(out)
+
+    def _ranked_parts(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:
         parts = self._outline.parts(
             r.generation,
             cand.doc.source_id,
             r.snapshot.chunks_by_source.get(cand.doc.source_id, [cand.chunk]),
         )
-        intent = question_intent(r.question)
-        weights = self._config.sections
-        ranked = rank_parts(
+        return rank_parts(
             parts,
             r.terms,
             r.snapshot.term_stats,
             lambda p: r.snapshot.dense_score(p.chunk.chunk_id, r.vector) or 0.0,
-            intent,
-            weights,
+            question_intent(r.question),
+            self._config.sections,
         )
+
+    def _cite(self, cand: Candidate, r: Retrieval, today: date) -> tuple[Citation, ...]:
+        """Quotes of the parts of the candidate's document that answer the question."""
+        intent = question_intent(r.question)
+        ranked = self._ranked_parts(cand, r)
         out = []
-        for sp in choose_parts(ranked, intent, weights):
+        for sp in choose_parts(ranked, intent, self._config.sections):
             q = quote_part(sp.part, r.terms, r.snapshot.term_stats)
             part = sp.part
             line = part.line_of(q.start)

@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 DocType = Literal["runbook", "incident", "adr", "doc"]
-AnswerState = Literal["answer", "abstain"]
+AnswerState = Literal["answer", "unsure", "abstain"]
 AbstainReason = Literal[
     "no-match", "low-confidence", "access-denied", "only-superseded-sources", "error"
 ]
@@ -141,6 +141,21 @@ class Citation(Frozen):
     note: str | None = None  # what part of a cut procedure is shown: "steps 1-3 of 7"
 
 
+class Suggestion(Frozen):
+    """A runbook close to the question that may not answer it: linked, never quoted."""
+
+    source_id: str
+    title: str
+    section: str
+    path: str
+    url: str | None
+    line: int
+    owner: str | None
+    access: tuple[str, ...] = (DEFAULT_ACCESS_GROUP,)
+    service: str | None = None
+    doc_type: str = "runbook"
+
+
 class AnswerWarning(Frozen):
     kind: WarningKind
     message: str
@@ -153,6 +168,9 @@ class Answer(Frozen):
     question: str = ""
     citations: tuple[Citation, ...] = ()
     related: tuple[Citation, ...] = Field(default=(), description="related incidents")
+    suggestions: tuple[Suggestion, ...] = Field(
+        default=(), description="closest runbooks when not sure (state 'unsure')"
+    )
     warnings: tuple[AnswerWarning, ...] = ()
     reason: AbstainReason | None = None
     search_link: str | None = None

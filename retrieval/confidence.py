@@ -1,0 +1,112 @@
+"""How sure the bot is that the best runbook answers the question: three tiers.
+
+The evidence is measured relative to the index it runs on, never as raw scores
+from one corpus:
+
+- ``dense``: cosine of the lead document's best section with the question;
+- ``dense_z``: how far that cosine stands above the question's other top hits
+  (a standard score within this query's own result list);
+- ``coverage``: the IDF share of the question's content terms found in the lead
+  document; IDF comes from this index, and everyday words that no runbook uses
+  ("wake", "till", "morning") are left out rather than counted as missing;
+- ``absent``: the question has content terms that no indexed document contains;
+- ``unknown``: it names something neither the runbooks nor the language model
+  know (``istio``, ``velero``);
+- ``named``: it names the lead document outright (its alert name).
+
+A logistic model over these, standardized, gives a probability. Its weights and
+the tier thresholds are fitted across several corpora and checked
+leave-one-corpus-out (``scripts/calibrate.py``); see ``answer_config``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from retrieval.evidence import TermStats, coverage
+from retrieval.tokenize import tokenize
+
+FEATURES = ("dense", "dense_z", "coverage", "absent", "unknown", "named")
+Z_WINDOW = 20  # hits after the first that make up the query's own score distribution
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    dense: float
+    dense_z: float
+    coverage: float
+    absent: float
+    unknown: float
+    named: float
+
+    def vector(self) -> tuple[float, ...]:
+        return tuple(float(getattr(self, f)) for f in FEATURES)
+
+
+@dataclass(frozen=True)
+class ConfidenceModel:
+    """Standardized logistic model: p = sigmoid(bias + sum(w * (x - mean) / scale))."""
+
+    weights: tuple[float, ...]
+    means: tuple[float, ...]
+    scales: tuple[float, ...]
+    bias: float
+    answer_at: float  # p at or above: a confident answer with quotes
+    suggest_at: float  # p at or above (below answer_at): "not sure", closest runbooks
+
+    def probability(self, evidence: Evidence) -> float:
+        z = self.bias + sum(
+            w * (x - m) / s
+            for w, x, m, s in zip(
+                self.weights, evidence.vector(), self.means, self.scales, strict=True
+            )
+        )
+        return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def everyday_terms(
+    question: str, doc_freq: Mapping[str, int], vocabulary: frozenset[str]
+) -> frozenset[str]:
+    """Tokens of everyday words (known to the language model) that no document uses."""
+    out: set[str] = set()
+    for word in _WORD.findall(question):
+        tokens = tokenize(word)
+        if word.lower() in vocabulary and tokens and all(doc_freq.get(t, 0) == 0 for t in tokens):
+            out.update(tokens)
+    return frozenset(out)
+
+
+def dense_z(scores: Sequence[float]) -> float:
+    """The first score's standard score among the next ``Z_WINDOW`` (0 if too few)."""
+    rest = list(scores[1 : Z_WINDOW + 1])
+    if len(rest) < 3:
+        return 0.0
+    mean = sum(rest) / len(rest)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in rest) / len(rest))
+    return (scores[0] - mean) / (sd + 1e-6)
+
+
+def gather_evidence(
+    *,
+    dense: float,
+    dense_scores: Sequence[float],
+    terms: Sequence[str],
+    doc_terms: frozenset[str],
+    stats: TermStats,
+    everyday: frozenset[str],
+    unknown: Sequence[str],
+    named: bool,
+) -> Evidence:
+    content = [t for t in terms if t not in everyday]
+    return Evidence(
+        dense=dense,
+        dense_z=dense_z(dense_scores),
+        coverage=coverage(content, doc_terms, stats),
+        absent=float(any(stats.doc_freq.get(t, 0) == 0 for t in content)),
+        unknown=float(bool(unknown)),
+        named=float(named),
+    )
