@@ -382,7 +382,7 @@ class ExtractiveAnswerer:
                 for c in confident[:1]
                 if reason == "only-superseded-sources"
             ),
-            suggestions=self._suggest(r) if reason == "low-confidence" else (),
+            suggestions=self.suggest(r) if reason == "low-confidence" else (),
             search_link=link,
             generation=r.generation,
             confidence=round(best, 4),
@@ -404,7 +404,7 @@ class ExtractiveAnswerer:
             and not groups & set(lead.chunk.metadata.access)
         )
 
-    def _suggest(self, r: Retrieval) -> tuple[Suggestion, ...]:
+    def suggest(self, r: Retrieval) -> tuple[Suggestion, ...]:
         """The closest runbooks, each linked to its best-matching part."""
         out = []
         for c in r.runbooks[: self._config.max_suggestions]:

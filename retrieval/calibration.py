@@ -25,9 +25,10 @@ RATE = 0.1
 MAX_DECLINED = 0.10  # of answerable questions
 MAX_TRAPS = 0.20  # of near-miss traps answered
 THRESHOLDS = tuple(round(0.05 + 0.01 * i, 2) for i in range(91))
-# "not sure" band: below answer_at, down to where fewer than this share of the
-# training questions in the band have their answering runbook among the closest three
-SUGGEST_MIN_USEFUL = 0.34
+# "no runbook covers this" below the highest bar under which fewer than this share of
+# the training questions have their answering runbook among the closest three;
+# between that bar and answer_at the closest runbooks are offered as "not sure"
+NONE_MAX_USEFUL = 0.2
 
 
 @dataclass(frozen=True)
@@ -128,11 +129,11 @@ def fit(sets: Mapping[str, Sequence[Sample]]) -> ConfidenceModel:
 
     answer_at = max(THRESHOLDS, key=lambda t: (score(t), -t))
     probs = [(model.probability(s.evidence), s) for s in everything]
-    suggest_at = answer_at
-    for t in sorted((t for t in THRESHOLDS if t < answer_at), reverse=True):
-        band = [s for p, s in probs if t <= p < answer_at]
-        useful = sum(1 for s in band if s.answerable and s.expected_in_top3)
-        if band and useful / len(band) < SUGGEST_MIN_USEFUL:
+    suggest_at = THRESHOLDS[0]
+    for t in (t for t in THRESHOLDS if t < answer_at):
+        below = [s for p, s in probs if p < t]
+        useful = sum(1 for s in below if s.answerable and s.expected_in_top3)
+        if below and useful / len(below) >= NONE_MAX_USEFUL:
             break
-        suggest_at = t
+        suggest_at = t  # below it, the closest runbooks rarely hold the answer
     return ConfidenceModel(weights, means, scales, bias, answer_at, suggest_at)

@@ -95,8 +95,8 @@ RESPONSE_FORMAT: dict[str, Any] = {
 }
 
 NOT_ANSWERED_TEXT = (
-    "No runbook answers this question: the closest runbooks were checked and cover "
-    "something related but different."
+    "Not sure these answer it: the closest runbooks were read and cover something "
+    "related but different."
 )
 FALLBACK_TEXT = (
     "The AI answer could not be verified against the runbooks ({reason}); "
@@ -398,14 +398,17 @@ class LLMAnswerer:
             mode="llm",
         )
 
-    @staticmethod
-    def _not_answered(r: Retrieval, fallback: Answer) -> Answer:
+    def _not_answered(self, r: Retrieval, fallback: Answer) -> Answer:
+        """The model found no answer in the passages: the "not sure" tier, with the
+        closest runbooks, or nothing when there are none."""
+        suggestions = fallback.suggestions or self._extractive.suggest(r)
         closest = (r.runbooks or r.incidents or (None,))[0]
         return Answer(
-            state="abstain",
+            state="unsure" if suggestions else "abstain",
             text=NOT_ANSWERED_TEXT,
             question=r.question,
             reason="low-confidence",
+            suggestions=suggestions,
             search_link=fallback.search_link,
             generation=r.generation,
             confidence=fallback.confidence,

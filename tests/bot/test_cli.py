@@ -63,9 +63,10 @@ def test_ask_json_contract(
     c = out["citations"][0]
     original = (SAMPLE_RUNBOOKS / c["path"]).read_text(encoding="utf-8")
     assert original[c["start"] : c["end"]] == c["quote"]
-    assert main([*args, "how do i reset the grafana admin password", "--json"]) == 0
+    assert main([*args, "velero nightly backup ended PartiallyFailed", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["state"] == "abstain" and out["reason"] and out["search_link"]
+    assert out["citations"] == []
 
 
 def test_eval_writes_ranked_lines(
@@ -89,7 +90,12 @@ def test_eval_writes_ranked_lines(
     assert "recall@5" in printed and "MRR@10" in printed and "abstention" in printed
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == len(QUESTIONS.read_text().splitlines())
-    assert all(set(r) == {"id", "ranked", "answered"} for r in rows)
+    keys = {"id", "ranked", "answered", "state", "reason", "cited", "section_hit", "lead_hit"}
+    assert all(set(r) == keys for r in rows)
+    answered = [r for r in rows if r["answered"]]
+    assert answered and all(r["cited"] and r["state"] == "answer" for r in answered)
+    assert all(len(c) == 4 and c[2] < c[3] for r in answered for c in r["cited"])
+    assert "section_hit" in printed and "lead_hit" in printed
     assert all(len(r["ranked"]) == len(set(r["ranked"])) <= 10 for r in rows)
     recall5 = float(next(ln for ln in printed.splitlines() if ln.startswith("recall@5")).split()[1])
     assert recall5 >= 0.9
