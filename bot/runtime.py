@@ -34,6 +34,7 @@ from retrieval.permissions import (
     UsergroupDirectory,
     load_access_map,
 )
+from retrieval.private_file import read_or_create_private
 from retrieval.query import Glossary, HydeQuery, load_glossary
 from retrieval.querylog import FileQueryLog, RedisQueryLog
 from retrieval.search import HybridSearcher, SearchConfig
@@ -250,11 +251,7 @@ class Runtime:
         s = self.settings
         if s.user_hash_salt is not None:
             return s.user_hash_salt.get_secret_value()
-        path = s.data_dir / ".user-salt"
-        if not path.is_file():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(secrets.token_hex(16), encoding="utf-8")
-        return path.read_text(encoding="utf-8").strip()
+        return read_or_create_private(s.data_dir / ".user-salt", secrets.token_hex(16)).strip()
 
     @cached_property
     def answerer(self) -> Answerer:

@@ -60,6 +60,7 @@ from retrieval.permissions import Scope
 from retrieval.query import AlertContext, build_query, parse_alert_text
 from retrieval.querylog import FeedbackValue, build_feedback, hash_user
 from retrieval.redact import redact
+from retrieval.storable import storable_answer
 from retrieval.types import Answer, Citation, Frozen
 
 log = logging.getLogger("runbook_bot.slack")
@@ -157,6 +158,13 @@ class RequestStore:
         return f"{self._ns}:req:{request_id}"
 
     def put(self, stored: StoredRequest) -> None:
+        """Keep ``stored``: its question redacted, none of the question's secrets in it."""
+        stored = stored.model_copy(
+            update={
+                "question": redact(stored.question),
+                "answer": storable_answer(stored.answer, stored.question),
+            }
+        )
         payload = stored.model_dump_json()
         with self._lock:
             self._local.pop(stored.request_id, None)
@@ -496,12 +504,12 @@ class SlackHandlers:
         self.requests.put(
             StoredRequest(
                 request_id=delivery.request_id,
-                question=redact(question),
+                question=question,  # put() redacts
                 channel_id=channel_id,
                 service=answer.citations[0].service if answer.citations else None,
                 cited=tuple(c.source_id for c in answer.citations),
                 incident=incident,
-                answer=answer.model_copy(update={"question": redact(answer.question)}),
+                answer=answer,
             )
         )
 

@@ -20,6 +20,7 @@ from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
 from retrieval.evidence import coverage, query_terms, specific_coverage, unknown_entities
 from retrieval.names import document_names, query_names
+from retrieval.redact import redact
 from retrieval.search import HybridSearcher, group_by_document
 from retrieval.snapshot import Snapshot
 from retrieval.spans import section_text, select_spans
@@ -250,7 +251,7 @@ class ExtractiveAnswerer:
     def answer_from(self, r: Retrieval, flt: SearchFilter | None) -> Answer:
         cfg = self._config
         today = self._clock()
-        link = search_link(cfg.search_link_template, r.question)
+        link = search_link(cfg.search_link_template, redact(r.question))
         bar = cfg.threshold(r.unknown)
         # The lead document decides on specificity: the best-ranked one, unless one of
         # the next few is far stronger evidence. When the question's telling words are

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from retrieval.storable import storable_answer
 from retrieval.types import Answer
 
 log = logging.getLogger("runbook_bot.cache")
@@ -159,8 +160,9 @@ def _glob_escape(text: str) -> str:
 class RedisAnswerCache:
     """Answers as JSON under ``{ns}:answer:{generation}:{digest}``, expiring after the TTL.
 
-    The stored answer's ``question`` is blanked (it may hold a pasted secret) and a hit
-    carries the asker's own question. Answers with ``reason="error"`` are not cached.
+    The stored answer's ``question`` is blanked (it may hold a pasted secret), no secret of
+    the question is left anywhere else in it (:func:`retrieval.storable.storable_answer`),
+    and a hit carries the asker's own question. Answers with ``reason="error"`` are not cached.
     """
 
     def __init__(
@@ -246,7 +248,8 @@ class RedisAnswerCache:
     def put(self, key: CacheKey, answer: Answer) -> None:
         if answer.reason == "error" or not self._health.usable():
             return
-        payload = answer.model_copy(update={"question": ""}).model_dump_json()
+        stored = storable_answer(answer, key.question).model_copy(update={"question": ""})
+        payload = stored.model_dump_json()
         try:
             self._client.set(self.redis_key(key), payload, ex=self._ttl)
         except REDIS_ERRORS as exc:

@@ -720,3 +720,31 @@ def test_request_store_falls_back_to_memory_without_redis(tmp_path: Path) -> Non
     store.put(stored.model_copy(update={"request_id": "r-2"}))
     assert store.get("r-2") is not None
     assert store.get("r-missing") is None
+
+
+def test_request_store_keeps_no_secret_of_the_question(redis_server: RedisServer) -> None:
+    from retrieval.cache import redis_client
+
+    secret = "Pa55word!x"
+    question = f"login fails, the password is {secret}"
+    client = redis_client(redis_server.url)
+    store = RequestStore(client)
+    store.put(
+        StoredRequest(
+            request_id="r-secret",
+            question=question,
+            answer=Answer(
+                state="abstain",
+                text=f"Nothing about {secret}",
+                question=question,
+                search_link="https://example.com/?q=" + secret.replace("!", "%21"),
+            ),
+        )
+    )
+    raw = client.get(store.key("r-secret"))
+    assert raw is not None and b"Pa55word" not in raw
+    kept = store.get("r-secret")
+    assert (
+        kept is not None
+        and kept.question == "login fails, the password is [REDACTED:plain_password]"
+    )
