@@ -40,11 +40,9 @@ from bot.slack_app import (
     focused_query,
     is_incident_channel,
     message_text,
-    readable_by,
     strip_mention,
 )
 from retrieval.embeddings import FastEmbedder
-from retrieval.permissions import Scope
 from retrieval.types import Answer, Citation
 from tests.bot.block_checks import assert_valid_blocks
 from tests.conftest import ROOT, RedisServer
@@ -675,32 +673,6 @@ def test_incident_channel_patterns() -> None:
     assert is_incident_channel("Incident-42", patterns)
     assert not is_incident_channel("general", patterns)
     assert not is_incident_channel(None, patterns)
-
-
-def test_readable_by_requires_every_citation() -> None:
-    def cite(source: str, access: tuple[str, ...]) -> Citation:
-        return Citation(
-            source_id=source,
-            title=source,
-            section="s",
-            path=f"{source}.md",
-            url=None,
-            revision="r",
-            start=0,
-            end=1,
-            line=1,
-            quote="x",
-            owner=None,
-            updated=None,
-            age_days=None,
-            access=access,
-        )
-
-    everyone = Scope(frozenset({"everyone"}))
-    assert readable_by([cite("a", ("everyone",))], everyone)
-    assert not readable_by([cite("a", ("everyone",)), cite("b", ("sre",))], everyone)
-    assert not readable_by([cite("a", ("everyone",))], None)
-    assert not readable_by([], everyone)
 
 
 def test_request_store_falls_back_to_memory_without_redis(tmp_path: Path) -> None:
