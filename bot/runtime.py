@@ -217,11 +217,13 @@ class Runtime:
 
     @cached_property
     def cache(self) -> RedisAnswerCache:
-        return RedisAnswerCache(self.redis, self.settings.cache_ttl_seconds)
+        s = self.settings
+        return RedisAnswerCache(self.redis, s.cache_ttl_seconds, s.redis_namespace)
 
     @cached_property
     def dedup(self) -> Deduplicator:
-        return Deduplicator(self.redis, self.settings.dedup_ttl_seconds)
+        s = self.settings
+        return Deduplicator(self.redis, s.dedup_ttl_seconds, s.redis_namespace)
 
     @cached_property
     def query_log(self) -> RedisQueryLog | FileQueryLog:
@@ -230,7 +232,7 @@ class Runtime:
             file_log = FileQueryLog(s.query_log_path, s.query_log_retention_days)
             file_log.prune()
             return file_log
-        return RedisQueryLog(self.redis, s.query_log_retention_days)
+        return RedisQueryLog(self.redis, s.query_log_retention_days, s.redis_namespace)
 
     @cached_property
     def access_map(self) -> AccessMap:
@@ -244,6 +246,7 @@ class Runtime:
             self.redis,
             s.usergroup_cache_ttl_seconds,
             s.default_access_group,
+            namespace=s.redis_namespace,
         )
 
     @cached_property

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import hashlib
+import json
 import logging
 import re
 import threading
@@ -37,7 +39,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import redis
 from pydantic import ValidationError
-from slack_bolt import Ack, App, BoltContext, Respond
+from slack_bolt import Ack, App, BoltContext, BoltRequest, Respond
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.http_retry.builtin_handlers import (
@@ -52,7 +54,7 @@ from bot.metrics import Metrics
 from bot.runtime import Runtime
 from bot.service import AnswerService, Delivery, Observer
 from bot.slack_directory import SlackUsergroupDirectory
-from retrieval.cache import REDIS_ERRORS, ServiceHealth
+from retrieval.cache import DEFAULT_NAMESPACE, REDIS_ERRORS, ServiceHealth, check_namespace
 from retrieval.disclosure import Disclosure, snapshot_lookup
 from retrieval.errors import (
     EmbeddingError,
@@ -144,14 +146,14 @@ class RequestStore:
         self,
         client: redis.Redis | None,
         ttl_seconds: int = REQUEST_TTL_SECONDS,
-        namespace: str = "rbb",
+        namespace: str = DEFAULT_NAMESPACE,
         *,
         max_local: int = MAX_LOCAL_REQUESTS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._client = client
         self._ttl = ttl_seconds
-        self._ns = namespace
+        self._ns = check_namespace(namespace)
         self._max = max_local
         self._clock = clock
         self._lock = threading.Lock()
@@ -409,7 +411,7 @@ class SlackHandlers:
         self.today = today
         self.directory = SlackUsergroupDirectory(self.client)
         self.service: AnswerService = runtime.service(self.directory, MetricsObserver(self.metrics))
-        self.requests = RequestStore(_redis_or_none(runtime))
+        self.requests = RequestStore(_redis_or_none(runtime), namespace=settings.redis_namespace)
         self.channels = ChannelNames(self.client)
         self._in_flight = InFlight()
         # Answers run on their own small pool, so a slow search never holds up the
@@ -521,7 +523,19 @@ class SlackHandlers:
 
     # -- /runbook ----------------------------------------------------------------
 
-    def on_command(self, ack: Ack, body: dict[str, Any], respond: Respond) -> None:
+    def on_command(
+        self, ack: Ack, body: dict[str, Any], respond: Respond, request: BoltRequest
+    ) -> None:
+        # Slack never retries a slash command, so the same signed body twice is a replay
+        # (valid for the 5-minute signature window): answer it once. Socket Mode has no
+        # raw body; its payload (with the per-invocation trigger_id) stands in.
+        raw = request.raw_body or json.dumps(body, sort_keys=True)
+        digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()
+        if not self.runtime.dedup.first_time(f"command:{digest}"):
+            ack()
+            log.info("duplicate slash command ignored")
+            self.metrics.request(SURFACE_SLASH, "duplicate")
+            return
         text = " ".join(str(body.get("text") or "").split())
         if not text or text.lower() in HELP_WORDS:
             usage = render_usage()

@@ -38,6 +38,20 @@ REDIS_ERRORS: tuple[type[Exception], ...] = (redis.RedisError, ConnectionError, 
 #: ``is_live([(source_id, revision), ...])``: are all these revisions still in the index?
 LivenessCheck = Callable[[Sequence[tuple[str, str]]], bool]
 
+#: Every Redis key of a deployment starts with ``{namespace}:``.
+DEFAULT_NAMESPACE = "rbb"
+#: No ``:`` (one namespace could otherwise be a prefix of another's keys) and no glob
+#: characters (cache clear matches ``{namespace}:answer:*``).
+NAMESPACE_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+
+
+def check_namespace(namespace: str) -> str:
+    """``namespace`` when it is a valid key prefix; ValueError otherwise."""
+    if not re.fullmatch(NAMESPACE_PATTERN, namespace):
+        raise ValueError(f"invalid Redis namespace {namespace!r} (letters, digits, _ . -)")
+    return namespace
+
+
 _TRAILING_PUNCTUATION = re.compile(r"[\s?.!,;:…？！。]+$")
 _SCAN_BATCH = 1000
 _DELETE_BATCH = 500
@@ -169,17 +183,15 @@ class RedisAnswerCache:
         self,
         client: redis.Redis,
         ttl_seconds: int,
-        namespace: str = "rbb",
+        namespace: str = DEFAULT_NAMESPACE,
         *,
         retry_after_seconds: float = 1.0,
     ) -> None:
         if ttl_seconds <= 0:
             raise ValueError("ttl_seconds must be positive")
-        if not namespace:
-            raise ValueError("namespace must not be empty")
         self._client = client
         self._ttl = ttl_seconds
-        self._ns = namespace
+        self._ns = check_namespace(namespace)
         self._health = ServiceHealth(
             log, "cache", "answering without the cache", retry_after_seconds
         )

@@ -27,7 +27,7 @@ from typing import Literal, Protocol, TypeVar, get_args
 import redis
 from pydantic import TypeAdapter, ValidationError
 
-from retrieval.cache import REDIS_ERRORS, ServiceHealth
+from retrieval.cache import DEFAULT_NAMESPACE, REDIS_ERRORS, ServiceHealth, check_namespace
 from retrieval.errors import RetrievalError
 from retrieval.private_file import open_private
 from retrieval.redact import redact
@@ -190,7 +190,7 @@ class RedisQueryLog:
         self,
         client: redis.Redis,
         retention_days: float = 30,
-        namespace: str = "rbb",
+        namespace: str = DEFAULT_NAMESPACE,
         *,
         retry_after_seconds: float = 1.0,
     ) -> None:
@@ -198,7 +198,7 @@ class RedisQueryLog:
             raise ValueError("retention_days must be positive")
         self._client = client
         self._retention = retention_days
-        self.stream = f"{namespace}:querylog"
+        self.stream = f"{check_namespace(namespace)}:querylog"
         self.feedback_stream = f"{namespace}:feedback"
         self._health = ServiceHealth(
             log, "query log", "dropping query log records", retry_after_seconds

@@ -164,6 +164,21 @@ class SlackHarness:
         response_id: str | None = None,
         **kwargs: Any,
     ) -> tuple[HttpResult, str]:
+        body, response_id = self.slash_body(
+            text, user=user, channel=channel, channel_name=channel_name, response_id=response_id
+        )
+        return self.post(body, "application/x-www-form-urlencoded", **kwargs), response_id
+
+    def slash_body(
+        self,
+        text: str,
+        *,
+        user: str = "U0ALICE01",
+        channel: str = "C0GENERAL1",
+        channel_name: str = "general",
+        response_id: str | None = None,
+    ) -> tuple[str, str]:
+        """The form body of one ``/runbook`` invocation, and its response_url id."""
         response_id = response_id or unique("slash-")
         body = urlencode(
             {
@@ -181,7 +196,7 @@ class SlackHarness:
                 "trigger_id": unique("trigger."),
             }
         )
-        return self.post(body, "application/x-www-form-urlencoded", **kwargs), response_id
+        return body, response_id
 
     def event(
         self, event: dict[str, Any], *, event_id: str | None = None, retry_num: int | None = None
@@ -413,6 +428,22 @@ def test_bad_signature_and_stale_timestamp_are_rejected(slack: SlackHarness) -> 
     assert stale.status == 401
     slack.settle()
     assert not slack.fake.calls_to(RESPONSE_URL_METHOD)
+
+
+def test_a_replayed_slash_command_is_answered_once(slack: SlackHarness) -> None:
+    body, response_id = slack.slash_body("checkout-api database connection refused")
+    signed_at = int(time.time())
+    first = slack.post(body, "application/x-www-form-urlencoded", timestamp=signed_at)
+    replay = slack.post(body, "application/x-www-form-urlencoded", timestamp=signed_at)
+    assert first.status == replay.status == 200
+    assert "Searching" in first.body and "Searching" not in replay.body
+    slack.settle()
+    answers = [c for c in slack.fake.calls_to(RESPONSE_URL_METHOD) if c.response_id == response_id]
+    assert len(answers) == 1
+    # the same question asked again (a new invocation, a new trigger_id) is answered
+    again, again_id = slack.slash("checkout-api database connection refused")
+    assert "Searching" in again.body
+    slack.responses(again_id)
 
 
 def test_unknown_paths_are_404(slack: SlackHarness) -> None:
