@@ -93,14 +93,7 @@ class AnswerService:
         snapshot = self._searcher.snapshot(
             self._searcher.generation() if generation is None else generation
         )
-        shown = for_audience(answer, audience.groups, snapshot_lookup(snapshot))
-        if shown.withheld:
-            log.info(
-                "left out of a public answer: %d document(s)",
-                len(shown.withheld),
-                extra={"left_out": list(shown.left_out), "blocked": len(shown.blocked)},
-            )
-        return shown
+        return for_audience(answer, audience.groups, snapshot_lookup(snapshot))
 
     def _answer(self, question: str, scope: Scope, generation: int) -> tuple[Answer, bool]:
         key = CacheKey(question, scope.scope_id, generation, self._mode)
@@ -166,7 +159,14 @@ class AnswerService:
             )
             public = public.model_copy(update={"warnings": (*public.warnings, incomplete)})
         if audience is not None:
-            public = self.disclose(public, audience, generation).answer
+            shown = self.disclose(public, audience, generation)
+            if shown.withheld:
+                log.info(
+                    "left out of the public answer: %s",
+                    ", ".join(shown.left_out) or "its citations",
+                    extra={"request_id": request_id, "blocked": len(shown.blocked)},
+                )
+            public = shown.answer
         total = self._clock() - t0
         self._observer.answered(public)
         latencies = {"total": round(total * 1000, 1)}
