@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import re
 import secrets
 import sys
 import traceback
@@ -74,9 +75,40 @@ def bind_request_id(request_id: str | None = None) -> Iterator[str]:
 # --------------------------------------------------------------------------- filters
 
 
+_JSON_ESCAPE = re.compile(r"""\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))""")
+_SIMPLE_ESCAPES = {
+    '"': '"',
+    "\\": "\\",
+    "/": "/",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+}
+
+
+def _unescape(match: re.Match[str]) -> str:
+    if match.group(1) is None:
+        return _SIMPLE_ESCAPES[match.group(2)]
+    code = int(match.group(1), 16)
+    return "?" if 0xD800 <= code <= 0xDFFF else chr(code)
+
+
+def scrub_text(text: str) -> str:
+    """``text`` redacted; a JSON body inside it (bolt logs response bodies with ``\\u201c``
+    and ``\\"`` escapes, which hide a label from the patterns) is read unescaped too."""
+    redacted = redact(text)
+    if "\\" not in text:
+        return redacted
+    plain = _JSON_ESCAPE.sub(_unescape, text)
+    unescaped = redact(plain)
+    return unescaped if unescaped != plain else redacted
+
+
 def _scrub(value: Any) -> Any:
     if isinstance(value, str):
-        return redact(value)
+        return scrub_text(value)
     if isinstance(value, Mapping):
         return {k: _scrub(v) for k, v in value.items()}
     if isinstance(value, list | tuple | set | frozenset):
@@ -96,7 +128,7 @@ class RedactingFilter(logging.Filter):
             message = record.getMessage()
         except Exception:  # a bad format string: keep what there is
             message = f"{record.msg!s} {record.args!r}"
-        record.msg = redact(message)
+        record.msg = scrub_text(message)
         record.args = None
         for key, value in list(vars(record).items()):
             if key not in _STANDARD_ATTRS:
@@ -104,9 +136,9 @@ class RedactingFilter(logging.Filter):
         if record.exc_info and not record.exc_text:
             record.exc_text = "".join(traceback.format_exception(*record.exc_info)).rstrip()
         if record.exc_text:
-            record.exc_text = redact(record.exc_text)
+            record.exc_text = scrub_text(record.exc_text)
         if record.stack_info:
-            record.stack_info = redact(record.stack_info)
+            record.stack_info = scrub_text(record.stack_info)
         return True
 
 

@@ -35,6 +35,7 @@ from retrieval.permissions import (
     UsergroupDirectory,
     load_access_map,
 )
+from retrieval.private_file import read_or_create_private
 from retrieval.query import Glossary, HydeQuery, load_glossary
 from retrieval.querylog import FileQueryLog, RedisQueryLog
 from retrieval.search import HybridSearcher, SearchConfig
@@ -219,11 +220,13 @@ class Runtime:
 
     @cached_property
     def cache(self) -> RedisAnswerCache:
-        return RedisAnswerCache(self.redis, self.settings.cache_ttl_seconds)
+        s = self.settings
+        return RedisAnswerCache(self.redis, s.cache_ttl_seconds, s.redis_namespace)
 
     @cached_property
     def dedup(self) -> Deduplicator:
-        return Deduplicator(self.redis, self.settings.dedup_ttl_seconds)
+        s = self.settings
+        return Deduplicator(self.redis, s.dedup_ttl_seconds, s.redis_namespace)
 
     @cached_property
     def query_log(self) -> RedisQueryLog | FileQueryLog:
@@ -232,7 +235,7 @@ class Runtime:
             file_log = FileQueryLog(s.query_log_path, s.query_log_retention_days)
             file_log.prune()
             return file_log
-        return RedisQueryLog(self.redis, s.query_log_retention_days)
+        return RedisQueryLog(self.redis, s.query_log_retention_days, s.redis_namespace)
 
     @cached_property
     def access_map(self) -> AccessMap:
@@ -246,6 +249,7 @@ class Runtime:
             self.redis,
             s.usergroup_cache_ttl_seconds,
             s.default_access_group,
+            namespace=s.redis_namespace,
         )
 
     @cached_property
@@ -253,11 +257,7 @@ class Runtime:
         s = self.settings
         if s.user_hash_salt is not None:
             return s.user_hash_salt.get_secret_value()
-        path = s.data_dir / ".user-salt"
-        if not path.is_file():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(secrets.token_hex(16), encoding="utf-8")
-        return path.read_text(encoding="utf-8").strip()
+        return read_or_create_private(s.data_dir / ".user-salt", secrets.token_hex(16)).strip()
 
     @cached_property
     def answerer(self) -> Answerer:

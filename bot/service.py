@@ -6,7 +6,9 @@ This is where the permission rules meet the answerer:
   users, the default group);
 - a reply others can read (thread, "Post to channel") cites only documents the
   whole audience may read: it is answered with the audience's groups (and never
-  more than the asker's), filtered inside both searches;
+  more than the asker's), filtered inside both searches, and then everything else
+  it names (related incidents, warnings, superseded-by names) is checked against
+  the live index by :meth:`AnswerService.disclose`;
 - documents the asker may read but the audience may not are answered separately
   and delivered privately to the asker, never into the thread;
 - answers are cached per (question, scope, index generation, answer mode) and a
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 
 from retrieval.answerer import Answerer
 from retrieval.cache import AnswerCache, CacheKey
+from retrieval.disclosure import Disclosure, for_audience, snapshot_lookup
 from retrieval.permissions import PermissionResolver, Scope
 from retrieval.querylog import QueryLog, build_record, hash_user
 from retrieval.search import HybridSearcher
@@ -81,6 +84,16 @@ class AnswerService:
     @property
     def resolver(self) -> PermissionResolver:
         return self._resolver
+
+    def disclose(
+        self, answer: Answer, audience: Scope, generation: int | None = None
+    ) -> Disclosure:
+        """The part of ``answer`` everyone in ``audience`` may read, by the live index
+        (:func:`retrieval.disclosure.for_audience`)."""
+        snapshot = self._searcher.snapshot(
+            self._searcher.generation() if generation is None else generation
+        )
+        return for_audience(answer, audience.groups, snapshot_lookup(snapshot))
 
     def _answer(self, question: str, scope: Scope, generation: int) -> tuple[Answer, bool]:
         key = CacheKey(question, scope.scope_id, generation, self._mode)
@@ -145,6 +158,15 @@ class AnswerService:
                 message="Your group memberships could not be checked; results may be incomplete.",
             )
             public = public.model_copy(update={"warnings": (*public.warnings, incomplete)})
+        if audience is not None:
+            shown = self.disclose(public, audience, generation)
+            if shown.withheld:
+                log.info(
+                    "left out of the public answer: %s",
+                    ", ".join(shown.left_out) or "its citations",
+                    extra={"request_id": request_id, "blocked": len(shown.blocked)},
+                )
+            public = shown.answer
         total = self._clock() - t0
         self._observer.answered(public)
         latencies = {"total": round(total * 1000, 1)}

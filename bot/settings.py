@@ -14,6 +14,8 @@ from typing import Any
 from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from retrieval.cache import DEFAULT_NAMESPACE, NAMESPACE_PATTERN
+
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_SOURCE_URL = "https://github.com/acme/runbooks/blob/{commit}/{path}#L{line}"
 _GITHUB_REPO = re.compile(r"^https://github\.com/([^/{}]+)/([^/{}]+)/")
@@ -78,6 +80,9 @@ class Settings(BaseSettings):
 
     # cache, dedup, logs
     redis_url: str = _env("redis_url", "REDIS_URL", default="redis://127.0.0.1:6379/0")
+    # prefix of every key this deployment keeps in Redis; deployments sharing a database
+    # need different ones (cache clear and cleanup only touch their own)
+    redis_namespace: str = Field(default=DEFAULT_NAMESPACE, pattern=NAMESPACE_PATTERN)
     cache_ttl_seconds: int = 3600
     query_log_path: Path | None = None  # default: Redis stream
     query_log_retention_days: int = 30

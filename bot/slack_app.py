@@ -5,14 +5,17 @@ small worker pool, so a slow search never delays an acknowledgement:
 
 * ``/runbook <question>`` acks with an ephemeral "Searching runbooks…" and answers
   through ``response_url`` (ephemeral, only the asker sees it). The answer offers
-  "Post to channel" only when every cited runbook is readable by the whole channel.
+  "Post to channel" only when every cited runbook is readable by the whole channel;
+  anything else it names that the channel may not read (a related incident, a warning
+  or superseded-by name) is left out of the posted copy.
 * ``@runbook <question>`` answers in the thread of the mention, from the whole channel's
   point of view (the public answer cites only what everyone there may read); runbooks
   only the asker may read go to them as an ephemeral message. Inside an alert thread the
   alert (the thread's parent) focuses the query. Each event is answered once, across
   Slack's retries and across replicas.
 * Feedback buttons are recorded in the query log; "Post to channel" re-checks the
-  audience rule at click time.
+  audience rule at click time against the live index, for everything the answer names
+  (:meth:`AnswerService.disclose`).
 
 Nothing is ever silent: any failure is shown where the answer would have gone, with the
 request id that the log line carries too.
@@ -22,11 +25,13 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
+import hashlib
+import json
 import logging
 import re
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import date
@@ -34,7 +39,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import redis
 from pydantic import ValidationError
-from slack_bolt import Ack, App, BoltContext, Respond
+from slack_bolt import Ack, App, BoltContext, BoltRequest, Respond
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.http_retry.builtin_handlers import (
@@ -49,7 +54,8 @@ from bot.metrics import Metrics
 from bot.runtime import Runtime
 from bot.service import AnswerService, Delivery, Observer
 from bot.slack_directory import SlackUsergroupDirectory
-from retrieval.cache import REDIS_ERRORS, ServiceHealth
+from retrieval.cache import DEFAULT_NAMESPACE, REDIS_ERRORS, ServiceHealth, check_namespace
+from retrieval.disclosure import Disclosure, snapshot_lookup
 from retrieval.errors import (
     EmbeddingError,
     IndexLockedError,
@@ -60,7 +66,8 @@ from retrieval.permissions import Scope
 from retrieval.query import AlertContext, build_query, parse_alert_text
 from retrieval.querylog import FeedbackValue, build_feedback, hash_user
 from retrieval.redact import redact
-from retrieval.types import Answer, Citation, Frozen
+from retrieval.storable import storable_answer
+from retrieval.types import Answer, Frozen
 
 log = logging.getLogger("runbook_bot.slack")
 P = ParamSpec("P")
@@ -139,14 +146,14 @@ class RequestStore:
         self,
         client: redis.Redis | None,
         ttl_seconds: int = REQUEST_TTL_SECONDS,
-        namespace: str = "rbb",
+        namespace: str = DEFAULT_NAMESPACE,
         *,
         max_local: int = MAX_LOCAL_REQUESTS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._client = client
         self._ttl = ttl_seconds
-        self._ns = namespace
+        self._ns = check_namespace(namespace)
         self._max = max_local
         self._clock = clock
         self._lock = threading.Lock()
@@ -157,6 +164,13 @@ class RequestStore:
         return f"{self._ns}:req:{request_id}"
 
     def put(self, stored: StoredRequest) -> None:
+        """Keep ``stored``: its question redacted, none of the question's secrets in it."""
+        stored = stored.model_copy(
+            update={
+                "question": redact(stored.question),
+                "answer": storable_answer(stored.answer, stored.question),
+            }
+        )
         payload = stored.model_dump_json()
         with self._lock:
             self._local.pop(stored.request_id, None)
@@ -291,16 +305,18 @@ def focused_query(alert: str, question: str) -> str:
     return " ".join(p for p in (first_line[:300], question) if p)
 
 
-def readable_by(citations: Sequence[Citation], audience: Scope | None) -> bool:
-    """Can everyone in ``audience`` read every cited document?"""
-    if audience is None or not citations:
-        return False
-    return all(audience.groups.intersection(c.access) for c in citations)
-
-
 def _restricted_count(private: Answer, audience: Scope) -> int:
     ids = {c.source_id for c in private.citations if not audience.groups.intersection(c.access)}
     return max(len(ids), 1)
+
+
+def _left_out_note(left_out: Sequence[str]) -> str:
+    """ " Left out ...: 1 related incident, 1 warning." (empty when nothing was)."""
+    if not left_out:
+        return ""
+    counts = Counter(left_out)
+    parts = [f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in counts.items()]
+    return " Left out, as not everyone there may read them: " + ", ".join(parts) + "."
 
 
 def _error_detail(exc: BaseException) -> str | None:
@@ -395,7 +411,7 @@ class SlackHandlers:
         self.today = today
         self.directory = SlackUsergroupDirectory(self.client)
         self.service: AnswerService = runtime.service(self.directory, MetricsObserver(self.metrics))
-        self.requests = RequestStore(_redis_or_none(runtime))
+        self.requests = RequestStore(_redis_or_none(runtime), namespace=settings.redis_namespace)
         self.channels = ChannelNames(self.client)
         self._in_flight = InFlight()
         # Answers run on their own small pool, so a slow search never holds up the
@@ -496,18 +512,30 @@ class SlackHandlers:
         self.requests.put(
             StoredRequest(
                 request_id=delivery.request_id,
-                question=redact(question),
+                question=question,  # put() redacts
                 channel_id=channel_id,
                 service=answer.citations[0].service if answer.citations else None,
                 cited=tuple(c.source_id for c in answer.citations),
                 incident=incident,
-                answer=answer.model_copy(update={"question": redact(answer.question)}),
+                answer=answer,
             )
         )
 
     # -- /runbook ----------------------------------------------------------------
 
-    def on_command(self, ack: Ack, body: dict[str, Any], respond: Respond) -> None:
+    def on_command(
+        self, ack: Ack, body: dict[str, Any], respond: Respond, request: BoltRequest
+    ) -> None:
+        # Slack never retries a slash command, so the same signed body twice is a replay
+        # (valid for the 5-minute signature window): answer it once. Socket Mode has no
+        # raw body; its payload (with the per-invocation trigger_id) stands in.
+        raw = request.raw_body or json.dumps(body, sort_keys=True)
+        digest = hashlib.sha256(raw.encode("utf-8")).hexdigest()
+        if not self.runtime.dedup.first_time(f"command:{digest}"):
+            ack()
+            log.info("duplicate slash command ignored")
+            self.metrics.request(SURFACE_SLASH, "duplicate")
+            return
         text = " ".join(str(body.get("text") or "").split())
         if not text or text.lower() in HELP_WORDS:
             usage = render_usage()
@@ -538,9 +566,7 @@ class SlackHandlers:
                     channel_id=channel_id,
                 )
                 answer = delivery.public
-                offer = answer.state == "answer" and readable_by(
-                    answer.citations, self._audience(channel_id)
-                )
+                offer = self._postable(answer, self._audience(channel_id))
                 self._store(delivery, question, channel_id, incident)
                 message = render_answer(
                     answer,
@@ -723,13 +749,13 @@ class SlackHandlers:
             tell("This answer has expired - ask again with /runbook.")
             return
         channel = str((body.get("channel") or {}).get("id") or stored.channel_id or "")
-        why = self._cannot_post(stored, channel)
-        if why is not None:
+        shown, why = self._for_channel(stored, channel)
+        if shown is None or why is not None:
             log.info("not posting to %s: %s", channel, why)
-            tell(why)
+            tell(why or "Not posted.")
             return
         message = render_answer(
-            stored.answer, request_id=request_id, today=self.today(), incident=stored.incident
+            shown.answer, request_id=request_id, today=self.today(), incident=stored.incident
         )
         try:
             self.client.chat_postMessage(channel=channel, **_message_kwargs(message))
@@ -740,42 +766,41 @@ class SlackHandlers:
             tell(f"I can't post in this channel ({error}) - invite me and try again.")
             return
         log.info("posted the answer to %s", channel)
-        tell("Posted to the channel.")
+        tell("Posted to the channel." + _left_out_note(shown.left_out))
 
-    def _cannot_post(self, stored: StoredRequest, channel: str) -> str | None:
-        """Why the stored answer may not be posted to ``channel`` now (None: it may)."""
+    def _postable(self, answer: Answer, audience: Scope | None) -> bool:
+        """Offer "Post to channel"? Only for an answer whose every citation the whole
+        audience may read now (what else it names is left out when posting)."""
+        if audience is None or answer.state != "answer" or not answer.citations:
+            return False
+        return not self.service.disclose(answer, audience).blocked
+
+    def _for_channel(
+        self, stored: StoredRequest, channel: str
+    ) -> tuple[Disclosure | None, str | None]:
+        """The stored answer as ``channel`` may see it now, or why it may not be posted."""
         if not channel or channel.startswith("D"):
-            return "There is no channel to post to here."
+            return None, "There is no channel to post to here."
         answer = stored.answer
         if answer.state != "answer" or not answer.citations:
-            return "Only answers that cite a runbook can be posted to the channel."
+            return None, "Only answers that cite a runbook can be posted to the channel."
         audience = self.service.resolver.audience_for_channel(channel)
-        current = self._current_access({c.source_id for c in answer.citations})
-        blocked: list[str] = []
-        for citation in answer.citations:
-            access = current.get(citation.source_id)
-            if access is None:
-                return (
+        shown = self.service.disclose(answer, audience)
+        if not shown.blocked:
+            return shown, None
+        lookup = snapshot_lookup(self.runtime.searcher.snapshot())
+        for citation in shown.blocked:
+            if lookup(citation.source_id) is None:
+                return None, (
                     f"Not posted: {citation.title} is no longer in the index. "
                     "Ask again for the current runbook."
                 )
-            if not audience.groups.intersection(access):
-                blocked.append(citation.title)
-        if blocked:
-            names = ", ".join(blocked[:3]) + (" and more" if len(blocked) > 3 else "")
-            return (
-                f"Not posted: not everyone in this channel may read {names}. "
-                "The answer stays visible only to you."
-            )
-        return None
-
-    def _current_access(self, source_ids: set[str]) -> dict[str, tuple[str, ...]]:
-        """Each document's access groups as the live index has them now."""
-        found: dict[str, tuple[str, ...]] = {}
-        for chunk in self.runtime.searcher.snapshot().chunks:
-            if chunk.source_id in source_ids and chunk.source_id not in found:
-                found[chunk.source_id] = tuple(chunk.metadata.access)
-        return found
+        titles = list(dict.fromkeys(c.title for c in shown.blocked))
+        names = ", ".join(titles[:3]) + (" and more" if len(titles) > 3 else "")
+        return None, (
+            f"Not posted: not everyone in this channel may read {names}. "
+            "The answer stays visible only to you."
+        )
 
     def on_open_search(self, ack: Ack) -> None:
         ack()  # a link button: Slack opens the URL, the app only acknowledges

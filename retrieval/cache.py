@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from retrieval.storable import storable_answer
 from retrieval.types import Answer
 
 log = logging.getLogger("runbook_bot.cache")
@@ -36,6 +37,20 @@ REDIS_ERRORS: tuple[type[Exception], ...] = (redis.RedisError, ConnectionError, 
 
 #: ``is_live([(source_id, revision), ...])``: are all these revisions still in the index?
 LivenessCheck = Callable[[Sequence[tuple[str, str]]], bool]
+
+#: Every Redis key of a deployment starts with ``{namespace}:``.
+DEFAULT_NAMESPACE = "rbb"
+#: No ``:`` (one namespace could otherwise be a prefix of another's keys) and no glob
+#: characters (cache clear matches ``{namespace}:answer:*``).
+NAMESPACE_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+
+
+def check_namespace(namespace: str) -> str:
+    """``namespace`` when it is a valid key prefix; ValueError otherwise."""
+    if not re.fullmatch(NAMESPACE_PATTERN, namespace):
+        raise ValueError(f"invalid Redis namespace {namespace!r} (letters, digits, _ . -)")
+    return namespace
+
 
 _TRAILING_PUNCTUATION = re.compile(r"[\s?.!,;:…？！。]+$")
 _SCAN_BATCH = 1000
@@ -159,25 +174,24 @@ def _glob_escape(text: str) -> str:
 class RedisAnswerCache:
     """Answers as JSON under ``{ns}:answer:{generation}:{digest}``, expiring after the TTL.
 
-    The stored answer's ``question`` is blanked (it may hold a pasted secret) and a hit
-    carries the asker's own question. Answers with ``reason="error"`` are not cached.
+    The stored answer's ``question`` is blanked (it may hold a pasted secret), no secret of
+    the question is left anywhere else in it (:func:`retrieval.storable.storable_answer`),
+    and a hit carries the asker's own question. Answers with ``reason="error"`` are not cached.
     """
 
     def __init__(
         self,
         client: redis.Redis,
         ttl_seconds: int,
-        namespace: str = "rbb",
+        namespace: str = DEFAULT_NAMESPACE,
         *,
         retry_after_seconds: float = 1.0,
     ) -> None:
         if ttl_seconds <= 0:
             raise ValueError("ttl_seconds must be positive")
-        if not namespace:
-            raise ValueError("namespace must not be empty")
         self._client = client
         self._ttl = ttl_seconds
-        self._ns = namespace
+        self._ns = check_namespace(namespace)
         self._health = ServiceHealth(
             log, "cache", "answering without the cache", retry_after_seconds
         )
@@ -246,7 +260,8 @@ class RedisAnswerCache:
     def put(self, key: CacheKey, answer: Answer) -> None:
         if answer.reason == "error" or not self._health.usable():
             return
-        payload = answer.model_copy(update={"question": ""}).model_dump_json()
+        stored = storable_answer(answer, key.question).model_copy(update={"question": ""})
+        payload = stored.model_dump_json()
         try:
             self._client.set(self.redis_key(key), payload, ex=self._ttl)
         except REDIS_ERRORS as exc:

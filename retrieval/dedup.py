@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 import redis
 
-from retrieval.cache import REDIS_ERRORS, ServiceHealth
+from retrieval.cache import DEFAULT_NAMESPACE, REDIS_ERRORS, ServiceHealth, check_namespace
 
 log = logging.getLogger("runbook_bot.dedup")
 
@@ -28,7 +28,7 @@ class Deduplicator:
         self,
         client: redis.Redis | None,
         ttl_seconds: int = 3600,
-        namespace: str = "rbb",
+        namespace: str = DEFAULT_NAMESPACE,
         *,
         max_local_entries: int = DEFAULT_MAX_LOCAL_ENTRIES,
         retry_after_seconds: float = 1.0,
@@ -40,7 +40,7 @@ class Deduplicator:
             raise ValueError("max_local_entries must be positive")
         self._client = client
         self._ttl = ttl_seconds
-        self._ns = namespace
+        self._ns = check_namespace(namespace)
         self._max = max_local_entries
         self._clock = clock
         self._health = ServiceHealth(

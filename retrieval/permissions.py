@@ -29,7 +29,7 @@ import redis
 import yaml
 from pydantic import Field, ValidationError, field_validator
 
-from retrieval.cache import REDIS_ERRORS, ServiceHealth
+from retrieval.cache import DEFAULT_NAMESPACE, REDIS_ERRORS, ServiceHealth, check_namespace
 from retrieval.errors import RetrievalError
 from retrieval.types import DEFAULT_ACCESS_GROUP, Citation, Frozen, SearchFilter
 
@@ -220,7 +220,7 @@ class PermissionResolver:
         ttl_seconds: int = 600,
         default_group: str = DEFAULT_ACCESS_GROUP,
         *,
-        namespace: str = "rbb",
+        namespace: str = DEFAULT_NAMESPACE,
         retry_after_seconds: float = 1.0,
         directory_retry_after_seconds: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
@@ -232,7 +232,7 @@ class PermissionResolver:
         self._directory = directory
         self._redis = cache
         self._ttl = ttl_seconds
-        self._ns = namespace
+        self._ns = check_namespace(namespace)
         self._clock = clock
         self._redis_health = ServiceHealth(
             log,

@@ -27,8 +27,9 @@ from typing import Literal, Protocol, TypeVar, get_args
 import redis
 from pydantic import TypeAdapter, ValidationError
 
-from retrieval.cache import REDIS_ERRORS, ServiceHealth
+from retrieval.cache import DEFAULT_NAMESPACE, REDIS_ERRORS, ServiceHealth, check_namespace
 from retrieval.errors import RetrievalError
+from retrieval.private_file import open_private
 from retrieval.redact import redact
 
 log = logging.getLogger("runbook_bot.querylog")
@@ -189,7 +190,7 @@ class RedisQueryLog:
         self,
         client: redis.Redis,
         retention_days: float = 30,
-        namespace: str = "rbb",
+        namespace: str = DEFAULT_NAMESPACE,
         *,
         retry_after_seconds: float = 1.0,
     ) -> None:
@@ -197,7 +198,7 @@ class RedisQueryLog:
             raise ValueError("retention_days must be positive")
         self._client = client
         self._retention = retention_days
-        self.stream = f"{namespace}:querylog"
+        self.stream = f"{check_namespace(namespace)}:querylog"
         self.feedback_stream = f"{namespace}:feedback"
         self._health = ServiceHealth(
             log, "query log", "dropping query log records", retry_after_seconds
@@ -268,7 +269,8 @@ class FileQueryLog:
 
     Appends are single ``write`` calls on a file opened for appending, so several
     processes may log to one file; :meth:`prune` rewrites the files and is meant to
-    run from one place (a scheduled job or the bot at start-up).
+    run from one place (a scheduled job or the bot at start-up). Only the owner may read
+    the files (0600, also enforced on files that existed before).
     """
 
     def __init__(self, path: Path, retention_days: float = 30) -> None:
@@ -305,12 +307,15 @@ class FileQueryLog:
             )
 
     def _append(self, path: Path, payload: str) -> None:
-        line = payload + "\n"
+        data = (payload + "\n").encode("utf-8")
         try:
             with self._lock:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                with path.open("a", encoding="utf-8") as fh:
-                    fh.write(line)
+                fd = open_private(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+                try:
+                    os.write(fd, data)
+                finally:
+                    os.close(fd)
         except OSError as exc:
             self._health.failed(exc)
             return
@@ -344,7 +349,9 @@ class FileQueryLog:
             return 0
         tmp = path.with_name(path.name + ".tmp")
         try:
-            tmp.write_text("".join(kept), encoding="utf-8")
+            fd = open_private(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write("".join(kept))
             os.replace(tmp, path)
         except OSError as exc:
             raise QueryLogError(f"cannot rewrite the query log {path}: {exc}") from exc

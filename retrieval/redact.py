@@ -75,7 +75,7 @@ _LABEL = (
     _LABEL_START + r"(?:"
     # password family: any alphanumeric prefix too (PGPASSWORD, dbpassword)
     r"(?:[A-Za-z0-9]+[_.-])*[A-Za-z0-9]*(?:password|passwd|passphrase)"
-    r"|(?:[A-Za-z0-9]+[_.-])*(?:pwd|pass|secret|token|apikey|" + _KEY_WORDS + r")"
+    r"|(?:[A-Za-z0-9]+[_.-])*(?:pwd|pw|pass|secret|token|apikey|" + _KEY_WORDS + r")"
     # camelCase labels (JSON from SDKs and CLIs): SessionToken, clientSecret, apiKey
     r"|(?-i:[A-Za-z0-9]*[a-z0-9](?:Token|Secret|Password|Passwd|Passphrase|Pwd))"
     r"|(?-i:[A-Za-z0-9]*(?:[Aa]pi|[Ss]ecret|[Pp]rivate|[Aa]ccess|[Aa]ccount|[Ss]igning"
@@ -105,6 +105,29 @@ _DB_SCHEMES = (
     r"|clickhouse|cockroachdb)"
 )
 _AUTH_HEADER = r"""\b(?:proxy-)?authorization["']?[ \t]*[:=][ \t]*["']?"""
+
+# Plain-language passwords: "password hunter2", "the password is hunter2", "pw: hunter2",
+# "the password for admin is hunter2".  ``conn`` is the connecting "is" / ":" / "for X is"
+# when there is one; without it the value must look like a password (see
+# :func:`_looks_like_password`), so "password reset procedure" stays as it is.
+_PLAIN_PASSWORD = (
+    _LABEL_START + r"(?:[A-Za-z0-9]+[_.-])*(?:password|passwd|passphrase|pw)"
+    r"(?P<conn>(?:[ \t]+(?:for|of)[ \t]+(?:the[ \t]+)?[A-Za-z0-9_.@/-]{1,64})?"
+    r"(?:[ \t]+(?:is|was)|[ \t]*[:=]))?"
+    r"[ \t]+" + _VALUE
+)
+# A secret-ish command-line flag followed by its value after a space: --password X.
+_FLAG_SECRET = (
+    r"(?<![A-Za-z0-9_.-])--(?:[A-Za-z0-9]+-)*"
+    r"(?:password|passwd|passphrase|pass|pw|token|secret|api-?key|secret-key|access-key)"
+    r"[ \t]+" + _VALUE
+)
+# "creds admin / hunter2", "credentials: admin:hunter2"
+_CREDENTIALS_PAIR = (
+    _LABEL_START + r"(?:creds?|credentials?)"
+    r"(?:[ \t]+(?:(?:is|are|were|was)[ \t]*)?[:=]?|[ \t]*[:=])[ \t]*"
+    r"[\"']?[A-Za-z0-9_.@+-]{1,64}[\"']?[ \t]*[/:][ \t]*" + _VALUE
+)
 
 _I = re.IGNORECASE
 
@@ -254,6 +277,17 @@ SECRET_PATTERNS: Final[tuple[tuple[str, re.Pattern[str]], ...]] = (
     ("secret_assignment", re.compile(_LABEL + _SEP + _VALUE, _I)),
     # `key=...` on its own only with `=`: "key: timestamp" in a schema is not a secret.
     ("secret_assignment", re.compile(r"(?<![A-Za-z0-9_.-])key[ \t]*=[ \t]*" + _VALUE, _I)),
+    (
+        "sshpass_password",
+        re.compile(r"\bsshpass\b[^\n]{0,300}?[ \t]-p[ \t]*" + _VALUE),
+    ),
+    (
+        "redis_cli_password",
+        re.compile(r"\bredis-cli\b[^\n]{0,300}?[ \t]-a[ \t]+" + _VALUE),
+    ),
+    ("password_flag", re.compile(_FLAG_SECRET, _I)),
+    ("credentials_pair", re.compile(_CREDENTIALS_PAIR, _I)),
+    ("plain_password", re.compile(_PLAIN_PASSWORD, _I)),
     ("labelled_high_entropy", re.compile(_ENTROPY_LABEL + _ENTROPY_SEP + _HIGH_ENTROPY, _I)),
 )
 
@@ -309,8 +343,73 @@ _MASK_CHARS: Final = frozenset("*xX•.")
 _CODE_REFERENCE_RE: Final = re.compile(r"""[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?:\(|\[(?:["']|$))""")
 
 _VALUE_CHECKED_KINDS: Final = frozenset(
-    {"secret_assignment", "curl_user_password", "mysql_cli_password", "authorization_header"}
+    {
+        "secret_assignment",
+        "curl_user_password",
+        "mysql_cli_password",
+        "authorization_header",
+        "sshpass_password",
+        "redis_cli_password",
+        "password_flag",
+        "credentials_pair",
+        "plain_password",
+    }
 )
+
+# Words that follow "the password is" in ordinary sentences ("the password is wrong").
+_PLAIN_WORDS: Final = frozenset(
+    {
+        "also",
+        "always",
+        "at",
+        "bad",
+        "blank",
+        "case",
+        "correct",
+        "different",
+        "fine",
+        "for",
+        "from",
+        "gone",
+        "good",
+        "here",
+        "how",
+        "it",
+        "just",
+        "known",
+        "long",
+        "lost",
+        "never",
+        "new",
+        "now",
+        "ok",
+        "okay",
+        "old",
+        "on",
+        "only",
+        "right",
+        "same",
+        "short",
+        "still",
+        "strong",
+        "that",
+        "there",
+        "this",
+        "to",
+        "too",
+        "valid",
+        "very",
+        "weak",
+        "what",
+        "when",
+        "where",
+        "which",
+        "why",
+    }
+)
+_ORDINARY_SUFFIXES: Final = ("ed", "ing", "ly", "able", "ible")
+# Markdown links, URLs and shell substitutions are not a word that follows "password".
+_NOT_A_WORD: Final = ("](", "://", "$(", "=")
 
 _MAX_PASSES: Final = 4
 
@@ -328,9 +427,34 @@ def _is_secret_value(kind: str, match: re.Match[str]) -> bool:
         return False
     if value.startswith(_NOT_SECRET_PREFIXES) or _CODE_REFERENCE_RE.match(value):
         return False
+    if value[0] == "-" or (value[0] == "[" and value.endswith("]")):
+        return False  # the next flag ("--password --region"), a template ("[db-name]")
+    if kind == "plain_password" and not match.group("q"):
+        return _looks_like_password(value, connected=bool(match.group("conn")))
     # PWD=/home/alice is the working directory, not a password.
     label = match.group(0)[: match.start("secret") - match.start()]
     return not (re.search(r"pwd\W*$", label, _I) and value.startswith(("/", "~")))
+
+
+def _looks_like_password(value: str, *, connected: bool) -> bool:
+    """Is the bare word after "password" a password rather than the rest of a sentence?
+
+    After "password is" / "pw:" any word is, except ordinary ones ("is wrong", "is
+    stored in vault"); right after "password" the word needs a digit, a symbol or
+    mixed case ("password hunter2", but not "password reset procedure").
+    """
+    word = value.rstrip(".!?)")
+    lowered = word.lower()
+    if not connected and (len(word) < 4 or any(m in word for m in _NOT_A_WORD)):
+        return False
+    if lowered in _PLAIN_WORDS or lowered in _NOT_SECRET_VALUES:
+        return False
+    if any(c.isdigit() for c in word) or not word.isalpha():
+        return True
+    mixed = any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)
+    if mixed:
+        return True
+    return connected and len(word) >= 4 and not lowered.endswith(_ORDINARY_SUFFIXES)
 
 
 def find_secrets(text: str) -> list[Redaction]:

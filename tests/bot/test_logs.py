@@ -132,3 +132,14 @@ def test_bad_arguments() -> None:
         configure_logging("LOUD")
     with pytest.raises(ValueError, match="log format"):
         configure_logging("INFO", "xml")
+
+
+def test_json_bodies_in_log_lines_are_read_unescaped(stream: io.StringIO) -> None:
+    # bolt logs response bodies as JSON: "\u201c" and "\"" hide a label from the patterns
+    body = json.dumps(
+        {"text": 'Searching runbooks for “pw: hunter2 fails” and password "Tr0ub4dor"'}
+    )
+    logging.getLogger("runbook_bot.bolt").warning('Responding with status: 200 body: "%s"', body)
+    (line,) = lines(stream)
+    assert "hunter2" not in json.dumps(line) and "Tr0ub4dor" not in json.dumps(line)
+    assert "Searching runbooks for" in str(line["msg"])

@@ -40,11 +40,9 @@ from bot.slack_app import (
     focused_query,
     is_incident_channel,
     message_text,
-    readable_by,
     strip_mention,
 )
 from retrieval.embeddings import FastEmbedder
-from retrieval.permissions import Scope
 from retrieval.types import Answer, Citation
 from tests.bot.block_checks import assert_valid_blocks
 from tests.conftest import ROOT, RedisServer
@@ -166,6 +164,21 @@ class SlackHarness:
         response_id: str | None = None,
         **kwargs: Any,
     ) -> tuple[HttpResult, str]:
+        body, response_id = self.slash_body(
+            text, user=user, channel=channel, channel_name=channel_name, response_id=response_id
+        )
+        return self.post(body, "application/x-www-form-urlencoded", **kwargs), response_id
+
+    def slash_body(
+        self,
+        text: str,
+        *,
+        user: str = "U0ALICE01",
+        channel: str = "C0GENERAL1",
+        channel_name: str = "general",
+        response_id: str | None = None,
+    ) -> tuple[str, str]:
+        """The form body of one ``/runbook`` invocation, and its response_url id."""
         response_id = response_id or unique("slash-")
         body = urlencode(
             {
@@ -183,7 +196,7 @@ class SlackHarness:
                 "trigger_id": unique("trigger."),
             }
         )
-        return self.post(body, "application/x-www-form-urlencoded", **kwargs), response_id
+        return body, response_id
 
     def event(
         self, event: dict[str, Any], *, event_id: str | None = None, retry_num: int | None = None
@@ -415,6 +428,22 @@ def test_bad_signature_and_stale_timestamp_are_rejected(slack: SlackHarness) -> 
     assert stale.status == 401
     slack.settle()
     assert not slack.fake.calls_to(RESPONSE_URL_METHOD)
+
+
+def test_a_replayed_slash_command_is_answered_once(slack: SlackHarness) -> None:
+    body, response_id = slack.slash_body("checkout-api database connection refused")
+    signed_at = int(time.time())
+    first = slack.post(body, "application/x-www-form-urlencoded", timestamp=signed_at)
+    replay = slack.post(body, "application/x-www-form-urlencoded", timestamp=signed_at)
+    assert first.status == replay.status == 200
+    assert "Searching" in first.body and "Searching" not in replay.body
+    slack.settle()
+    answers = [c for c in slack.fake.calls_to(RESPONSE_URL_METHOD) if c.response_id == response_id]
+    assert len(answers) == 1
+    # the same question asked again (a new invocation, a new trigger_id) is answered
+    again, again_id = slack.slash("checkout-api database connection refused")
+    assert "Searching" in again.body
+    slack.responses(again_id)
 
 
 def test_unknown_paths_are_404(slack: SlackHarness) -> None:
@@ -677,32 +706,6 @@ def test_incident_channel_patterns() -> None:
     assert not is_incident_channel(None, patterns)
 
 
-def test_readable_by_requires_every_citation() -> None:
-    def cite(source: str, access: tuple[str, ...]) -> Citation:
-        return Citation(
-            source_id=source,
-            title=source,
-            section="s",
-            path=f"{source}.md",
-            url=None,
-            revision="r",
-            start=0,
-            end=1,
-            line=1,
-            quote="x",
-            owner=None,
-            updated=None,
-            age_days=None,
-            access=access,
-        )
-
-    everyone = Scope(frozenset({"everyone"}))
-    assert readable_by([cite("a", ("everyone",))], everyone)
-    assert not readable_by([cite("a", ("everyone",)), cite("b", ("sre",))], everyone)
-    assert not readable_by([cite("a", ("everyone",))], None)
-    assert not readable_by([], everyone)
-
-
 def test_request_store_falls_back_to_memory_without_redis(tmp_path: Path) -> None:
     server = RedisServer(tmp_path)
     server.start()
@@ -720,3 +723,31 @@ def test_request_store_falls_back_to_memory_without_redis(tmp_path: Path) -> Non
     store.put(stored.model_copy(update={"request_id": "r-2"}))
     assert store.get("r-2") is not None
     assert store.get("r-missing") is None
+
+
+def test_request_store_keeps_no_secret_of_the_question(redis_server: RedisServer) -> None:
+    from retrieval.cache import redis_client
+
+    secret = "Pa55word!x"
+    question = f"login fails, the password is {secret}"
+    client = redis_client(redis_server.url)
+    store = RequestStore(client)
+    store.put(
+        StoredRequest(
+            request_id="r-secret",
+            question=question,
+            answer=Answer(
+                state="abstain",
+                text=f"Nothing about {secret}",
+                question=question,
+                search_link="https://example.com/?q=" + secret.replace("!", "%21"),
+            ),
+        )
+    )
+    raw = client.get(store.key("r-secret"))
+    assert raw is not None and b"Pa55word" not in raw
+    kept = store.get("r-secret")
+    assert (
+        kept is not None
+        and kept.question == "login fails, the password is [REDACTED:plain_password]"
+    )

@@ -3,6 +3,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import stat
 import time
 from pathlib import Path
 
@@ -198,3 +199,21 @@ def test_file_log_write_errors_are_logged_once_not_raised(
     log.record(record())
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
+
+
+def test_file_logs_are_private_also_when_they_existed(tmp_path: Path) -> None:
+    path = tmp_path / "queries.jsonl"
+    feedback = feedback_path_for(path)
+    feedback.write_text("")
+    feedback.chmod(0o644)  # left by an older version
+    log = FileQueryLog(path, retention_days=30)
+    log.record(record())
+    log.record_feedback(
+        build_feedback(request_id="r", user_hash="h", value="helpful", question="q")
+    )
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(feedback.stat().st_mode) == 0o600
+
+    log.record(dataclasses.replace(record(ts=time.time() - 40 * DAY), request_id="old"))
+    assert log.prune() == 1  # rewritten through a new file: still private
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
