@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -95,6 +95,18 @@ class Settings(BaseSettings):
     slack_api_url: str | None = _env("slack_api_url", "SLACK_API_URL")
     incident_channel_patterns: tuple[str, ...] = ("inc-*", "incident-*")
     port: int = 3000
+
+    # /metrics: on the main port with this bearer token, and/or without a token on
+    # 127.0.0.1:<metrics_port>; with neither it is not served
+    metrics_token: SecretStr | None = None
+    metrics_port: int | None = None
+
+    @field_validator("metrics_token", mode="before")
+    @classmethod
+    def _blank_token_is_unset(cls, value: Any) -> Any:
+        # an empty token would match an empty "Authorization: Bearer " header
+        text = value.get_secret_value() if isinstance(value, SecretStr) else value
+        return None if isinstance(text, str) and not text.strip() else value
 
     @property
     def qdrant_local_path(self) -> Path:
