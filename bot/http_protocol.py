@@ -49,10 +49,11 @@ class GuardedH11Protocol(H11Protocol):
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         if len(self.connections) > self.max_connections:
+            self.connections.discard(self)  # now, not when the close completes
             log.warning(
                 "refused a connection from %s: %d connections open",
                 self._peer(),
-                len(self.connections) - 1,
+                len(self.connections),
                 extra={"client": self._peer(), "limit": self.max_connections},
             )
             self.transport.close()
