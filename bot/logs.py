@@ -43,9 +43,10 @@ _STANDARD_ATTRS = frozenset(vars(logging.LogRecord("x", logging.INFO, "x", 0, "x
     "asctime",
     "request_id",
     "taskName",
+    "color_message",  # uvicorn's ANSI-coloured copy of the message
 }
-#: Chatty HTTP client loggers (one INFO line per request) are kept at WARNING.
-_QUIET_LOGGERS = ("httpx", "httpcore", "urllib3", "slack_sdk", "slack_bolt")
+#: Chatty HTTP loggers (one INFO line per request) are kept at WARNING.
+_QUIET_LOGGERS = ("httpx", "httpcore", "urllib3", "slack_sdk", "slack_bolt", "uvicorn.access")
 _INSTALLED = "_runbook_bot_handler"
 
 

@@ -1,152 +1,79 @@
-"""The HTTP front: Slack requests at ``/slack/events``, ``/healthz`` and ``/metrics``.
+"""The HTTP server of ``runbook-bot serve``: uvicorn serving ``bot.http_app`` in a thread.
 
-A ``ThreadingHTTPServer`` hands each Slack request (slash commands, events and
-interactivity all arrive on one path) to the bolt App, which verifies the signature
-(a bad signature or a timestamp older than five minutes gets 401) and acknowledges
-within Slack's three seconds.
+::
+
+    server = BotServer(app, runtime, port=3000, metrics=metrics.render,
+                       metrics_token="...", metrics_port=9464).start()
+    server.url            # http://127.0.0.1:3000
+    server.stop()         # finishes the requests in progress, then returns
+
+The listening sockets are bound in the constructor (a port in use raises ``OSError``
+there), and uvicorn runs on its own event loop in a background thread, so the caller
+keeps its signal handlers. :class:`~bot.http_limits.ServerLimits` bounds what one client
+can hold: a deadline for headers (see ``bot.http_protocol``) and for the body, the header
+and body size, and the number of open connections. uvicorn's own log lines go through the
+project's logging setup (``bot.logs``), as JSON by default.
+
+``/metrics``: with ``metrics_token`` it is served on the main port to requests carrying
+``Authorization: Bearer <token>``; with ``metrics_port`` it is served without a token on
+``127.0.0.1:<metrics_port>`` only; with neither it is not served.
 """
 
 from __future__ import annotations
 
-import json
 import logging
+import socket
 import threading
-from collections.abc import Callable, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
-from urllib.parse import urlsplit
+import time
+from collections.abc import Mapping
 
-from slack_bolt import App, BoltRequest, BoltResponse
+import uvicorn
+from slack_bolt import App
+from starlette.types import ASGIApp
 
+from bot.http_app import ByListener, MetricsRenderer, metrics_app, web_app
+from bot.http_limits import DEFAULT_LIMITS, ServerLimits
+from bot.http_protocol import guarded_h11_protocol
 from bot.runtime import Runtime
-from retrieval.cache import REDIS_ERRORS
 
 log = logging.getLogger("runbook_bot.server")
 
-SLACK_PATH = "/slack/events"
-MAX_BODY_BYTES = 1_000_000  # Slack payloads are far smaller
-
-#: ``render() -> (body, content type)``, e.g. ``bot.metrics.Metrics.render``
-MetricsRenderer = Callable[[], tuple[bytes, str]]
+#: The metrics listener binds the loopback interface only.
+METRICS_HOST = "127.0.0.1"
+_START_TIMEOUT_SECONDS = 10.0
 
 
-def health(runtime: Runtime) -> tuple[int, dict[str, Any]]:
-    """(HTTP status, body) of ``/healthz``: 503 when the index cannot be searched."""
-    qdrant = False
-    generation: int | None = None
+def listen(host: str, port: int, backlog: int = 2048) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (port 0: a free one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
     try:
-        qdrant = bool(runtime.vector_index.ping())
-        if qdrant:
-            generation = runtime.searcher.generation()
-    except Exception as exc:  # health must answer whatever is broken
-        log.debug("health: index check failed: %s", exc)
-        qdrant = False
-    redis_ok = False
-    try:
-        redis_ok = bool(runtime.redis.ping())
-    except REDIS_ERRORS:
-        redis_ok = False
-    except Exception as exc:
-        log.debug("health: redis check failed: %s", exc)
-    status = "ok" if qdrant and redis_ok else "degraded"
-    body = {"status": status, "generation": generation, "qdrant": qdrant, "redis": redis_ok}
-    return (200 if qdrant else 503), body
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(backlog)
+    except OSError:
+        sock.close()
+        raise
+    return sock
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, format: str, *args: Any) -> None:
-        log.debug("%s - %s", self.address_string(), format % args)
-
-    def do_GET(self) -> None:
-        path = urlsplit(self.path).path
-        if path == "/healthz":
-            status, body = health(self.server.runtime)
-            self._send(status, json.dumps(body).encode(), "application/json")
-        elif path == "/metrics" and self.server.metrics is not None:
-            try:
-                data, content_type = self.server.metrics()
-            except Exception:
-                log.exception("rendering metrics failed")
-                self._send(500, b"metrics failed\n", "text/plain")
-                return
-            self._send(200, data, content_type)
-        else:
-            self._send(404, b"not found\n", "text/plain")
-
-    def do_POST(self) -> None:
-        split = urlsplit(self.path)
-        app = self.server.app
-        length = int(self.headers.get("Content-Length") or 0)
-        if split.path != SLACK_PATH or app is None:
-            self._drain(length)
-            self._send(404, b"not found\n", "text/plain")
-            return
-        if length > MAX_BODY_BYTES:
-            self.close_connection = True
-            self._send(413, b"payload too large\n", "text/plain")
-            return
-        raw = self.rfile.read(length).decode("utf-8", "replace") if length else ""
-        headers: dict[str, str | Sequence[str]] = {}
-        for name in set(self.headers.keys()):
-            headers[name.lower()] = list(self.headers.get_all(name) or [])
-        request = BoltRequest(body=raw, query=split.query, headers=headers)
-        try:
-            response: BoltResponse = app.dispatch(request)
-        except Exception:
-            log.exception("dispatching a Slack request failed")
-            self._send(500, b"", "text/plain")
-            return
-        body = (response.body or "").encode("utf-8")
-        extra: list[tuple[str, str]] = []
-        content_type = "text/plain; charset=utf-8"
-        for name, values in (response.headers or {}).items():
-            for value in values:
-                if name.lower() == "content-type":
-                    content_type = value
-                elif name.lower() != "content-length":
-                    extra.append((name, value))
-        self._send(response.status, body, content_type, extra)
-
-    def _drain(self, length: int) -> None:
-        if 0 < length <= MAX_BODY_BYTES:
-            self.rfile.read(length)
-        elif length:
-            self.close_connection = True
-
-    def _send(
-        self,
-        status: int,
-        body: bytes,
-        content_type: str,
-        headers: list[tuple[str, str]] | None = None,
-    ) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in headers or []:
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
-
-    def __init__(
-        self,
-        address: tuple[str, int],
-        app: App | None,
-        runtime: Runtime,
-        metrics: MetricsRenderer | None,
-    ) -> None:
-        self.app = app
-        self.runtime = runtime
-        self.metrics = metrics
-        super().__init__(address, _Handler)
+def uvicorn_config(asgi: ASGIApp, limits: ServerLimits) -> uvicorn.Config:
+    """uvicorn settings for ``asgi`` within ``limits``, logging through the root logger."""
+    return uvicorn.Config(
+        asgi,
+        http=guarded_h11_protocol(limits.read_timeout, limits.max_connections),
+        ws="none",
+        lifespan="off",
+        interface="asgi3",
+        log_config=None,  # keep the handlers of bot.logs.configure_logging
+        access_log=True,
+        proxy_headers=False,
+        server_header=False,
+        timeout_keep_alive=limits.keep_alive_timeout,
+        limit_concurrency=limits.max_connections,
+        h11_max_incomplete_event_size=limits.max_header_bytes,
+        timeout_graceful_shutdown=limits.shutdown_timeout,
+    )
 
 
 class BotServer:
@@ -159,50 +86,86 @@ class BotServer:
         host: str = "0.0.0.0",
         port: int = 3000,
         metrics: MetricsRenderer | None = None,
+        *,
+        metrics_token: str | None = None,
+        metrics_port: int | None = None,
+        limits: ServerLimits = DEFAULT_LIMITS,
     ) -> None:
-        self._httpd = _Server((host, port), app, runtime, metrics)
+        self.limits = limits
+        self._sockets = [listen(host, port)]
+        by_port: Mapping[int, ASGIApp] = {}
+        if metrics is not None and metrics_port is not None:
+            try:
+                self._sockets.append(listen(METRICS_HOST, metrics_port))
+            except OSError:
+                self._sockets[0].close()
+                raise
+            by_port = {self._sockets[1].getsockname()[1]: metrics_app(metrics)}
+        public = web_app(
+            app, runtime, metrics=metrics, metrics_token=metrics_token or None, limits=limits
+        )
+        self._server = uvicorn.Server(uvicorn_config(ByListener(public, by_port), limits))
+        self._addresses = [sock.getsockname() for sock in self._sockets]
         self._thread: threading.Thread | None = None
-        self._serving = False
 
     @property
     def host(self) -> str:
-        return str(self._httpd.server_address[0])
+        return str(self._addresses[0][0])
 
     @property
     def port(self) -> int:
-        return int(self._httpd.server_address[1])
+        return int(self._addresses[0][1])
 
     @property
     def url(self) -> str:
-        host = "127.0.0.1" if self.host in ("0.0.0.0", "") else self.host
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "", "::") else self.host
         return f"http://{host}:{self.port}"
 
+    @property
+    def metrics_port(self) -> int | None:
+        """The port of the loopback metrics listener, None without one."""
+        return int(self._addresses[1][1]) if len(self._addresses) > 1 else None
+
+    @property
+    def metrics_url(self) -> str | None:
+        """``http://127.0.0.1:<port>`` of the loopback metrics listener, None without one."""
+        if len(self._addresses) < 2:
+            return None
+        return f"http://{self._addresses[1][0]}:{self._addresses[1][1]}"
+
+    @property
+    def open_connections(self) -> int:
+        """Connections open right now (a diagnostic; read without locking)."""
+        return len(self._server.server_state.connections)
+
+    def _run(self) -> None:
+        try:
+            self._server.run(sockets=self._sockets)
+        except BaseException:  # uvicorn exits with SystemExit on a failed start
+            log.exception("the HTTP server stopped on an error")
+
     def start(self) -> BotServer:
-        """Serve in a background thread."""
-        if self._thread is None:
-            self._serving = True
-            self._thread = threading.Thread(
-                target=self._httpd.serve_forever,
-                kwargs={"poll_interval": 0.2},
-                name="runbook-http",
-                daemon=True,
-            )
-            self._thread.start()
+        """Serve in a background thread; returns once the server accepts requests."""
+        if self._thread is not None:
+            return self
+        self._thread = threading.Thread(target=self._run, name="runbook-http", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + _START_TIMEOUT_SECONDS
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                self.stop()
+                raise OSError(f"the HTTP server did not start on port {self.port}")
+            time.sleep(0.01)
         return self
 
-    def serve_forever(self) -> None:
-        """Serve in this thread until :meth:`stop` is called from another one."""
-        self._serving = True
-        self._httpd.serve_forever(poll_interval=0.2)
-
     def stop(self) -> None:
-        if self._serving:  # shutdown() waits for a serve_forever loop that must exist
-            self._serving = False
-            self._httpd.shutdown()
-        self._httpd.server_close()
+        """Stop accepting, finish the requests in progress (up to the shutdown timeout)."""
         if self._thread is not None:
-            self._thread.join(timeout=5)
+            self._server.should_exit = True
+            self._thread.join(timeout=self.limits.shutdown_timeout + 5)
             self._thread = None
+        for sock in self._sockets:
+            sock.close()
 
     def __enter__(self) -> BotServer:
         return self.start()

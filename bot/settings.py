@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from retrieval.cache import DEFAULT_NAMESPACE, NAMESPACE_PATTERN
@@ -102,6 +102,18 @@ class Settings(BaseSettings):
     slack_api_url: str | None = _env("slack_api_url", "SLACK_API_URL")
     incident_channel_patterns: tuple[str, ...] = ("inc-*", "incident-*")
     port: int = 3000
+
+    # /metrics: on the main port with this bearer token, and/or without a token on
+    # 127.0.0.1:<metrics_port>; with neither it is not served
+    metrics_token: SecretStr | None = None
+    metrics_port: int | None = None
+
+    @field_validator("metrics_token", mode="before")
+    @classmethod
+    def _blank_token_is_unset(cls, value: Any) -> Any:
+        # an empty token would match an empty "Authorization: Bearer " header
+        text = value.get_secret_value() if isinstance(value, SecretStr) else value
+        return None if isinstance(text, str) and not text.strip() else value
 
     @property
     def qdrant_local_path(self) -> Path:

@@ -1,9 +1,14 @@
 """``runbook-bot serve``: run the Slack bot.
 
-HTTP mode (the default) serves Slack at ``/slack/events`` plus ``/healthz`` and
-``/metrics`` on one port. With ``SLACK_APP_TOKEN`` set the bot connects over Socket Mode
-instead and the port serves only ``/healthz`` and ``/metrics``. ``--watch DIR``
+HTTP mode (the default) serves Slack at ``/slack/events`` plus ``/healthz`` on one port
+(uvicorn, see ``bot.server``). With ``SLACK_APP_TOKEN`` set the bot connects over Socket
+Mode instead and the port serves only ``/healthz``. ``/metrics`` is served on that port
+to requests with ``RUNBOOK_METRICS_TOKEN`` as a bearer token, and without a token on
+``127.0.0.1:RUNBOOK_METRICS_PORT``; with neither setting it is off. ``--watch DIR``
 re-ingests DIR in-process whenever its files change.
+
+SIGTERM or SIGINT stops accepting requests, finishes the ones in progress and the
+answers already acknowledged, then exits 0.
 """
 
 from __future__ import annotations
@@ -44,9 +49,18 @@ def _err(text: str) -> None:
     sys.stderr.write(text + "\n")
 
 
+def _metrics_where(port: int, token: str | None, metrics_address: str | None) -> str:
+    where = []
+    if token:
+        where.append(f"on port {port} with the bearer token")
+    if metrics_address is not None:
+        where.append(f"on {metrics_address}")
+    return " and ".join(where) if where else "off"
+
+
 def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
     # imported here so that other commands do not pay for Slack's modules
-    from bot.server import BotServer
+    from bot.server import METRICS_HOST, BotServer
     from bot.slack_app import SlackHandlers
     from bot.watcher import RunbookWatcher
 
@@ -83,6 +97,7 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
         log.info("received %s, stopping", signal.Signals(signum).name)
         stop.set()
 
+    token = s.metrics_token.get_secret_value() if s.metrics_token is not None else None
     try:
         server = BotServer(
             None if socket_mode else handlers.app,
@@ -90,13 +105,17 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
             host=args.host,
             port=s.port,
             metrics=handlers.metrics.render,
-        )
+            metrics_token=token,
+            metrics_port=s.metrics_port,
+        ).start()
     except OSError as exc:
-        _err(f"error: cannot listen on {args.host}:{s.port}: {exc}")
+        where = f"{args.host}:{s.port}"
+        if s.metrics_port is not None:
+            where += f" (metrics: {METRICS_HOST}:{s.metrics_port})"
+        _err(f"error: cannot listen on {where}: {exc}")
         handlers.close(wait=False)
         return EXIT_FAILED
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
-    server.start()
     watcher = RunbookWatcher(rt, watch_dir).start() if watch_dir is not None else None
     socket_handler = None
     try:
@@ -121,15 +140,21 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
         except Exception:
             generation = None
         log.info(
-            "runbook-bot serving on port %d (%s mode), index generation %s%s",
+            "runbook-bot serving on port %d (%s mode), index generation %s, metrics %s%s",
             server.port,
             "socket" if socket_mode else "http",
             generation,
+            _metrics_where(
+                server.port,
+                token,
+                f"{METRICS_HOST}:{server.metrics_port}" if server.metrics_port else None,
+            ),
             f", watching {watch_dir}" if watch_dir is not None else "",
             extra={
                 "port": server.port,
                 "mode": "socket" if socket_mode else "http",
                 "generation": generation,
+                "metrics_port": server.metrics_port,
             },
         )
         while not stop.wait(0.5):

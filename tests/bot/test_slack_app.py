@@ -50,6 +50,7 @@ from tests.fakes.signing import signed_headers
 from tests.fakes.slack_api import RESPONSE_URL_METHOD, FakeSlackAPI, RecordedCall, iter_texts
 
 SECRET = "secret"
+METRICS_TOKEN = "metrics-token"
 ACCESS_MAP = ROOT / "runbooks" / "access.yml"
 MESSAGE_METHODS = ("chat.postMessage", "chat.postEphemeral", RESPONSE_URL_METHOD)
 _ids = itertools.count(1)
@@ -124,6 +125,7 @@ class SlackHarness:
             host="127.0.0.1",
             port=0,
             metrics=self.handlers.metrics.render,
+            metrics_token=METRICS_TOKEN,
         ).start()
 
     @property
@@ -272,8 +274,8 @@ class SlackHarness:
         body = urlencode({"payload": json.dumps(payload)})
         return self.post(body, "application/x-www-form-urlencoded"), response_id
 
-    def get(self, path: str) -> HttpResult:
-        return http(self.url + path)
+    def get(self, path: str, headers: dict[str, str] | None = None) -> HttpResult:
+        return http(self.url + path, headers=headers)
 
     # -- what the fake received -------------------------------------------------------
 
@@ -659,9 +661,10 @@ def test_healthz_and_metrics(slack: SlackHarness) -> None:
     _, response_id = slack.slash("checkout-api database connection refused")
     slack.responses(response_id)
     slack.settle()
-    metrics = slack.get("/metrics")
+    assert slack.get("/metrics").status == 401
+    metrics = slack.get("/metrics", {"Authorization": f"Bearer {METRICS_TOKEN}"})
     assert metrics.status == 200
-    assert "text/plain" in metrics.headers["Content-Type"]
+    assert "text/plain" in metrics.headers["content-type"]
     assert 'runbook_bot_requests_total{outcome="answer",surface="slash_command"}' in metrics.body
     assert "runbook_bot_stage_seconds_bucket" in metrics.body
 

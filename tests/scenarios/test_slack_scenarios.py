@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -429,9 +430,11 @@ def test_serve_subprocess_answers_a_signed_slash_command(
     data = copy_index(sample_index_template, tmp_path / "data")
     if not (data / "models").exists():
         (data / "models").symlink_to(model_dir)  # the offline model the session assembled
-    port = free_port()
+    port, metrics_port = free_port(), free_port()
     env = {
         **os.environ,
+        "RUNBOOK_METRICS_TOKEN": "scrape-token",
+        "RUNBOOK_METRICS_PORT": str(metrics_port),
         "SLACK_BOT_TOKEN": "xoxb-test",
         "SLACK_SIGNING_SECRET": SECRET,
         "SLACK_API_URL": fake.base_url,
@@ -476,6 +479,13 @@ def test_serve_subprocess_answers_a_signed_slash_command(
         (posted,) = fake.wait_for(RESPONSE_URL_METHOD, timeout=30)
         assert CHECKOUT in text_of(posted)
 
+        # /metrics: the bearer token on the public port, or the loopback metrics port
+        assert http(base + "/metrics").status == 401
+        scraped = http(base + "/metrics", headers={"Authorization": "Bearer scrape-token"})
+        assert scraped.status == 200 and "runbook_bot_requests_total" in scraped.body
+        local = http(f"http://127.0.0.1:{metrics_port}/metrics")
+        assert local.status == 200 and "runbook_bot_requests_total" in local.body
+
         # a second process cannot ingest into the data dir the server holds
         ingest = subprocess.run(
             _cli("--data-dir", str(data), "ingest", str(SAMPLE_RUNBOOKS)),
@@ -499,6 +509,8 @@ def test_serve_subprocess_answers_a_signed_slash_command(
     print(output)
     assert code == 0, output
     assert "serving on port" in output and "http mode" in output
+    assert f"metrics on port {port} with the bearer token and on 127.0.0.1:{metrics_port}" in output
+    assert "scrape-token" not in output
     assert "Traceback" not in output
 
 
@@ -515,4 +527,31 @@ def test_serve_without_slack_credentials_exits_2(tmp_path: Path) -> None:
     )
     assert result.returncode == 2
     assert "SLACK_SIGNING_SECRET" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_serve_on_a_port_in_use_exits_1(tmp_path: Path, redis_server: RedisServer) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "RUNBOOK_"))}
+    env.update(
+        {
+            "SLACK_BOT_TOKEN": "xoxb-test",
+            "SLACK_SIGNING_SECRET": SECRET,
+            "REDIS_URL": redis_server.url,
+        }
+    )
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env["RUNBOOK_METRICS_PORT"] = str(port)
+        result = subprocess.run(
+            _cli("--data-dir", str(tmp_path / "data"), "serve", "--port", "0"),
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 1, result.stderr
+    assert f"cannot listen on 0.0.0.0:0 (metrics: 127.0.0.1:{port})" in result.stderr
     assert "Traceback" not in result.stderr
