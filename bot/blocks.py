@@ -44,7 +44,8 @@ MAX_BUTTON_URL = 3000
 MAX_MESSAGE_CHARS = 12_000
 
 SEE_SOURCE = "…see source"
-ABSTAIN_HEADLINE = "No runbook answers this"
+ABSTAIN_HEADLINE = "No runbook covers this"
+UNSURE_HEADLINE = "Not sure these answer it"
 
 _FENCE = "```"
 _LABEL_MAX = 120  # title or section inside a link label
@@ -425,7 +426,7 @@ def render_answer(
     ``private_note`` (e.g. "1 restricted runbook sent to you privately") is shown right
     after the warnings; ``incident`` names the runbook first and lists related incidents.
     """
-    if answer.state == "abstain":
+    if answer.state != "answer":
         return render_abstain(
             answer,
             request_id=request_id,
@@ -480,18 +481,23 @@ def render_abstain(
     """'No runbook answers this', the reason in plain words, a search link and the closest
     service owner. Warnings (e.g. restricted runbooks omitted) still come first."""
     reason = _ABSTAIN_REASONS.get(answer.reason or "no-match", _ABSTAIN_REASONS["no-match"])
-    blocks: list[dict[str, Any]] = [_header(ABSTAIN_HEADLINE)]
+    unsure = answer.state == "unsure"
+    headline = UNSURE_HEADLINE if unsure else ABSTAIN_HEADLINE
+    blocks: list[dict[str, Any]] = [_header(headline)]
     warnings = _warnings_block(answer, today)
     if warnings is not None:
         blocks.append(warnings)
     if private_note:
         blocks.append(_context(":lock: " + escape(_clip(private_note, 500))))
-    lines = [escape(reason)]
-    detail = answer.text.strip()
-    if detail and detail != reason:
-        lines.append(escape(_clip(detail, 1000)))
-    if answer.closest_owner:
-        lines.append("*Closest service owner:* " + escape(_clip(answer.closest_owner, 100)))
+    lines = [] if unsure else [escape(reason)]
+    if answer.suggestions:
+        lines.append("*Closest runbooks:*")
+        for sug in answer.suggestions:
+            label = _clip(
+                f"{sug.title} - {sug.section}" if sug.section != sug.title else sug.title, 200
+            )
+            owner = f" · owner {escape(_clip(sug.owner, 100))}" if sug.owner else ""
+            lines.append("• " + _link(sug.url, label) + owner)
     if answer.search_link and _safe_url(answer.search_link):
         lines.append(_link(answer.search_link, "Search all runbooks"))
     blocks.append(_section("\n".join(lines)))
@@ -508,9 +514,9 @@ def render_abstain(
         )
     blocks.append(actions)
 
-    parts = [f"{ABSTAIN_HEADLINE}: {reason}"]
-    if answer.closest_owner:
-        parts.append(f"Closest service owner: {_clip(answer.closest_owner, 100)}")
+    parts = [headline if unsure else f"{headline}: {reason}"]
+    if answer.suggestions:
+        parts.append("Closest: " + _clip(answer.suggestions[0].title, 150))
     return Message(text=_fallback(*parts), blocks=blocks)
 
 

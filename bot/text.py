@@ -26,10 +26,15 @@ def render_text(answer: Answer) -> str:
         out.append(f"WARNING ({w.kind}): {w.message}")
     if out:
         out.append("")
-    if answer.state == "abstain":
-        out.append(f"No runbook answers this ({answer.reason}). {answer.text}")
-        if answer.closest_owner:
-            out.append(f"Closest service owner: {answer.closest_owner}")
+    if answer.state != "answer":
+        out.append(f"{answer.text} ({answer.reason})")
+        if answer.suggestions:
+            out.append("Closest runbooks:")
+        for sug in answer.suggestions:
+            owner = f" | owner {sug.owner}" if sug.owner else ""
+            out.append(f"  {sug.title} - {sug.section}  [{sug.path}:{sug.line}]{owner}")
+            if sug.url:
+                out.append(f"    {sug.url}")
         if answer.search_link:
             out.append(f"Search: {answer.search_link}")
         for c in answer.related:

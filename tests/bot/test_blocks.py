@@ -22,7 +22,7 @@ from bot.blocks import (
     render_searching,
     render_usage,
 )
-from retrieval.types import Answer, AnswerWarning, Citation
+from retrieval.types import Answer, AnswerWarning, Citation, Suggestion
 from tests.bot.block_checks import assert_valid_blocks, block_violations
 
 TODAY = date(2026, 11, 29)
@@ -548,26 +548,39 @@ def test_abstain_reasons_in_plain_words(reason: str | None, words: str) -> None:
     message = render(a)
     assert message.blocks[0] == {
         "type": "header",
-        "text": {"type": "plain_text", "text": "No runbook answers this", "emoji": True},
+        "text": {"type": "plain_text", "text": "No runbook covers this", "emoji": True},
     }
     assert words in all_text(message)
-    assert message.text.startswith("No runbook answers this")
+    assert message.text.startswith("No runbook covers this")
 
 
-def test_abstain_with_search_link_and_closest_owner() -> None:
+def test_not_sure_names_the_closest_runbooks_with_links_and_owners() -> None:
     link = "https://runbooks.example.com/search?q=checkout&service=checkout-api"
     a = Answer(
-        state="abstain",
+        state="unsure",
         text="",
         question="how do I reshard the ledger",
         reason="low-confidence",
         search_link=link,
-        closest_owner="@checkout-oncall",
+        suggestions=(
+            Suggestion(
+                source_id="ledger/ops",
+                title="Ledger operations",
+                section="Scaling",
+                path="ledger/ops.md",
+                url="https://git.example/ledger/ops.md#L40",
+                line=40,
+                owner="@ledger-oncall",
+            ),
+        ),
     )
     message = render(a)
     blob = all_text(message)
-    assert "*Closest service owner:* @checkout-oncall" in blob
-    assert "Closest service owner: @checkout-oncall" in message.text
+    assert message.blocks[0]["text"]["text"] == "Not sure these answer it"
+    assert "<https://git.example/ledger/ops.md#L40|Ledger operations - Scaling>" in blob
+    assert "owner @ledger-oncall" in blob
+    assert "Closest: Ledger operations" in message.text
+    assert "Closest service owner" not in blob
     assert "<https://runbooks.example.com/search?q=checkout&amp;service=checkout-api|" in blob
     button = actions(message)[ACTION_OPEN_SEARCH]
     assert button["url"] == link
