@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= data
 DEMO_Q ?= checkout-api database connection refused
 
-.PHONY: all install model redis demo test lint typecheck unit bench eval clean
+.PHONY: all install model redis demo test lint typecheck unit bench eval quality clean
 
 all: test
 
@@ -47,9 +47,12 @@ test: lint typecheck unit
 bench: $(STAMP)
 	$(BIN)/python scripts/bench.py
 
-eval: $(STAMP)
-	$(BIN)/runbook-bot --data-dir $(DATA)/eval ingest ../shared/corpora/prometheus-operator-runbooks
-	$(BIN)/runbook-bot --data-dir $(DATA)/eval eval ../shared/corpora/prometheus-operator-runbooks/eval.jsonl --out $(DATA)/eval/out.jsonl
+# every corpus in ../shared/corpora plus the sample runbooks: leave-one-corpus-out and
+# in-sample numbers side by side, and the fitted confidence model
+quality: $(STAMP)
+	$(BIN)/python scripts/quality.py --data $(DATA)/quality
+
+eval: quality
 
 clean:
 	rm -rf $(VENV) $(DATA) .mypy_cache .ruff_cache .pytest_cache

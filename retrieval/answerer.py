@@ -15,7 +15,7 @@ from typing import Protocol
 from urllib.parse import quote_plus
 
 from retrieval.answer_config import AnswerConfig
-from retrieval.composer import ScoredPart, choose_parts, quote_part, rank_parts
+from retrieval.composer import ScoredPart, choose_parts, quote_parts, rank_parts
 from retrieval.confidence import Evidence, everyday_terms, gather_evidence
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
@@ -24,7 +24,7 @@ from retrieval.intent import question_intent
 from retrieval.names import document_names, query_names
 from retrieval.outline import OutlineCache
 from retrieval.redact import redact
-from retrieval.search import HybridSearcher, group_by_document
+from retrieval.search import HybridSearcher, group_by_document, is_link_list
 from retrieval.snapshot import Snapshot
 from retrieval.types import (
     AbstainReason,
@@ -284,8 +284,14 @@ class ExtractiveAnswerer:
         link = search_link(cfg.search_link_template, redact(r.question))
         # The lead document: the best-ranked one, unless one of the next few is far
         # stronger evidence.
-        lead = r.runbooks[0] if r.runbooks else None
-        for c in r.runbooks[1:LEAD_WINDOW]:
+        # A page of links (a service index) is not an answer: the runbooks it lists are.
+        answers = [
+            c
+            for c in r.runbooks
+            if not is_link_list(r.snapshot.chunks_by_source.get(c.doc.source_id, [c.chunk]))
+        ] or list(r.runbooks)
+        lead = answers[0] if answers else None
+        for c in answers[1:LEAD_WINDOW]:
             if lead is not None and c.confidence >= lead.confidence + LEAD_MARGIN:
                 lead = c
         confident = [c for c in r.runbooks if c.confidence >= model.answer_at]
@@ -444,20 +450,22 @@ class ExtractiveAnswerer:
             lambda p: r.snapshot.dense_score(p.chunk.chunk_id, r.vector) or 0.0,
             question_intent(r.question),
             self._config.sections,
+            query_names(r.question),
         )
 
     def _cite(self, cand: Candidate, r: Retrieval, today: date) -> tuple[Citation, ...]:
         """Quotes of the parts of the candidate's document that answer the question."""
         intent = question_intent(r.question)
         ranked = self._ranked_parts(cand, r)
+        parts = [s.part for s in ranked]
         out = []
         for sp in choose_parts(ranked, intent, self._config.sections):
-            q = quote_part(sp.part, r.terms, r.snapshot.term_stats)
-            part = sp.part
-            line = part.line_of(q.start)
-            out.append(
-                make_citation(part.chunk, q.start, q.end, q.text, line, today, part.section, q.note)
-            )
+            for q in quote_parts(sp.part, parts, r.terms, r.snapshot.term_stats):
+                p = q.part
+                line = p.line_of(q.start)
+                out.append(
+                    make_citation(p.chunk, q.start, q.end, q.text, line, today, p.section, q.note)
+                )
         return tuple(out)
 
 

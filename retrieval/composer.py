@@ -23,6 +23,7 @@ from retrieval.intent import WANTED, Intent, heading_kinds, intent_match
 from retrieval.markdown import group_blocks, split_blocks
 from retrieval.outline import Part
 from retrieval.tokenize import tokenize
+from retrieval.types import normalize_name
 
 MAX_QUOTE_CHARS = 1500  # a part this short is quoted whole
 _STEP = re.compile(r"^(\d+)[.)]\s", re.MULTILINE)
@@ -37,6 +38,7 @@ class SectionWeights:
     heading: float = 0.5  # ... in the part's own heading
     dense: float = 0.5  # cosine of the chunk the part lies in
     intent: float = 0.1  # the heading path offers what was asked
+    symptoms: float = 0.2  # restating the symptoms answers no request for action
     second_ratio: float = 0.85  # a second part this close to the lead is quoted too
     complement_ratio: float = 0.6  # ... or this close, when it is the complementary step
     complement_min_lexical: float = 0.15  # and holds this share of the question's terms
@@ -65,26 +67,45 @@ def rank_parts(
     dense_of: Callable[[Part], float],
     intent: Intent,
     weights: SectionWeights,
+    names: frozenset[str] = frozenset(),
 ) -> list[ScoredPart]:
-    """The document's parts, best answer first."""
+    """The document's parts, best answer first.
+
+    ``names`` are the identifiers the question names (its alert name): they tell which
+    document, not which part, so in a part's body they are no evidence; a part whose
+    own heading is the name is.
+    """
+    body_terms = [t for t in terms if normalize_name(t) not in names]
     out = []
     for p in parts:
-        lexical = coverage(terms, p.terms, stats)
+        lexical = coverage(body_terms, p.terms, stats)
         score = (
             weights.lexical * lexical
-            + weights.heading * coverage(terms, p.heading_terms, stats)
+            + weights.heading * coverage(terms, _own_heading_terms(p), stats)
             + weights.dense * dense_of(p)
-            + weights.intent * intent_match(intent, p.heading_path)
+            + weights.intent * intent_match(intent, p.own_path)
+            - weights.symptoms * _only_symptoms(intent, p)
         )
         out.append(ScoredPart(p, score, lexical))
     out.sort(key=lambda s: -s.score)
     return out
 
 
+def _own_heading_terms(part: Part) -> frozenset[str]:
+    """The part's own heading words, unless its heading is just the document's title."""
+    return part.heading_terms if part.own_path else frozenset()
+
+
+def _only_symptoms(intent: Intent, part: Part) -> float:
+    if intent not in ("unspecified", "act", "procedure"):
+        return 0.0
+    return 1.0 if heading_kinds(part.own_path) == {"symptoms"} else 0.0
+
+
 def _complement(intent: Intent, lead: Part) -> tuple[str, ...]:
     """The kind of section that completes the lead: the diagnosis before acting, the
     action after diagnosing."""
-    kinds = heading_kinds(lead.heading_path)
+    kinds = heading_kinds(lead.own_path)
     if intent in ("unspecified", "act") and "act" in kinds:
         return ("diagnose",)
     if intent in ("unspecified", "diagnose") and "diagnose" in kinds:
@@ -113,7 +134,7 @@ def choose_parts(
         close = s.score >= weights.second_ratio * lead.score
         completes = (
             bool(wanted)
-            and bool(heading_kinds(s.part.heading_path) & set(wanted))
+            and bool(heading_kinds(s.part.own_path) & set(wanted))
             and s.score >= weights.complement_ratio * lead.score
             and s.lexical >= weights.complement_min_lexical
         )
@@ -123,6 +144,26 @@ def choose_parts(
         if not wanted:
             break
     return chosen
+
+
+LEAD_IN_CHARS = 400  # a quote this short without steps is a warning or a lead-in
+
+
+def quote_parts(
+    part: Part, parts: Sequence[Part], terms: Sequence[str], stats: TermStats
+) -> list[Quote]:
+    """The part's quote, and when the part is only a warning or lead-in whose section
+    goes on in the next indexed piece (same heading path), that piece's quote too:
+    a warning never stands in for the steps it introduces."""
+    first = quote_part(part, terms, stats)
+    out = [first]
+    if len(first.text) > LEAD_IN_CHARS or _STEP.search(first.text):
+        return out
+    following = [p for p in parts if p.start >= part.end]
+    nxt = min(following, key=lambda p: p.start, default=None)
+    if nxt is not None and nxt.heading_path == part.heading_path:
+        out.append(quote_part(nxt, terms, stats))
+    return out
 
 
 def quote_part(part: Part, terms: Sequence[str], stats: TermStats) -> Quote:

@@ -51,7 +51,8 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
             r"\b(which (metric|log|logs|condition|dashboard|panel|query)|"
             r"how (do|can) (i|we) (tell|see|find|check|know|confirm|verify|figure|work out|"
             r"spot|identify|debug|investigate|troubleshoot)|"
-            r"where (do|can) (i|we) (see|find|look|check)|where .* (logged|logs?)|"
+            r"where (do|can|should) (i|we)( \w+)? (see|find|look|check)|"
+            r"where .* (logged|logs?)|"
             r"what (do|should) (i|we) (check|look|compare|filter)|what to (check|compare)|"
             r"(am i|are we) supposed to (check|compare|look)|"
             r"why (is|does|did|are|do)|root cause|culprit|diagnos\w*|investigat\w*|"
@@ -92,8 +93,8 @@ _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
     (
         "diagnose",
         re.compile(
-            r"\b(diagnos\w*|investigat\w*|troubleshoot\w*|debug\w*|check\w*|verify\w*|"
-            r"identify\w*|logs?|queries|query|dashboards?|metrics?|triage)\b",
+            r"\b(diagnos\w*|investigat\w*|troubleshoot\w*|debug\w*|check(s|ing|ed)?|"
+            r"verify\w*|identify\w*|logs?|queries|query|dashboards?|metrics?|triage)\b",
             re.I,
         ),
     ),

@@ -47,6 +47,14 @@ class Part:
         return frozenset(tokenize(self.heading))
 
     @property
+    def own_path(self) -> tuple[str, ...]:
+        """The heading path below a top heading that merely repeats the title."""
+        path = self.heading_path
+        if path and normalize_name(path[0]) == normalize_name(self.chunk.title):
+            return path[1:]
+        return path
+
+    @property
     def section(self) -> str:
         """The heading path without a top heading that merely repeats the title."""
         path = self.heading_path

@@ -17,7 +17,6 @@ from retrieval.embeddings import FastEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_RUNBOOKS = ROOT / "runbooks"
-SHARED_CORPUS = ROOT.parent / "shared" / "corpora" / "prometheus-operator-runbooks"
 
 
 @pytest.fixture(scope="session")

@@ -140,3 +140,31 @@ def test_no_match_on_empty_index(tmp_path, embedder) -> None:  # type: ignore[no
         assert answer.state == "abstain" and answer.reason == "no-match"
     finally:
         rt.close()
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how do i reset the grafana admin password", "velero nightly backup ended PartiallyFailed"],
+)
+def test_declining_is_not_reported_as_an_access_problem_when_all_is_readable(
+    sample_runtime: Runtime, question: str
+) -> None:
+    groups = {g for c in sample_runtime.searcher.snapshot().chunks for g in c.metadata.access}
+    answer = sample_runtime.extractive.answer(question, SearchFilter(groups=tuple(groups)))
+    assert answer.state != "answer"
+    assert answer.reason != "access-denied"
+
+
+def test_access_denied_only_when_an_unreadable_runbook_answers(sample_runtime: Runtime) -> None:
+    q = "break glass emergency production database access vault"
+    public = sample_runtime.extractive.answer(q, EVERYONE)
+    assert public.state != "answer" and public.reason == "access-denied"
+    assert all(s.access != ("sre",) for s in public.suggestions)
+
+
+def test_a_bare_alert_leads_with_what_to_do(sample_runtime: Runtime) -> None:
+    answer = sample_runtime.extractive.answer("CheckoutApiDbConnectionErrors", EVERYONE)
+    assert answer.state == "answer"
+    lead = answer.citations[0]
+    assert "Symptoms" not in lead.section
+    assert any(w in lead.section for w in ("Mitigation", "Steps", "Relieve", "Fail", "Restart"))

@@ -1,0 +1,68 @@
+"""Fitting the confidence model and choosing its tiers on labelled samples."""
+
+from __future__ import annotations
+
+import random
+
+from retrieval.calibration import Sample, abstention, fit
+from retrieval.confidence import Evidence, dense_z, everyday_terms, gather_evidence
+from retrieval.evidence import TermStats
+
+
+def sample(rng: random.Random, answerable: bool) -> Sample:
+    shift = 0.25 if answerable else -0.25
+    return Sample(
+        evidence=Evidence(
+            dense=0.5 + shift + rng.gauss(0, 0.1),
+            dense_z=3 + 4 * shift + rng.gauss(0, 1),
+            coverage=0.5 + shift + rng.gauss(0, 0.1),
+            absent=float(rng.random() < (0.2 if answerable else 0.7)),
+            unknown=float(rng.random() < (0.1 if answerable else 0.6)),
+            named=float(answerable and rng.random() < 0.3),
+        ),
+        answerable=answerable,
+        expected_in_top3=answerable,
+    )
+
+
+def test_fit_separates_classes_on_a_held_out_set() -> None:
+    rng = random.Random(7)
+    sets = {name: [sample(rng, i % 3 != 0) for i in range(60)] for name in ("a", "b", "c")}
+    model = fit({k: v for k, v in sets.items() if k != "c"})
+    held = sets["c"]
+    answered = [model.probability(s.evidence) >= model.answer_at for s in held]
+    result = abstention(answered, held)
+    assert result.f1 > 0.8
+    assert result.declined_share <= 0.15
+    assert model.suggest_at <= model.answer_at
+    assert model.weights[2] > 0 and model.weights[4] < 0  # coverage up, unknown names down
+
+
+def test_abstention_counts() -> None:
+    samples = [
+        Sample(Evidence(0, 0, 0, 0, 0, 0), answerable=True),
+        Sample(Evidence(0, 0, 0, 0, 0, 0), answerable=False),
+        Sample(Evidence(0, 0, 0, 0, 0, 0), answerable=False, trap=True),
+    ]
+    r = abstention([False, False, True], samples)
+    assert (r.declined, r.traps_answered, r.traps) == (1, 1, 1)
+    assert r.precision == 0.5 and r.recall == 0.5
+
+
+def test_everyday_words_that_no_runbook_uses_do_not_count_as_missing() -> None:
+    df = {"etcd": 3, "defrag": 1}
+    vocab = frozenset({"wake", "morning", "defrag", "people"})
+    assert everyday_terms("etcd defrag, wake people till morning", df, vocab) >= {"wake", "morn"}
+    stats = TermStats(df, 10)
+    ev = gather_evidence(
+        dense=0.6,
+        dense_scores=(0.6, 0.3, 0.3, 0.2, 0.2),
+        terms=("etcd", "defrag", "wake", "morn"),
+        doc_terms=frozenset({"etcd", "defrag"}),
+        stats=stats,
+        everyday=frozenset({"wake", "morn"}),
+        unknown=(),
+        named=False,
+    )
+    assert ev.coverage == 1.0 and ev.absent == 0.0
+    assert dense_z([0.9, 0.5, 0.5, 0.5]) > 10 and dense_z([0.5]) == 0.0

@@ -1,0 +1,138 @@
+"""Which parts to quote and how much: intent, section evidence, procedures kept whole."""
+
+from __future__ import annotations
+
+from ingest.chunker import chunk_document
+from retrieval.composer import (
+    MAX_QUOTE_CHARS,
+    SectionWeights,
+    choose_parts,
+    quote_part,
+    quote_parts,
+    rank_parts,
+)
+from retrieval.evidence import TermStats
+from retrieval.outline import Part, document_parts
+from retrieval.tokenize import tokenize
+from retrieval.types import Document, DocumentMetadata
+
+TEXT = """# Orders DB connection failures
+
+## Symptoms
+
+Alert `OrdersDbConnectionErrors` fires; the API returns 503.
+
+## Diagnosis
+
+Check the pgbouncer pool with `SHOW POOLS;` and look at cl_waiting.
+
+## Mitigation
+
+### Restart pgbouncer
+
+1. Drain traffic from the orders API.
+2. `kubectl -n orders rollout restart deploy/pgbouncer`
+3. Watch cl_waiting fall.
+
+### Fail over to the replica
+
+Promote the replica when the primary is down.
+"""
+
+
+def parts_of(text: str) -> list[Part]:
+    d = Document(
+        source_id="orders/db",
+        path="orders/db.md",
+        title="Orders DB connection failures",
+        text=text,
+        content_hash="h",
+        metadata=DocumentMetadata(),
+    )
+    return document_parts(chunk_document(d, 0))
+
+
+STATS = TermStats.from_doc_terms({"orders": tokenize(TEXT), "other": tokenize("unrelated words")})
+
+
+def ranked(question: str, intent: str, parts: list[Part] | None = None) -> list[Part]:
+    got = rank_parts(
+        parts or parts_of(TEXT),
+        [t for t in tokenize(question)],
+        STATS,
+        lambda p: 0.5,
+        intent,  # type: ignore[arg-type]
+        SectionWeights(),
+    )
+    return [s.part for s in got]
+
+
+def test_a_bare_alert_leads_with_the_action_not_the_symptoms() -> None:
+    lead = ranked("OrdersDbConnectionErrors", "unspecified")[0]
+    assert lead.heading_path[1] == "Mitigation"
+
+
+def test_a_diagnosis_question_leads_with_the_diagnosis() -> None:
+    lead = ranked("how do I tell if the pool is exhausted", "diagnose")[0]
+    assert lead.heading == "Diagnosis"
+
+
+def test_section_words_pick_the_subsection() -> None:
+    lead = ranked("primary is down, how do we promote the replica", "act")[0]
+    assert lead.heading == "Fail over to the replica"
+
+
+def test_second_part_only_when_it_stands_on_its_own() -> None:
+    parts = parts_of(TEXT)
+    scored = rank_parts(
+        parts,
+        tokenize("pgbouncer pool cl_waiting"),
+        STATS,
+        lambda p: 0.5,
+        "unspecified",
+        SectionWeights(),
+    )
+    chosen = choose_parts(scored, "unspecified", SectionWeights())
+    kinds = [c.part.heading_path[1] for c in chosen]
+    assert kinds[0] == "Mitigation" and "Diagnosis" in kinds  # the check before acting
+    # a part scoring far below the lead is not added as filler
+    weak = rank_parts(
+        parts,
+        tokenize("drain traffic"),
+        STATS,
+        lambda p: 0.0,
+        "procedure",
+        SectionWeights(second_ratio=0.99, complement_ratio=0.99),
+    )
+    assert len(choose_parts(weak, "procedure", SectionWeights(second_ratio=0.99))) == 1
+
+
+def test_quotes_are_verbatim_and_exclude_the_heading() -> None:
+    for part in parts_of(TEXT):
+        q = quote_part(part, tokenize("restart"), STATS)
+        assert TEXT[q.start : q.end] == q.text
+        assert not q.text.startswith("#")
+
+
+def test_a_long_procedure_is_cut_at_a_step_with_a_note() -> None:
+    steps = "\n".join(
+        f"{i}. Step {i}: " + "run the command and check the output carefully " * 5
+        for i in range(1, 11)
+    )
+    text = f"# T\n\n## Steps\n\n> **WARNING:** read first.\n\nDo this:\n\n{steps}\n"
+    parts = parts_of(text)
+    part = next(p for p in parts if p.heading == "Steps")
+    warning, q = quote_parts(part, parts, tokenize("run"), STATS)
+    assert warning.text == "> **WARNING:** read first."  # never alone: the steps follow
+    assert text[q.start : q.end] == q.text
+    assert q.note is not None and q.note.endswith("of 10") and q.note.startswith("steps 1-")
+    shown = int(q.note.split("-")[1].split()[0])
+    assert q.text.rstrip().split("\n")[-1].startswith(f"{shown}. ")
+    assert len(q.text) <= MAX_QUOTE_CHARS
+    assert q.text.startswith("Do this:")  # the lead-in stays with the steps
+
+
+def test_a_short_part_is_quoted_whole() -> None:
+    part = next(p for p in parts_of(TEXT) if p.heading == "Restart pgbouncer")
+    q = quote_part(part, tokenize("restart"), STATS)
+    assert q.text == part.body and q.note is None

@@ -1,0 +1,49 @@
+"""What a question asks for, and what a heading offers."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.intent import heading_kinds, intent_match, question_intent
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("KubePodCrashLooping", "unspecified"),
+        ("checkout-api database connection refused", "unspecified"),
+        ("what do I do?", "act"),
+        ("KubeletTooManyPods on worker-7, can i just raise the cap", "act"),
+        ("etcdBackendQuotaLowSpace critical. what buys me time until we can migrate", "act"),
+        ("PrometheusRuleFailures: where do i even see which rule is erroring", "diagnose"),
+        ("which metric do i graph for failed kubeconfig copies", "diagnose"),
+        ("AlertmanagerMembersInconsistent - what am i supposed to compare", "diagnose"),
+        ("InfoInhibitor firing for days, is this customer-facing?", "meaning"),
+        ("KubeAPIErrorBudgetBurn, do i wake ppl up or can it wait till morning", "meaning"),
+        ("how do i restore one index from the snapshot", "procedure"),
+        ("whats the command to get a psql prompt on the database", "procedure"),
+        ("who do i escalate to when the search engine is broken", "escalate"),
+        ("logit itself looks down. who do i call", "escalate"),
+    ],
+)
+def test_question_intent(question: str, intent: str) -> None:
+    assert question_intent(question) == intent
+
+
+def test_heading_kinds_read_the_whole_path() -> None:
+    assert "act" in heading_kinds(("Mitigation", "Restart pgbouncer"))
+    assert "act" in heading_kinds(("Orders DB", "Steps"))
+    assert "diagnose" in heading_kinds(("Diagnosis",))
+    assert "meaning" in heading_kinds(("Impact",))
+    assert "escalate" in heading_kinds(("Escalation",))
+    assert heading_kinds(("Symptoms",)) == {"symptoms"}
+
+
+def test_intent_match_prefers_the_asked_kind() -> None:
+    assert intent_match("act", ("Mitigation", "Defrag")) == 1.0
+    assert intent_match("act", ("Symptoms",)) == 0.0
+    # a bare alert wants the action first, then the diagnosis
+    assert intent_match("unspecified", ("Mitigation",)) == 1.0
+    assert intent_match("unspecified", ("Diagnosis",)) == 0.5
+    assert intent_match("meaning", ("Impact",)) == 1.0
+    assert intent_match("meaning", ("Mitigation",)) == 0.0

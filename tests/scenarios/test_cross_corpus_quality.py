@@ -1,0 +1,60 @@
+"""Answer quality on every shared corpus, each scored with a model fitted on the others.
+
+Ingests each corpus in ``../shared/corpora`` (and the sample runbooks) with the real
+model, runs the leave-one-corpus-out evaluation of ``make quality`` and holds every
+held-out set to floors at the numbers measured (README, "Retrieval quality"). Without
+``../shared`` the test is skipped with the missing path named; in CI it fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bot.quality import QuestionSet, discover, leave_one_out, prepare
+from retrieval.embeddings import FastEmbedder
+from tests.conftest import ROOT, SAMPLE_RUNBOOKS
+
+CORPORA = ROOT.parent / "shared" / "corpora"
+SAMPLES = QuestionSet(
+    "sample-runbooks", SAMPLE_RUNBOOKS, ROOT / "tests/fixtures/sample_questions.jsonl"
+)
+
+# Floors per held-out set, a little under what `make quality` measured:
+# (recall@5, MRR@10, section_hit, lead_hit, abstention F1, answerable declined share)
+FLOORS: dict[str, tuple[float, float, float, float, float, float]] = {
+    "govuk-developer-docs": (0.85, 0.75, 0.5, 0.45, 0.6, 0.2),
+    "prometheus-operator-runbooks": (0.92, 0.78, 0.5, 0.45, 0.55, 0.35),
+    "stolostron-managed-service-runbooks": (0.82, 0.74, 0.45, 0.45, 0.6, 0.2),
+    "sample-runbooks": (0.95, 0.9, 0.35, 0.25, 0.55, 0.3),
+}
+DEFAULT_FLOOR = (0.85, 0.7, 0.4, 0.35, 0.5, 0.35)  # a corpus added later
+
+
+def test_leave_one_corpus_out_quality(tmp_path: Path, embedder: FastEmbedder) -> None:
+    sets = discover(CORPORA)
+    if not sets:
+        message = f"no shared corpora with eval.jsonl at {CORPORA} (../shared/corpora)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    prepared = [prepare(s, tmp_path, embedder, print) for s in [*sets, SAMPLES]]
+    results = {r.name: r.metrics for r in leave_one_out(prepared)}
+    for name, m in results.items():
+        print(name, *m.lines(), sep="\n  ")
+    for name, m in results.items():
+        r5, mrr, section, lead, f1, declined = FLOORS.get(name, DEFAULT_FLOOR)
+        assert m.recall_at_5 >= r5, (name, m.recall_at_5)
+        assert m.mrr_at_10 >= mrr, (name, m.mrr_at_10)
+        assert m.section_hit >= section, (name, m.section_hit)
+        assert m.lead_hit >= lead, (name, m.lead_hit)
+        assert m.abstain_f1 >= f1, (name, m.abstain_f1)
+        assert m.answerable_declined <= declined * m.n_answerable, (name, m.answerable_declined)
+        assert m.answered_verbatim == 1.0, name  # every quote is a slice of its source file
+
+    # an unchanged second ingest embeds nothing
+    again = prepare(sets[0], tmp_path, embedder, print)
+    report = again.runtime.ingest(sets[0].root)
+    assert report.chunks_embedded == 0 and report.unchanged > 0
