@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.quality import QuestionSet, discover, leave_one_out, prepare
+from bot.quality import Prepared, QuestionSet, discover, leave_one_out, prepare
 from retrieval.embeddings import FastEmbedder
 from tests.conftest import ROOT, SAMPLE_RUNBOOKS
 
@@ -41,6 +41,14 @@ def test_leave_one_corpus_out_quality(tmp_path: Path, embedder: FastEmbedder) ->
             pytest.fail(message)
         pytest.skip(message)
     prepared = [prepare(s, tmp_path, embedder, print) for s in [*sets, SAMPLES]]
+    try:
+        check(prepared)
+    finally:
+        for p in prepared:
+            p.runtime.close()
+
+
+def check(prepared: list[Prepared]) -> None:
     results = {r.name: r.metrics for r in leave_one_out(prepared)}
     for name, m in results.items():
         print(name, *m.lines(), sep="\n  ")
@@ -55,6 +63,6 @@ def test_leave_one_corpus_out_quality(tmp_path: Path, embedder: FastEmbedder) ->
         assert m.answered_verbatim == 1.0, name  # every quote is a slice of its source file
 
     # an unchanged second ingest embeds nothing
-    again = prepare(sets[0], tmp_path, embedder, print)
-    report = again.runtime.ingest(sets[0].root)
+    first = prepared[0]
+    report = first.runtime.ingest(first.qset.root)
     assert report.chunks_embedded == 0 and report.unchanged > 0
