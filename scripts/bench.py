@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 from bot.runtime import Runtime  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
 from ingest.chunker import chunk_document  # noqa: E402
+from retrieval.answerer import ExtractiveAnswerer  # noqa: E402
 from retrieval.embeddings import FastEmbedder  # noqa: E402
 from retrieval.keyword_index import KeywordIndex  # noqa: E402
 from retrieval.search import HybridSearcher  # noqa: E402
@@ -189,8 +190,21 @@ def bench_search(embedder: FastEmbedder, n_chunks: int) -> list[tuple[str, str]]
             t = time.perf_counter()
             searcher.search(q, 10, flt, dense_vector=vectors[q])
             hybrid.append(time.perf_counter() - t)
+    answerer = ExtractiveAnswerer(searcher, vocabulary=embedder.vocabulary())
+    for q in QUERIES:  # warm: term statistics, document outlines
+        answerer.answer_from(answerer.retrieve(q, flt, vector=vectors[q]), flt)
+    answers = []
+    for _ in range(5):
+        for q in QUERIES:
+            t = time.perf_counter()
+            answerer.answer_from(answerer.retrieve(q, flt, vector=vectors[q]), flt)
+            answers.append(time.perf_counter() - t)
     return [
         (f"{n_chunks} chunks: snapshot build s (BM25 + matrix)", f"{t_build:.1f}"),
+        (
+            f"{n_chunks} chunks: extractive answer p50/p95 ms",
+            f"{pct(answers, 50):.1f} / {pct(answers, 95):.1f}",
+        ),
         (f"{n_chunks} chunks: keyword p50/p95 ms", f"{pct(kw, 50):.2f} / {pct(kw, 95):.2f}"),
         (f"{n_chunks} chunks: dense p50/p95 ms", f"{pct(dense, 50):.2f} / {pct(dense, 95):.2f}"),
         (
