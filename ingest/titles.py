@@ -124,8 +124,11 @@ def first_h1(body: str) -> str | None:
 
 
 def humanize(name: str) -> str:
-    """``add-a-best-bet`` -> ``Add a best bet``; ``KubePodCrashLooping`` stays as it is."""
-    words = _SPACE.sub(" ", re.sub(r"[-_]+", " ", name)).strip()
+    """``add-a-best-bet`` -> ``Add a best bet``; identifiers (``KubePodCrashLooping``,
+    ``cert_rotation_failed``) stay as they are, so they still match exactly."""
+    if "_" in name.strip("_"):
+        return name
+    words = _SPACE.sub(" ", name.replace("-", " ")).strip()
     if words and (" " in words or words.islower()) and words[0].islower():
         words = words[0].upper() + words[1:]
     return words

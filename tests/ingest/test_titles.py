@@ -55,4 +55,5 @@ def test_first_h1_skips_toc_and_fences() -> None:
 
 def test_humanize_keeps_identifiers() -> None:
     assert humanize("etcdNoLeader") == "etcdNoLeader"
-    assert humanize("disk_full") == "Disk full"
+    assert humanize("cert_rotation_failed") == "cert_rotation_failed"
+    assert humanize("disk-full") == "Disk full"
