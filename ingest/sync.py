@@ -78,8 +78,9 @@ class IngestReport:
 class ParsedCorpus:
     documents: tuple[ParsedDocument, ...]
     skipped: tuple[Skipped, ...]
-    warnings: tuple[str, ...]
+    warnings: tuple[str, ...]  # including ``problem_warnings``
     problems: tuple[Skipped, ...] = ()
+    problem_warnings: tuple[str, ...] = ()  # the problems, summed up for a normal ingest
 
 
 def _problem_warnings(docs: Sequence[ParsedDocument]) -> list[str]:
@@ -132,8 +133,8 @@ def parse_corpus(root: Path, options: IngestOptions) -> ParsedCorpus:
         for p in docs
         for problem in p.problems
     )
-    warnings.extend(_problem_warnings(docs))
-    return ParsedCorpus(tuple(docs), tuple(skipped), tuple(warnings), problems)
+    summed = _problem_warnings(docs)
+    return ParsedCorpus(tuple(docs), tuple(skipped), (*warnings, *summed), problems, tuple(summed))
 
 
 class Ingestor:
@@ -156,10 +157,11 @@ class Ingestor:
         started = time.perf_counter()
         corpus = parse_corpus(root, options)
         if check_only:
+            summed = set(corpus.problem_warnings)
             return IngestReport(
                 added=tuple(p.document.source_id for p in corpus.documents),
                 skipped=corpus.skipped,
-                warnings=corpus.warnings,
+                warnings=tuple(w for w in corpus.warnings if w not in summed),
                 problems=corpus.problems,
                 seconds=time.perf_counter() - started,
             )

@@ -66,7 +66,8 @@ def _new_stamp() -> str:
 
 
 def live_at(generation: int) -> list[qm.Condition]:
-    """Conditions (``must``, ``must_not``) of the points live at ``generation``."""
+    """The ``must`` conditions of the points live at ``generation`` (with ``must_not``
+    :func:`_retired_by` of it)."""
     return [qm.FieldCondition(key="born", range=qm.Range(lte=generation))]
 
 

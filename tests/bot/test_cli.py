@@ -157,6 +157,7 @@ def test_ingest_check_fails_on_broken_front_matter(
     assert code == 1
     captured = capsys.readouterr()
     assert f"error: {expected}" in captured.err
+    assert "warning:" not in captured.err  # each problem is reported once
     assert "checked 2 documents, 1 with problems" in captured.out
 
 
