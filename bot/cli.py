@@ -23,6 +23,7 @@ from retrieval.types import SearchFilter
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_SKIPPED = 3  # ingest finished, but some files were skipped (named on stderr)
 
 Command = Callable[[argparse.Namespace, Runtime], int]
 
@@ -133,10 +134,11 @@ def cmd_ingest(args: argparse.Namespace, rt: Runtime) -> int:
         forget_manifest(rt.settings.data_dir)
         rt.vector_index.drop()
     report = rt.ingest(root, options, check_only=args.check)
-    for s in report.skipped:
-        _err(f"skipped {s}")
     for w in report.warnings:
         _err(f"warning: {w}")
+    if args.check:
+        for p in report.problems:
+            _err(f"error: {p}")
     if args.json:
         _print(
             json.dumps(
@@ -146,6 +148,7 @@ def cmd_ingest(args: argparse.Namespace, rt: Runtime) -> int:
                     "removed": report.removed,
                     "unchanged": report.unchanged,
                     "skipped": [str(s) for s in report.skipped],
+                    "problems": [str(p) for p in report.problems],
                     "chunks_embedded": report.chunks_embedded,
                     "chunks_total": report.chunks_total,
                     "generation": report.generation,
@@ -154,12 +157,18 @@ def cmd_ingest(args: argparse.Namespace, rt: Runtime) -> int:
             )
         )
     elif args.check:
-        _print(f"checked {len(report.added)} documents, {len(report.skipped)} with problems")
+        bad = {s.rel for s in report.skipped} | {p.rel for p in report.problems}
+        _print(f"checked {len(report.added)} documents, {len(bad)} with problems")
     else:
         _print(report.summary())
-    if args.check and report.skipped:
-        return EXIT_FAILED
-    return EXIT_OK
+    if report.skipped:
+        n = len(report.skipped)
+        _err(f"skipped {n} file{'s' if n != 1 else ''} (not indexed):")
+        for s in report.skipped:
+            _err(f"  {s}")
+    if args.check:
+        return EXIT_FAILED if report.skipped or report.problems else EXIT_OK
+    return EXIT_SKIPPED if report.skipped else EXIT_OK
 
 
 def _filter(
@@ -196,7 +205,11 @@ def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
                                     "{line}", str(h.chunk.line)
                                 ),
                                 "owner": h.chunk.metadata.owner,
-                                "updated": str(h.chunk.metadata.updated),
+                                "updated": (
+                                    str(h.chunk.metadata.updated)
+                                    if h.chunk.metadata.updated
+                                    else None
+                                ),
                             }
                             for h in d.hits
                         ],
@@ -215,7 +228,8 @@ def cmd_search(args: argparse.Namespace, rt: Runtime) -> int:
         m = best.metadata
         url = (m.url or "").replace("{line}", str(best.line))
         _print(f"{i}. {d.title} - {best.section}  [{d.path}:{best.line}]")
-        _print(f"   owner {m.owner or 'none'} | updated {m.updated} | {m.doc_type} | {m.status}")
+        updated = m.updated or "unknown"
+        _print(f"   owner {m.owner or 'none'} | updated {updated} | {m.doc_type} | {m.status}")
         if url:
             _print(f"   {url}")
         snippet = best.text.split("\n\n", 1)[-1].strip().splitlines()

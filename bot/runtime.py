@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import secrets
 import time
@@ -40,6 +41,7 @@ from retrieval.query import Glossary, HydeQuery, load_glossary
 from retrieval.querylog import FileQueryLog, RedisQueryLog
 from retrieval.search import HybridSearcher, SearchConfig
 from retrieval.snapshot import SnapshotCache
+from retrieval.store_marker import read_store_marker
 
 if TYPE_CHECKING:
     import openai
@@ -75,7 +77,10 @@ class Runtime:
         from retrieval.vector_index import QdrantVectorIndex, open_client
 
         client = open_client(s.qdrant_url, s.qdrant_local_path, key)
-        return QdrantVectorIndex(client, s.collection, s.qdrant_shards, s.qdrant_replicas)
+        marker_dir = s.qdrant_local_path if s.qdrant_url is None else None
+        return QdrantVectorIndex(
+            client, s.collection, s.qdrant_shards, s.qdrant_replicas, marker_dir=marker_dir
+        )
 
     @cached_property
     def snapshots(self) -> SnapshotCache:
@@ -149,7 +154,11 @@ class Runtime:
             excludes=excludes,
             max_tokens=s.chunk_max_tokens,
             max_file_bytes=s.max_file_bytes,
-            documents=DocumentConfig(s.default_access_group, s.source_url_template),
+            documents=DocumentConfig(
+                s.default_access_group,
+                s.source_url_template,
+                frozenset(k.lower() for k in s.front_matter_keys),
+            ),
             progress=progress,
             known_groups=frozenset(known) if known is not None else None,
         )
@@ -169,6 +178,10 @@ class Runtime:
             quick = self._unchanged_report(root, options)
             if quick is not None:
                 return quick
+            seen = read_manifest(s.data_dir)
+            if seen is not None:  # never reuse a generation, even of a store restored from backup
+                floor = max(options.generation_floor, seen.generation)
+                options = dataclasses.replace(options, generation_floor=floor)
         before = None if check_only else self.vector_index.generation()
         report = self.ingestor.run(root, options, check_only=check_only)
         if before is None:
@@ -187,6 +200,7 @@ class Runtime:
                     s.collection,
                     report.chunks_total,
                     dict(report.live),
+                    report.stamp,
                 ),
             )
         return report
@@ -203,14 +217,17 @@ class Runtime:
         if corpus.skipped:
             return None
         docs = {p.document.source_id: p.document.content_hash for p in corpus.documents}
-        if not unchanged(manifest, docs, s.embedding_model, s.collection):
+        store = read_store_marker(s.qdrant_local_path, s.collection)
+        if not unchanged(manifest, docs, s.embedding_model, s.collection, store):
             return None
         return IngestReport(
             unchanged=len(docs),
             warnings=corpus.warnings,
+            problems=corpus.problems,
             chunks_total=manifest.chunks,
             seconds=time.perf_counter() - started,
             generation=manifest.generation,
+            stamp=manifest.stamp,
             live=docs,
         )
 

@@ -58,6 +58,7 @@ class Settings(BaseSettings):
     max_file_bytes: int = 1_000_000
     default_access_group: str = "everyone"
     source_url_template: str | None = DEFAULT_SOURCE_URL
+    front_matter_keys: tuple[str, ...] = ()  # more keys to accept (a site generator's)
 
     # search
     rrf_k: int = 60

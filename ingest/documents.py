@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import PurePosixPath
 from typing import get_args
 
 from ingest.errors import MalformedDocumentError
 from ingest.frontmatter import (
+    FrontMatter,
     as_list,
-    first_h1,
     header_lines,
     parse_date,
     parse_duration_days,
@@ -22,6 +22,7 @@ from ingest.frontmatter import (
 from ingest.git import GitInfo
 from ingest.owners import OwnerResolver
 from ingest.sources import SourceFile
+from ingest.titles import choose_title
 from retrieval.types import DocType, Document, DocumentMetadata
 
 _STATUS_SECTION = re.compile(
@@ -31,28 +32,110 @@ _KNOWN_STATUSES = {"current", "superseded", "deprecated", "draft", "accepted", "
 _DOC_TYPES: tuple[str, ...] = get_args(DocType)
 
 
+# Placed in ``access`` when the document's own access is broken: no scope holds it,
+# so nobody (rather than everyone) can read the document until it is fixed.
+UNREADABLE_GROUP = "!invalid-access"
+
+# Front matter keys the bot reads.
+KNOWN_KEYS = frozenset(
+    {
+        "title",
+        "service",
+        "owner",
+        "owners",
+        "owner_slack",
+        "maintainer",
+        "maintainers",
+        "updated",
+        "last_reviewed",
+        "last_updated",
+        "date",
+        "review_every",
+        "doc_type",
+        "type",
+        "access",
+        "status",
+        "superseded_by",
+        "tags",
+        "url",
+    }
+)
+# Keys of common static site generators (Hugo, Jekyll, MkDocs, Docusaurus, Middleman):
+# a runbook repository that is also a web site carries them, and they are harmless.
+SITE_KEYS = frozenset(
+    {
+        "layout",
+        "weight",
+        "draft",
+        "aliases",
+        "description",
+        "summary",
+        "slug",
+        "permalink",
+        "lastmod",
+        "categories",
+        "keywords",
+        "author",
+        "authors",
+        "menu",
+        "toc",
+        "parent",
+        "section",
+        "nav_order",
+        "sidebar_position",
+        "sidebar_label",
+        "hide",
+        "template",
+        "redirect_from",
+        "linktitle",
+        "published",
+    }
+)
+# Keys that can only mean "who may read this": an author who wrote one meant to restrict
+# the document, so it fails closed like a misspelled ``access``.
+_ACCESS_LIKE = frozenset(
+    {"groups", "acl", "permissions", "visibility", "audience", "readers", "access_groups"}
+)
+_OWNER_KEYS = ("owner", "owners", "owner_slack", "maintainer", "maintainers")
+_DOC_TYPE_ALIASES = {
+    "postmortem": "incident",
+    "post-mortem": "incident",
+    "retro": "incident",
+    "decision": "adr",
+    "docs": "doc",
+    "documentation": "doc",
+}
+
+
 @dataclass(frozen=True)
 class DocumentConfig:
     default_access_group: str = "everyone"
-    url_template: str | None = None  # {revision} {commit} {path} {repo_path} {line}
+    # {commit} {revision} {path} {repo_path} {line}; a link needing a commit or git blob id
+    # is left out when the file is not in a git checkout
+    url_template: str | None = None
+    extra_keys: frozenset[str] = frozenset()  # more front matter keys to accept silently
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong in a document that was still indexed (``--check`` fails on it)."""
+
+    reason: str
+    line: int | None = None
+    key: str | None = None  # the unknown front matter key, if that is the problem
+    restricted: bool = False  # the document was made readable by nobody
 
 
 @dataclass(frozen=True)
 class ParsedDocument:
     document: Document
     body_start: int
+    problems: tuple[Problem, ...] = ()
 
 
 def source_id_for(rel: str) -> str:
     p = PurePosixPath(rel)
     return str(p.with_suffix("")) if p.suffix else rel
-
-
-def _doc_type_alias(raw: str) -> str:
-    raw = raw.strip().lower()
-    if raw in ("postmortem", "post-mortem", "retro"):
-        return "incident"
-    return "adr" if raw == "decision" else raw
 
 
 def _infer_doc_type(rel: str) -> DocType:
@@ -78,6 +161,93 @@ def _status(fields: dict[str, object], headers: dict[str, str], body: str) -> st
     return word if word in _KNOWN_STATUSES else "current"
 
 
+def _doc_type(fields: dict[str, object], headers: dict[str, str], rel: str) -> DocType:
+    """``doc_type`` must name a known type; the generic ``type`` (which site generators
+    also use, e.g. ``type: docs``) counts only when it does."""
+    strict = fields.get("doc_type") or headers.get("doc_type")
+    raw = str(strict if strict is not None else fields.get("type") or "").strip().lower()
+    raw = _DOC_TYPE_ALIASES.get(raw, raw)
+    if raw in _DOC_TYPES:
+        return raw  # type: ignore[return-value]
+    if raw and strict is not None:
+        choices = ", ".join(_DOC_TYPES)
+        raise MalformedDocumentError(rel, f"doc_type: {raw!r} is not one of {choices}")
+    return _infer_doc_type(rel)
+
+
+def _access(
+    fm: FrontMatter, headers: dict[str, str], config: DocumentConfig
+) -> tuple[tuple[str, ...], tuple[Problem, ...]]:
+    """The access groups, and what is wrong with them: an ``access`` that is present but
+    empty, or a key that looks like a misspelled ``access``, makes the document
+    readable by nobody instead of falling back to the default group."""
+    f = fm.fields
+    problems: list[Problem] = []
+    if "access" in f:
+        groups = as_list(f["access"])
+        if not groups:
+            problems.append(
+                Problem(
+                    "access: is empty; the document is readable by nobody until it lists groups",
+                    fm.lines.get("access"),
+                    restricted=True,
+                )
+            )
+    else:
+        groups = as_list(headers.get("access"))
+    for key in f:
+        if key in KNOWN_KEYS or key in config.extra_keys:
+            continue
+        if key in _ACCESS_LIKE or difflib.get_close_matches(key, ["access"], 1, 0.7):
+            problems.append(
+                Problem(
+                    f"unknown front matter key {key!r} (did you mean 'access'?); "
+                    "the document is readable by nobody until it is fixed",
+                    fm.lines.get(key),
+                    key=key,
+                    restricted=True,
+                )
+            )
+    if any(p.restricted for p in problems):
+        return (UNREADABLE_GROUP,), tuple(problems)
+    return tuple(a.lower() for a in groups) or (config.default_access_group,), tuple(problems)
+
+
+def _unknown_keys(fm: FrontMatter, config: DocumentConfig, reported: set[str]) -> list[Problem]:
+    out: list[Problem] = []
+    for key in fm.fields:
+        if key in KNOWN_KEYS or key in SITE_KEYS or key in config.extra_keys or key in reported:
+            continue
+        close = difflib.get_close_matches(key, sorted(KNOWN_KEYS), 1, 0.75)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        out.append(Problem(f"unknown front matter key {key!r}{hint}", fm.lines.get(key), key=key))
+    return out
+
+
+def _url(src: SourceFile, git: GitInfo, revision: str, template: str | None) -> str | None:
+    """The source link, built only from what is known: a template that needs the
+    commit or the git blob id gives no link for a file outside a git checkout."""
+    if not template:
+        return None
+    if not git.in_repo and ("{commit}" in template or "{revision}" in template):
+        return None
+    commit = git.head
+    if commit is None and "{commit}" in template:
+        return None
+    repo_path = src.rel
+    if git.toplevel is not None:
+        try:
+            repo_path = src.path.resolve().relative_to(git.toplevel).as_posix()
+        except ValueError:
+            repo_path = src.rel
+    return (
+        template.replace("{revision}", revision)
+        .replace("{commit}", commit or "")
+        .replace("{path}", src.rel)
+        .replace("{repo_path}", repo_path)
+    )
+
+
 def parse_document(
     src: SourceFile,
     git: GitInfo,
@@ -90,9 +260,10 @@ def parse_document(
     body = text[fm.body_start :]
     headers = header_lines(body)
 
-    title = str(f.get("title") or "").strip() or first_h1(body) or PurePosixPath(src.rel).stem
+    title = choose_title(f.get("title"), body, src.rel)
 
-    owner_raw = f.get("owner") or f.get("owners") or headers.get("owner") or headers.get("owners")
+    owner_raw = next((f[k] for k in _OWNER_KEYS if f.get(k)), None)
+    owner_raw = owner_raw or headers.get("owner") or headers.get("owners")
     owner = ", ".join(as_list(owner_raw)) if owner_raw else None
     owner = owner or owners.owner_for(src.rel)
 
@@ -107,24 +278,14 @@ def parse_document(
     )
     updated = parse_date(updated_raw, src.rel, "updated")
     if updated is None:
+        # unknown without git or a date in the file: a file's mtime is when it was
+        # copied or checked out, not when anybody reviewed it
         updated = git.last_commit.get(src.rel)
-    if updated is None:
-        updated = datetime.fromtimestamp(src.path.stat().st_mtime, tz=UTC).date()
 
     review = parse_duration_days(f.get("review_every") or headers.get("review_every"), src.rel)
-    doc_type_raw = _doc_type_alias(str(f.get("doc_type") or headers.get("doc_type") or ""))
-    if doc_type_raw and doc_type_raw not in _DOC_TYPES:
-        raise MalformedDocumentError(
-            src.rel, f"doc_type: {doc_type_raw!r} is not one of {', '.join(_DOC_TYPES)}"
-        )
-    if not doc_type_raw:
-        # `type:` is shared with static-site generators (`type: learn`): only a known
-        # document type counts, anything else leaves the type to the path.
-        generic = _doc_type_alias(str(f.get("type") or ""))
-        doc_type_raw = generic if generic in _DOC_TYPES else ""
-    doc_type: DocType = doc_type_raw or _infer_doc_type(src.rel)  # type: ignore[assignment]
-
-    access = tuple(a.lower() for a in as_list(f.get("access") or headers.get("access")))
+    doc_type = _doc_type(f, headers, src.rel)
+    access, problems = _access(fm, headers, config)
+    problems += tuple(_unknown_keys(fm, config, {p.key for p in problems if p.key}))
     status = _status(f, headers, body)
     superseded_by = f.get("superseded_by") or headers.get("superseded_by")
     if superseded_by is None and status in ("superseded", "deprecated"):
@@ -132,20 +293,7 @@ def parse_document(
 
     revision = git.revision(src.data)
     content_hash = hashlib.sha256(src.data).hexdigest()
-    url = str(f["url"]) if f.get("url") else None
-    if url is None and config.url_template:
-        repo_path = src.rel
-        if git.toplevel is not None:
-            try:
-                repo_path = src.path.resolve().relative_to(git.toplevel).as_posix()
-            except ValueError:
-                repo_path = src.rel
-        url = (
-            config.url_template.replace("{revision}", revision)
-            .replace("{commit}", git.head or revision)
-            .replace("{path}", src.rel)
-            .replace("{repo_path}", repo_path)
-        )
+    url = str(f["url"]) if f.get("url") else _url(src, git, revision, config.url_template)
     service = f.get("service") or headers.get("service")
     meta = DocumentMetadata(
         service=str(service).strip() if service else None,
@@ -154,7 +302,7 @@ def parse_document(
         review_every_days=review,
         status=status,
         doc_type=doc_type,
-        access=access or (config.default_access_group,),
+        access=access,
         tags=as_list(f.get("tags")),
         revision=revision,
         url=url,
@@ -168,4 +316,4 @@ def parse_document(
         content_hash=content_hash,
         metadata=meta,
     )
-    return ParsedDocument(doc, fm.body_start)
+    return ParsedDocument(doc, fm.body_start, problems)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
 
@@ -18,7 +18,6 @@ _HEADER_LINE = re.compile(
     r"(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(?P<value>.+?)\s*$",
     re.IGNORECASE,
 )
-_H1 = re.compile(r"^#\s+(.+?)\s*#*\s*$")
 _SUPERSEDED_TEXT = re.compile(
     r"\b(superseded|replaced)\s+by\s+\[?(?P<what>[^\]\n.;,()]+)", re.IGNORECASE
 )
@@ -29,17 +28,50 @@ _UNIT_DAYS = {"": 1, "d": 1, "w": 7, "m": 30, "y": 365}
 @dataclass(frozen=True)
 class FrontMatter:
     fields: dict[str, Any]
-    body_start: int  # character offset where the body begins
+    body_start: int  # character offset where the body begins (after a byte order mark)
+    lines: dict[str, int] = field(default_factory=dict)  # key -> 1-based line in the file
+
+
+class _AliasError(yaml.MarkedYAMLError):
+    pass
+
+
+class _FrontMatterLoader(yaml.SafeLoader):
+    """The safe loader without anchors and aliases: an alias can expand a few hundred
+    bytes into gigabytes ("billion laughs"), and runbook metadata never needs one."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise _AliasError(
+                problem="YAML anchors and aliases are not allowed in front matter",
+                problem_mark=event.start_mark,
+            )
+        return super().compose_node(parent, index)
+
+
+def _load(block: str) -> tuple[Any, dict[str, int]]:
+    loader = _FrontMatterLoader(block)
+    try:
+        node = loader.get_single_node()
+        data = loader.construct_document(node) if node is not None else None
+    finally:
+        loader.dispose()
+    lines: dict[str, int] = {}
+    if isinstance(node, yaml.MappingNode):
+        for key, _value in node.value:
+            lines.setdefault(str(key.value).lower(), key.start_mark.line)
+    return data, lines
 
 
 def split_front_matter(text: str, path: str) -> FrontMatter:
     """YAML front matter between ``---`` lines at the very top, if any."""
     start = 1 if text.startswith("\ufeff") else 0
     if not text.startswith("---", start):
-        return FrontMatter({}, 0)
+        return FrontMatter({}, start)
     first_nl = text.find("\n", start)
     if first_nl == -1 or text[start:first_nl].strip() != "---":
-        return FrontMatter({}, 0)
+        return FrontMatter({}, start)
     pos = first_nl + 1
     while True:
         nl = text.find("\n", pos)
@@ -52,7 +84,10 @@ def split_front_matter(text: str, path: str) -> FrontMatter:
             raise MalformedDocumentError(path, "front matter is not closed with '---'", 1)
         pos = nl + 1
     try:
-        data = yaml.safe_load(block) if block.strip() else {}
+        data, key_lines = _load(block) if block.strip() else ({}, {})
+    except _AliasError as exc:
+        line_no = exc.problem_mark.line + 2 if exc.problem_mark is not None else 1
+        raise MalformedDocumentError(path, str(exc.problem), line_no) from exc
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line_no = mark.line + 2 if mark is not None else 1
@@ -60,11 +95,14 @@ def split_front_matter(text: str, path: str) -> FrontMatter:
         raise MalformedDocumentError(
             path, f"invalid YAML front matter: {problem}", line_no
         ) from exc
+    except RecursionError as exc:
+        raise MalformedDocumentError(path, "front matter is nested too deeply", 1) from exc
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise MalformedDocumentError(path, "front matter must be a YAML mapping", 2)
-    return FrontMatter({str(k).lower(): v for k, v in data.items()}, end)
+    lines = {k: n + 2 for k, n in key_lines.items()}
+    return FrontMatter({str(k).lower(): v for k, v in data.items()}, end, lines)
 
 
 def header_lines(body: str) -> dict[str, str]:
@@ -76,19 +114,6 @@ def header_lines(body: str) -> dict[str, str]:
             key = re.sub(r"[ _-]", "_", m.group("key").lower())
             found.setdefault(key, m.group("value").strip().strip("`"))
     return found
-
-
-def first_h1(body: str) -> str | None:
-    in_fence = False
-    for line in body.splitlines():
-        if line.lstrip().startswith(("```", "~~~")):
-            in_fence = not in_fence
-            continue
-        if not in_fence:
-            m = _H1.match(line)
-            if m:
-                return m.group(1).strip()
-    return None
 
 
 def superseded_by_text(body: str) -> str | None:

@@ -1,10 +1,13 @@
 """A record of what the embedded index holds, so an unchanged ingest can skip the store.
 
 Written after every ingest into an embedded (local mode) data dir: the index
-generation, the embedding model, and each live document's content hash. When a
-later run finds exactly the same documents, nothing needs to happen and the
-vector store is not even opened (its client takes seconds to import). A server
-deployment always asks the server, since other writers may have changed it.
+generation and its publish stamp, the embedding model, and each live document's
+content hash. When a later run finds exactly the same documents, and the store's
+own generation marker (a file inside the store, see :mod:`retrieval.store_marker`)
+still names the same generation and stamp, nothing needs to happen and the
+vector store is not even opened (its client takes seconds to import). A store
+restored from another time disagrees with the manifest and gets a full sync. A
+server deployment always asks the server, since other writers may have changed it.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from retrieval.store_marker import StoreMarker
 
 MANIFEST_FILE = "manifest.json"
 LOCAL_LOCK_FILE = ".lock"  # the embedded Qdrant's exclusive flock
@@ -27,6 +32,7 @@ class Manifest:
     collection: str
     chunks: int
     documents: dict[str, str]  # source_id -> content hash
+    stamp: str = ""  # the store's publish stamp at that generation
 
 
 def read_manifest(data_dir: Path) -> Manifest | None:
@@ -38,6 +44,7 @@ def read_manifest(data_dir: Path) -> Manifest | None:
             collection=str(raw["collection"]),
             chunks=int(raw["chunks"]),
             documents={str(k): str(v) for k, v in dict(raw["documents"]).items()},
+            stamp=str(raw.get("stamp", "")),
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -54,6 +61,7 @@ def write_manifest(data_dir: Path, manifest: Manifest) -> None:
                 "collection": manifest.collection,
                 "chunks": manifest.chunks,
                 "documents": manifest.documents,
+                "stamp": manifest.stamp,
             },
             sort_keys=True,
         ),
@@ -84,10 +92,18 @@ def local_store_locked(store: Path) -> bool:
 
 
 def unchanged(
-    manifest: Manifest | None, documents: Mapping[str, str], model: str, collection: str
+    manifest: Manifest | None,
+    documents: Mapping[str, str],
+    model: str,
+    collection: str,
+    store: StoreMarker | None,
 ) -> bool:
+    """Does the manifest show exactly ``documents``, and does the store agree with it?"""
     return (
         manifest is not None
+        and store is not None
+        and bool(manifest.stamp)
+        and store == StoreMarker(manifest.generation, manifest.stamp)
         and manifest.model == model
         and manifest.collection == collection
         and manifest.documents == dict(documents)

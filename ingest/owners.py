@@ -8,6 +8,8 @@ from pathlib import Path
 import pathspec
 import yaml
 
+from ingest.sources import inside_root
+
 CODEOWNERS_LOCATIONS = ("CODEOWNERS", ".github/CODEOWNERS", "docs/CODEOWNERS")
 OWNERS_FILE = "OWNERS"
 
@@ -27,7 +29,7 @@ class OwnerResolver:
     def _read_codeowners(self) -> list[_Rule]:
         for loc in CODEOWNERS_LOCATIONS:
             path = self._root / loc
-            if path.is_file():
+            if path.is_file() and inside_root(path, self._root):
                 rules = []
                 for raw in path.read_text(encoding="utf-8", errors="replace").splitlines():
                     line = raw.split("#", 1)[0].strip()
@@ -45,7 +47,7 @@ class OwnerResolver:
             return self._owners_cache[folder]
         found: tuple[str, ...] | None = None
         path = folder / OWNERS_FILE
-        if path.is_file():
+        if path.is_file() and inside_root(path, self._root):
             found = _parse_owners_file(path.read_text(encoding="utf-8", errors="replace"))
         if found is None and folder != self._root and self._root in folder.parents:
             found = self._folder_owners(folder.parent)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,9 @@ class Skipped:
     rel: str
     reason: str
     line: int | None = None
+    # False when the file must not stay searchable at all (e.g. a link out of the root):
+    # its previously indexed version is removed instead of kept
+    keep_previous: bool = True
 
     def __str__(self) -> str:
         where = f"{self.rel}:{self.line}" if self.line is not None else self.rel
@@ -39,9 +43,18 @@ class Scan:
     skipped: tuple[Skipped, ...]
 
 
+def inside_root(path: Path, root: Path) -> bool:
+    """Does ``path``, with every symlink resolved, exist and stay inside ``root`` (resolved)?"""
+    try:
+        return path.resolve(strict=True).is_relative_to(root)
+    except (OSError, RuntimeError):  # missing, or a symlink loop
+        return False
+
+
 def _ignore_spec(root: Path) -> pathspec.PathSpec:
     path = root / IGNORE_FILE
-    lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+    readable = path.is_file() and inside_root(path, root)
+    lines = path.read_text(encoding="utf-8").splitlines() if readable else []
     return pathspec.PathSpec.from_lines("gitwildmatch", lines)
 
 
@@ -54,7 +67,7 @@ def check_content(rel: str, data: bytes, max_bytes: int) -> Skipped | None:
     """Why a file cannot be indexed, or None when it can."""
     if len(data) > max_bytes:
         return Skipped(rel, f"too large ({len(data)} bytes > {max_bytes})")
-    if b"\x00" in data[:8192]:
+    if b"\x00" in data:
         return Skipped(rel, "binary file")
     try:
         text = data.decode("utf-8")
@@ -80,10 +93,9 @@ def scan(root: Path, excludes: Sequence[str] = (), max_bytes: int = 1_000_000) -
             rel = full.relative_to(root).as_posix()
             if spec.match_file(rel) or _excluded(rel, excludes):
                 continue
-            try:
-                data = full.read_bytes()
-            except OSError as exc:
-                skipped.append(Skipped(rel, f"unreadable: {exc.strerror}"))
+            data = _read_inside(full, rel, root, max_bytes)
+            if isinstance(data, Skipped):
+                skipped.append(data)
                 continue
             problem = check_content(rel, data, max_bytes)
             if problem is not None:
@@ -91,3 +103,30 @@ def scan(root: Path, excludes: Sequence[str] = (), max_bytes: int = 1_000_000) -
                 continue
             files.append(SourceFile(full, rel, data))
     return Scan(tuple(files), tuple(skipped))
+
+
+def _read_inside(full: Path, rel: str, root: Path, max_bytes: int) -> bytes | Skipped:
+    """The file's bytes, read only if it (after resolving links) is a regular file in the root.
+
+    Too large files are refused before reading; at most ``max_bytes + 1`` bytes are read.
+    """
+    try:
+        target = full.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return Skipped(rel, "broken symlink or symlink loop")
+    if not target.is_relative_to(root):
+        return Skipped(rel, "symlink points outside the runbook root", keep_previous=False)
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        return Skipped(rel, f"unreadable: {exc.strerror}")
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            return Skipped(rel, "not a regular file")
+        if info.st_size > max_bytes:
+            return Skipped(rel, f"too large ({info.st_size} bytes > {max_bytes})")
+        try:
+            return f.read(max_bytes + 1)
+        except OSError as exc:
+            return Skipped(rel, f"unreadable: {exc.strerror}")

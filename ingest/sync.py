@@ -2,8 +2,9 @@
 
 Only documents whose content hash changed are chunked and embedded; documents
 whose files are gone are removed; files that cannot be parsed are reported and
-skipped while their previously indexed version stays live. Nothing becomes
-visible to searches until the final publish, which bumps the generation.
+skipped while their previously indexed version stays live (a link out of the
+runbook root is removed instead). Nothing becomes visible to searches until the
+final publish, which switches to a new generation in one step.
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ingest.chunker import DEFAULT_MAX_TOKENS, chunk_document, estimate_tokens
-from ingest.documents import DocumentConfig, ParsedDocument, parse_document
+from ingest.documents import (
+    UNREADABLE_GROUP,
+    DocumentConfig,
+    ParsedDocument,
+    parse_document,
+    source_id_for,
+)
 from ingest.errors import MalformedDocumentError
 from ingest.git import read_git_info
 from ingest.owners import OwnerResolver
@@ -39,6 +46,7 @@ class IngestOptions:
     documents: DocumentConfig = field(default_factory=DocumentConfig)
     progress: bool = False
     known_groups: frozenset[str] | None = None  # report access groups outside this set
+    generation_floor: int = 0  # publish above this (the highest generation seen before)
 
 
 @dataclass(frozen=True)
@@ -49,10 +57,12 @@ class IngestReport:
     unchanged: int = 0
     skipped: tuple[Skipped, ...] = ()
     warnings: tuple[str, ...] = ()
+    problems: tuple[Skipped, ...] = ()  # indexed, but wrong: ``--check`` fails on them
     chunks_embedded: int = 0
     chunks_total: int = 0
     seconds: float = 0.0
     generation: int = 0
+    stamp: str = ""  # of the published generation (see retrieval.store_marker)
     live: Mapping[str, str] = field(default_factory=dict)  # source_id -> hash after the run
 
     def summary(self) -> str:
@@ -68,7 +78,29 @@ class IngestReport:
 class ParsedCorpus:
     documents: tuple[ParsedDocument, ...]
     skipped: tuple[Skipped, ...]
-    warnings: tuple[str, ...]
+    warnings: tuple[str, ...]  # including ``problem_warnings``
+    problems: tuple[Skipped, ...] = ()
+    problem_warnings: tuple[str, ...] = ()  # the problems, summed up for a normal ingest
+
+
+def _problem_warnings(docs: Sequence[ParsedDocument]) -> list[str]:
+    """Restricted documents one by one; other unknown keys once per key."""
+    out: list[str] = []
+    unknown: dict[str, list[str]] = {}
+    for parsed in docs:
+        for p in parsed.problems:
+            if p.restricted:
+                where = parsed.document.path + (f":{p.line}" if p.line is not None else "")
+                out.append(f"{where}: {p.reason}")
+            elif p.key is not None:
+                unknown.setdefault(p.key, []).append(parsed.document.path)
+    for key, paths in sorted(unknown.items()):
+        n = len(paths)
+        out.append(
+            f"unknown front matter key {key!r} in {n} file{'s' if n != 1 else ''} "
+            f"(e.g. {paths[0]}); ignored"
+        )
+    return out
 
 
 def parse_corpus(root: Path, options: IngestOptions) -> ParsedCorpus:
@@ -91,11 +123,18 @@ def parse_corpus(root: Path, options: IngestOptions) -> ParsedCorpus:
             continue
         seen[sid] = src.rel
         if options.known_groups is not None:
-            unknown = sorted(set(parsed.document.metadata.access) - options.known_groups)
+            access = set(parsed.document.metadata.access) - {UNREADABLE_GROUP}
+            unknown = sorted(access - options.known_groups)
             if unknown:
                 warnings.append(f"{src.rel}: unknown access group(s) {', '.join(unknown)}")
         docs.append(parsed)
-    return ParsedCorpus(tuple(docs), tuple(skipped), tuple(warnings))
+    problems = tuple(
+        Skipped(p.document.path, problem.reason, problem.line)
+        for p in docs
+        for problem in p.problems
+    )
+    summed = _problem_warnings(docs)
+    return ParsedCorpus(tuple(docs), tuple(skipped), (*warnings, *summed), problems, tuple(summed))
 
 
 class Ingestor:
@@ -118,23 +157,27 @@ class Ingestor:
         started = time.perf_counter()
         corpus = parse_corpus(root, options)
         if check_only:
+            summed = set(corpus.problem_warnings)
             return IngestReport(
                 added=tuple(p.document.source_id for p in corpus.documents),
                 skipped=corpus.skipped,
-                warnings=corpus.warnings,
+                warnings=tuple(w for w in corpus.warnings if w not in summed),
+                problems=corpus.problems,
                 seconds=time.perf_counter() - started,
             )
         self._index.ensure(self._embedder.model_name, self._embedder.dimension)
-        self._index.discard_staged()
+        self._index.recover()
         live = self._index.manifest()
-        skipped_ids = {Path(s.rel).with_suffix("").as_posix() for s in corpus.skipped}
+        skipped_ids = {source_id_for(s.rel) for s in corpus.skipped if s.keep_previous}
         present = {p.document.source_id for p in corpus.documents}
 
         added: list[str] = []
         changed: list[str] = []
         pending: list[Chunk] = []
         new_hashes: dict[str, str] = {}
+        hollow: dict[str, str] = {}
         unchanged = 0
+        warnings = list(corpus.warnings)
         for parsed in corpus.documents:
             doc: Document = parsed.document
             old = live.get(doc.source_id)
@@ -143,11 +186,17 @@ class Ingestor:
                 continue
             (changed if old is not None else added).append(doc.source_id)
             new_hashes[doc.source_id] = doc.content_hash
-            pending.extend(self._chunks(parsed, options))
+            chunks = self._chunks(parsed, options)
+            if not chunks:
+                hollow[doc.source_id] = doc.content_hash
+                warnings.append(f"{doc.path}: no text to index (only front matter or headings)")
+            pending.extend(chunks)
         removed = sorted(set(live) - present - skipped_ids)
 
         self._embed_and_stage(pending, options.progress)
-        generation = self._index.publish(new_hashes, removed)
+        generation = self._index.publish(
+            new_hashes, removed, hollow=hollow, floor=options.generation_floor
+        )
         if self._snapshots is not None and (new_hashes or removed):
             self._snapshots.get(generation)  # build the new search snapshot now, not on a query
         return IngestReport(
@@ -156,11 +205,13 @@ class Ingestor:
             removed=tuple(removed),
             unchanged=unchanged,
             skipped=corpus.skipped,
-            warnings=corpus.warnings,
+            warnings=tuple(warnings),
+            problems=corpus.problems,
             chunks_embedded=len(pending),
             chunks_total=self._index.count_live(),
             seconds=time.perf_counter() - started,
             generation=generation,
+            stamp=self._index.marker().stamp,
             live={**{k: v for k, v in live.items() if k not in removed}, **new_hashes},
         )
 

@@ -7,11 +7,18 @@ dense search runs over the snapshot's vector matrix: Qdrant's local mode is a
 brute-force scan with a per-point Python payload filter, far slower than one
 matrix product with a precomputed permission mask. With a Qdrant server the
 dense search goes to the server, which has payload indexes.
+
+A persisted snapshot is trusted only when ``checksums.json`` (written last) names
+the store's generation and its publish stamp, and every file still has the
+SHA-256 it was written with; anything else is rebuilt from the store.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import os
 import threading
 from dataclasses import dataclass
 from functools import cached_property
@@ -33,6 +40,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 DENSE_FILE = "dense.npy"
+CHECKSUM_FILE = "checksums.json"
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,47 @@ class Snapshot:
         return [(chunks[i], float(scores[i])) for i in top.tolist() if np.isfinite(scores[i])]
 
 
+def _sha256(path: Path) -> str:
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _files(directory: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in directory.rglob("*")
+        if p.is_file() and p.name != CHECKSUM_FILE and ".tmp" not in p.name
+    )
+
+
+def write_checksums(directory: Path, generation: int, stamp: str) -> None:
+    """Record every snapshot file's SHA-256 with the generation they belong to."""
+    record = {
+        "generation": generation,
+        "stamp": stamp,
+        "files": {p.relative_to(directory).as_posix(): _sha256(p) for p in _files(directory)},
+    }
+    tmp = directory / (CHECKSUM_FILE + ".tmp")
+    tmp.write_text(json.dumps(record, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, directory / CHECKSUM_FILE)
+
+
+def checksums_match(directory: Path, generation: int, stamp: str) -> bool:
+    """Are the files in ``directory`` exactly those written for ``generation``/``stamp``?"""
+    try:
+        record = json.loads((directory / CHECKSUM_FILE).read_text(encoding="utf-8"))
+        if record.get("generation") != generation or record.get("stamp") != stamp:
+            return False
+        files = dict(record["files"])
+        for rel, digest in files.items():
+            if _sha256(directory / rel) != digest:
+                log.warning("snapshot file %s does not match its checksum", rel)
+                return False
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+    return bool(files)
+
+
 class SnapshotCache:
     """Keeps one snapshot in step with the vector store's generation."""
 
@@ -127,12 +176,14 @@ class SnapshotCache:
         with self._lock:
             if self._snapshot is not None and self._snapshot.generation == generation:
                 return self._snapshot
-            snap = self._load(generation) or self._build(generation)
+            marker = self._vectors.marker()
+            stamp = marker.stamp if marker.generation == generation else ""
+            snap = self._load(generation, stamp) or self._build(generation, stamp)
             self._snapshot = snap
             return snap
 
-    def _load(self, generation: int) -> Snapshot | None:
-        if self._dir is None:
+    def _load(self, generation: int, stamp: str) -> Snapshot | None:
+        if self._dir is None or not checksums_match(self._dir, generation, stamp):
             return None
         loaded = KeywordIndex.load(self._dir)
         if loaded is None or loaded[1] != generation:
@@ -148,10 +199,10 @@ class SnapshotCache:
                 return None
         return Snapshot(generation, index, dense)
 
-    def _build(self, generation: int) -> Snapshot:
+    def _build(self, generation: int, stamp: str) -> Snapshot:
         log.info("building search snapshot for generation %d", generation)
         if self._mirror:
-            pairs = self._vectors.live_points()
+            pairs = self._vectors.live_points(generation)
             chunks = [c for c, _ in pairs]
             dim = len(pairs[0][1]) if pairs else 0
             dense = np.asarray([v for _, v in pairs], dtype=np.float32).reshape(len(pairs), dim)
@@ -159,14 +210,18 @@ class SnapshotCache:
             if norms is not None:
                 dense = dense / np.maximum(norms, 1e-12)
         else:
-            chunks = self._vectors.live_chunks()
+            chunks = self._vectors.live_chunks(generation)
             dense = None
         snap = Snapshot(generation, KeywordIndex(chunks), dense)
         if self._dir is not None:
             self._dir.mkdir(parents=True, exist_ok=True)
+            (self._dir / CHECKSUM_FILE).unlink(missing_ok=True)
             if dense is not None:
                 tmp = self._dir / "dense.tmp.npy"
                 np.save(tmp, dense)
                 tmp.replace(self._dir / DENSE_FILE)
+            else:
+                (self._dir / DENSE_FILE).unlink(missing_ok=True)
             snap.keyword.save(self._dir, generation)
+            write_checksums(self._dir, generation, stamp)
         return snap

@@ -1,10 +1,19 @@
 """The dense side of the index: Qdrant, embedded (local mode) or a server by URL.
 
 Qdrant is the source of truth: chunk payloads live here, the keyword index is
-derived from them. New points are written *staged* (``live=false``) and become
-searchable only when :meth:`QdrantVectorIndex.publish` flips them and removes
-the versions they replace, then bumps the index generation. A run that fails
-before publishing leaves the previous index searchable.
+derived from them.
+
+Which points are live is decided by one value, the generation in the meta
+collection. Each point records the generation it was published in (``born``)
+and, once replaced or removed, the generation it stopped being live in
+(``retired``); a point is live at generation G when ``born <= G`` and it has no
+``retired <= G``. :meth:`QdrantVectorIndex.publish` stages a new generation
+N = G + 1 without changing what G shows (new points get ``born = N``, the
+versions they replace get ``retired = N``), then switches every reader to N by
+writing the meta point: a single write. Only after that are retired points
+deleted. A crash before the switch leaves G exactly as it was, and the next
+ingest rolls the unfinished generation back (:meth:`QdrantVectorIndex.recover`);
+a crash after it leaves N complete, and the next ingest deletes the leftovers.
 """
 
 from __future__ import annotations
@@ -27,9 +36,12 @@ from retrieval.errors import (
     IndexUnavailableError,
     RetrievalError,
 )
+from retrieval.store_marker import StoreMarker, forget_store_marker, write_store_marker
 from retrieval.types import Chunk, SearchFilter
 
 META_POINT_ID = 1
+SCHEMA = 2  # 1: a boolean ``live`` payload flag; 2: ``born`` / ``retired`` generations
+STAGED = 2**62  # ``born`` of points written by a run that has not published them yet
 SCROLL_BATCH = 1024
 UPSERT_BATCH = 256
 T = TypeVar("T")
@@ -49,12 +61,23 @@ class VectorIndex(Protocol):
     def ping(self) -> bool: ...
 
 
-def point_id(chunk: Chunk) -> str:
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{chunk.chunk_id}|{chunk.content_hash}"))
+def _new_stamp() -> str:
+    return uuid.uuid4().hex
 
 
-def build_filter(flt: SearchFilter | None, live: bool = True) -> qm.Filter:
-    must: list[qm.Condition] = [qm.FieldCondition(key="live", match=qm.MatchValue(value=live))]
+def live_at(generation: int) -> list[qm.Condition]:
+    """The ``must`` conditions of the points live at ``generation`` (with ``must_not``
+    :func:`_retired_by` of it)."""
+    return [qm.FieldCondition(key="born", range=qm.Range(lte=generation))]
+
+
+def _retired_by(generation: int) -> qm.Condition:
+    return qm.FieldCondition(key="retired", range=qm.Range(lte=generation))
+
+
+def build_filter(flt: SearchFilter | None, generation: int) -> qm.Filter:
+    """The points live at ``generation`` that ``flt`` lets through."""
+    must: list[qm.Condition] = live_at(generation)
     if flt is not None:
         if flt.groups is not None:
             must.append(qm.FieldCondition(key="access", match=qm.MatchAny(any=list(flt.groups))))
@@ -64,7 +87,7 @@ def build_filter(flt: SearchFilter | None, live: bool = True) -> qm.Filter:
             )
         if flt.services is not None:
             must.append(qm.FieldCondition(key="service", match=qm.MatchAny(any=list(flt.services))))
-    return qm.Filter(must=must)
+    return qm.Filter(must=must, must_not=[_retired_by(generation)])
 
 
 def open_client(
@@ -96,12 +119,16 @@ class QdrantVectorIndex:
         collection: str,
         shards: int = 1,
         replicas: int = 1,
+        marker_dir: Path | None = None,
     ) -> None:
+        """``marker_dir``: the embedded store's directory, where every publish leaves
+        its generation marker (:mod:`retrieval.store_marker`)."""
         self._client = client
         self._collection = collection
         self._meta = f"{collection}__meta"
         self._shards = shards
         self._replicas = replicas
+        self._marker_dir = marker_dir
         self._lock = threading.RLock()
 
     @property
@@ -139,6 +166,19 @@ class QdrantVectorIndex:
             )
         )
 
+    def _is_local(self) -> bool:
+        return type(getattr(self._client, "_client", None)).__name__ == "QdrantLocal"
+
+    def _payload_indexes(self, fields: Sequence[tuple[str, qm.PayloadSchemaType]]) -> None:
+        if self._is_local():  # payload indexes exist only on a server; local mode ignores them
+            return
+        for field, schema in fields:
+            self._call(
+                lambda f=field, s=schema: self._client.create_payload_index(  # type: ignore[misc]
+                    self._collection, field_name=f, field_schema=s
+                )
+            )
+
     def ensure(self, model_name: str, dimension: int) -> None:
         """Create the collections, or check they were built with this model."""
         meta = self.read_meta()
@@ -150,6 +190,8 @@ class QdrantVectorIndex:
                     f"{model_name} ({dimension} dims). Reindex into a fresh data dir "
                     "or collection (runbook-bot ingest --reindex DIR)."
                 )
+            if meta.get("schema") != SCHEMA:
+                self._migrate(meta)
             return
         if not self._exists(self._meta):
             self._call(
@@ -166,36 +208,61 @@ class QdrantVectorIndex:
                     replication_factor=self._replicas,
                 )
             )
-            # payload indexes exist only on a server; local mode warns and ignores them
-            local = type(getattr(self._client, "_client", None)).__name__ == "QdrantLocal"
-            for field, schema in (
-                ()
-                if local
-                else (
-                    ("live", qm.PayloadSchemaType.BOOL),
+            self._payload_indexes(
+                (
+                    ("born", qm.PayloadSchemaType.INTEGER),
+                    ("retired", qm.PayloadSchemaType.INTEGER),
                     ("access", qm.PayloadSchemaType.KEYWORD),
                     ("doc_type", qm.PayloadSchemaType.KEYWORD),
                     ("service", qm.PayloadSchemaType.KEYWORD),
                     ("source_id", qm.PayloadSchemaType.KEYWORD),
                     ("content_hash", qm.PayloadSchemaType.KEYWORD),
                 )
-            ):
-                self._call(
-                    lambda f=field, s=schema: self._client.create_payload_index(  # type: ignore[misc]
-                        self._collection, field_name=f, field_schema=s
-                    )
-                )
+            )
         self._write_meta(
-            {"model": model_name, "dimension": dimension, "generation": 0, "published_at": 0.0}
+            {
+                "model": model_name,
+                "dimension": dimension,
+                "generation": 0,
+                "published_at": 0.0,
+                "schema": SCHEMA,
+                "stamp": _new_stamp(),
+            }
         )
+
+    def _migrate(self, meta: dict[str, Any]) -> None:
+        """From the ``live`` flag to generations: unpublished points go, live ones are
+        live since generation 0."""
+        unborn = qm.IsEmptyCondition(is_empty=qm.PayloadField(key="born"))
+        self._delete(
+            qm.Filter(
+                must=[unborn, qm.FieldCondition(key="live", match=qm.MatchValue(value=False))]
+            )
+        )
+        self._call(
+            lambda: self._client.set_payload(
+                self._collection, payload={"born": 0}, points=qm.Filter(must=[unborn]), wait=True
+            )
+        )
+        self._payload_indexes(
+            (("born", qm.PayloadSchemaType.INTEGER), ("retired", qm.PayloadSchemaType.INTEGER))
+        )
+        self._write_meta({**meta, "schema": SCHEMA, "stamp": meta.get("stamp") or _new_stamp()})
 
     def drop(self) -> None:
         for name in (self._collection, self._meta):
             if self._exists(name):
                 self._call(lambda n=name: self._client.delete_collection(n))  # type: ignore[misc]
+        if self._marker_dir is not None:
+            forget_store_marker(self._marker_dir, self._collection)
 
     def generation(self) -> int:
         return int(self.read_meta().get("generation", 0))
+
+    def marker(self) -> StoreMarker:
+        """The published generation and its unique stamp."""
+        meta = self.read_meta()
+        return StoreMarker(int(meta.get("generation", 0)), str(meta.get("stamp", "")))
 
     def ping(self) -> bool:
         try:
@@ -204,7 +271,10 @@ class QdrantVectorIndex:
             return False
         return True
 
-    # -- reads -------------------------------------------------------------------
+    # -- reads (always of one generation: the published one unless given) -------
+
+    def _live(self, flt: SearchFilter | None, generation: int | None) -> qm.Filter:
+        return build_filter(flt, self.generation() if generation is None else generation)
 
     def _scroll(self, flt: qm.Filter, fields: Sequence[str] | bool) -> Iterator[dict[str, Any]]:
         if not self._exists(self._collection):
@@ -227,36 +297,44 @@ class QdrantVectorIndex:
                 return
 
     def manifest(self) -> dict[str, str]:
-        """Live documents: source_id -> content hash."""
-        return {
-            p["source_id"]: p["content_hash"]
-            for p in self._scroll(build_filter(None), ["source_id", "content_hash"])
-        }
+        """Live documents: source_id -> content hash.
+
+        A document with chunks of two versions live at once (left by an interrupted
+        publish of an older release) maps to ``""``, so the next ingest replaces it.
+        Documents without chunks are recorded in the meta point.
+        """
+        meta = self.read_meta()
+        generation = int(meta.get("generation", 0))
+        found: dict[str, str] = {}
+        for p in self._scroll(build_filter(None, generation), ["source_id", "content_hash"]):
+            sid, digest = p["source_id"], p["content_hash"]
+            found[sid] = digest if found.get(sid, digest) == digest else ""
+        hollow = {str(k): str(v) for k, v in dict(meta.get("hollow") or {}).items()}
+        return {**hollow, **found}
 
     def count_live(self) -> int:
         if not self._exists(self._collection):
             return 0
-        res = self._call(
-            lambda: self._client.count(
-                self._collection, count_filter=build_filter(None), exact=True
-            )
-        )
+        flt = self._live(None, None)
+        res = self._call(lambda: self._client.count(self._collection, count_filter=flt, exact=True))
         return int(res.count)
 
-    def live_chunks(self) -> list[Chunk]:
-        return [Chunk.model_validate(p["chunk"]) for p in self._scroll(build_filter(None), True)]
+    def live_chunks(self, generation: int | None = None) -> list[Chunk]:
+        flt = self._live(None, generation)
+        return [Chunk.model_validate(p["chunk"]) for p in self._scroll(flt, True)]
 
-    def live_points(self) -> list[tuple[Chunk, list[float]]]:
+    def live_points(self, generation: int | None = None) -> list[tuple[Chunk, list[float]]]:
         """Live chunks with their vectors (for the in-memory dense mirror)."""
         if not self._exists(self._collection):
             return []
+        flt = self._live(None, generation)
         out: list[tuple[Chunk, list[float]]] = []
         offset: Any = None
         while True:
             points, offset = self._call(
                 lambda o=offset: self._client.scroll(  # type: ignore[misc]
                     self._collection,
-                    scroll_filter=build_filter(None),
+                    scroll_filter=flt,
                     limit=SCROLL_BATCH,
                     offset=o,
                     with_payload=True,
@@ -270,15 +348,16 @@ class QdrantVectorIndex:
                 return out
 
     def search(
-        self, vector: Vectors, k: int, flt: SearchFilter | None
+        self, vector: Vectors, k: int, flt: SearchFilter | None, generation: int | None = None
     ) -> list[tuple[Chunk, float]]:
         if not self._exists(self._collection):
             return []
+        query_filter = self._live(flt, generation)
         res = self._call(
             lambda: self._client.query_points(
                 self._collection,
                 query=np.asarray(vector, dtype=np.float32).tolist(),
-                query_filter=build_filter(flt),
+                query_filter=query_filter,
                 limit=k,
                 with_payload=True,
             )
@@ -291,26 +370,55 @@ class QdrantVectorIndex:
 
     # -- writes ------------------------------------------------------------------
 
-    def discard_staged(self) -> None:
-        """Remove points left staged by a run that never published."""
+    def _delete(self, flt: qm.Filter) -> None:
         if self._exists(self._collection):
             self._call(
                 lambda: self._client.delete(
-                    self._collection,
-                    points_selector=qm.FilterSelector(filter=build_filter(None, live=False)),
-                    wait=True,
+                    self._collection, points_selector=qm.FilterSelector(filter=flt), wait=True
                 )
             )
 
+    def recover(self) -> None:
+        """Undo what an interrupted run left behind, before a new run starts.
+
+        Staged points and a generation that was never switched to are deleted, the
+        retirement marks of that generation are lifted, and the points a finished
+        publish retired are deleted. What readers see does not change.
+        """
+        meta = self.read_meta()
+        generation = int(meta.get("generation", 0))
+        self._delete(qm.Filter(must=[qm.FieldCondition(key="born", range=qm.Range(gt=generation))]))
+        changed = False
+        if meta.get("publishing") is not None:
+            self._call(
+                lambda: self._client.delete_payload(
+                    self._collection,
+                    keys=["retired"],
+                    points=qm.Filter(
+                        must=[qm.FieldCondition(key="retired", range=qm.Range(gt=generation))]
+                    ),
+                    wait=True,
+                )
+            )
+            meta.pop("publishing")
+            changed = True
+        if meta.get("collect") is not None:
+            self._delete(qm.Filter(must=[_retired_by(generation)]))
+            meta.pop("collect")
+            changed = True
+        if changed:
+            self._write_meta(meta)
+
     def stage(self, chunks: Sequence[Chunk], vectors: Vectors) -> None:
+        """Write points that no reader sees until :meth:`publish`."""
         for i in range(0, len(chunks), UPSERT_BATCH):
             batch = chunks[i : i + UPSERT_BATCH]
             points = [
                 qm.PointStruct(
-                    id=point_id(c),
+                    id=str(uuid.uuid4()),
                     vector=np.asarray(vectors[i + j], dtype=np.float32).tolist(),
                     payload={
-                        "live": False,
+                        "born": STAGED,
                         "source_id": c.source_id,
                         "content_hash": c.content_hash,
                         "access": list(c.metadata.access),
@@ -325,49 +433,84 @@ class QdrantVectorIndex:
                 lambda pts=points: self._client.upsert(self._collection, points=pts, wait=True)  # type: ignore[misc]
             )
 
-    def publish(self, current: Mapping[str, str], removed: Sequence[str]) -> int:
-        """Make staged points live, drop replaced and removed documents, bump generation.
+    def publish(
+        self,
+        current: Mapping[str, str],
+        removed: Sequence[str],
+        hollow: Mapping[str, str] | None = None,
+        floor: int = 0,
+    ) -> int:
+        """Make the staged points live in a new generation, replacing every earlier
+        version of the documents in ``current`` and removing ``removed``.
 
-        ``current`` maps every changed/added source_id to its new content hash.
+        ``current`` maps every changed/added source_id to its new content hash;
+        ``hollow`` the ones among them that have no chunks. The new generation is above
+        ``floor`` (the highest generation this data has been seen at). Returns the
+        published generation (unchanged when nothing was touched).
         """
         touched = [*current.keys(), *removed]
-        if touched:
-            self._call(
-                lambda: self._client.set_payload(
-                    self._collection,
-                    payload={"live": True},
-                    points=qm.Filter(
-                        must=[
-                            qm.FieldCondition(key="live", match=qm.MatchValue(value=False)),
-                            qm.FieldCondition(
-                                key="content_hash", match=qm.MatchAny(any=list(current.values()))
-                            ),
-                        ]
-                    ),
-                    wait=True,
-                )
-            )
-            self._call(
-                lambda: self._client.delete(
-                    self._collection,
-                    points_selector=qm.FilterSelector(
-                        filter=qm.Filter(
-                            must=[
-                                qm.FieldCondition(key="source_id", match=qm.MatchAny(any=touched))
-                            ],
-                            must_not=[
-                                qm.FieldCondition(
-                                    key="content_hash",
-                                    match=qm.MatchAny(any=list(current.values()) or ["-"]),
-                                )
-                            ],
-                        )
-                    ),
-                    wait=True,
-                )
-            )
         meta = self.read_meta()
-        generation = int(meta.get("generation", 0)) + (1 if touched else 0)
-        meta.update({"generation": generation, "published_at": time.time()})
+        old = int(meta.get("generation", 0))
+        if not touched:
+            return old
+        new = max(old, floor) + 1
+        self._write_meta({**meta, "publishing": new})
+        self._promote(new)
+        self._retire(touched, old, new)
+        kept = {k: v for k, v in dict(meta.get("hollow") or {}).items() if k not in set(touched)}
+        marker = self._switch(meta, new, {**kept, **dict(hollow or {})})
+        if self._marker_dir is not None:
+            write_store_marker(self._marker_dir, self._collection, marker)
+        self._collect(new)
+        return new
+
+    def _promote(self, new: int) -> None:
+        self._call(
+            lambda: self._client.set_payload(
+                self._collection,
+                payload={"born": new},
+                points=qm.Filter(
+                    must=[qm.FieldCondition(key="born", match=qm.MatchValue(value=STAGED))]
+                ),
+                wait=True,
+            )
+        )
+
+    def _retire(self, touched: Sequence[str], old: int, new: int) -> None:
+        self._call(
+            lambda: self._client.set_payload(
+                self._collection,
+                payload={"retired": new},
+                points=qm.Filter(
+                    must=[
+                        qm.FieldCondition(key="source_id", match=qm.MatchAny(any=list(touched))),
+                        *live_at(old),
+                    ],
+                    must_not=[_retired_by(old)],
+                ),
+                wait=True,
+            )
+        )
+
+    def _switch(self, meta: Mapping[str, Any], new: int, hollow: Mapping[str, str]) -> StoreMarker:
+        """The one write that moves every reader to ``new``."""
+        marker = StoreMarker(new, _new_stamp())
+        payload = {k: v for k, v in meta.items() if k != "publishing"}
+        payload.update(
+            {
+                "generation": new,
+                "stamp": marker.stamp,
+                "published_at": time.time(),
+                "hollow": dict(hollow),
+                "collect": new,
+            }
+        )
+        self._write_meta(payload)
+        return marker
+
+    def _collect(self, new: int) -> None:
+        """Delete the points retired by ``new``; nobody reads them any more."""
+        self._delete(qm.Filter(must=[_retired_by(new)]))
+        meta = self.read_meta()
+        meta.pop("collect", None)
         self._write_meta(meta)
-        return generation

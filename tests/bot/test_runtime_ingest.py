@@ -57,3 +57,39 @@ def test_held_store_is_reported_even_when_unchanged(tmp_path: Path, embedder: Fa
     server.close()
     assert not local_store_locked(server.settings.qdrant_local_path)
     assert other.ingest(SAMPLE_RUNBOOKS).unchanged == 13
+
+
+def test_store_restored_from_an_older_backup_is_not_trusted(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    corpus = tmp_path / "runbooks"
+    shutil.copytree(SAMPLE_RUNBOOKS, corpus)
+    data = tmp_path / "data"
+    first = runtime(data, embedder)
+    assert first.ingest(corpus).generation == 1
+    first.close()
+    backup = tmp_path / "qdrant-backup"
+    shutil.copytree(data / "qdrant", backup)
+
+    (corpus / "platform/disk-full.md").unlink()
+    second = runtime(data, embedder)
+    assert second.ingest(corpus).removed == ("platform/disk-full",)
+    second.close()
+    manifest = read_manifest(data)
+    assert manifest is not None and manifest.generation == 2
+
+    shutil.rmtree(data / "qdrant")
+    shutil.copytree(backup, data / "qdrant")  # the store is older than the manifest
+    third = runtime(data, embedder)
+    try:
+        report = third.ingest(corpus)
+        assert report.removed == ("platform/disk-full",), "the restored store was not synced"
+        assert report.generation == 3  # above every generation this data dir has served
+        assert "platform/disk-full" not in third.vector_index.manifest()
+        assert all(d.path != "platform/disk-full.md" for d in third.searcher.search("disk full"))
+    finally:
+        third.close()
+    again = runtime(data, embedder)
+    assert again.ingest(corpus).unchanged == 12
+    assert "vector_index" not in again.__dict__, "the store should agree with the manifest now"
+    again.close()

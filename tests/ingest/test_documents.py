@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ingest.documents import DocumentConfig, parse_document
+from ingest.chunker import chunk_document
+from ingest.documents import UNREADABLE_GROUP, DocumentConfig, ParsedDocument, parse_document
 from ingest.errors import MalformedDocumentError
 from ingest.git import GitInfo, blob_id, read_git_info
 from ingest.owners import OwnerResolver
@@ -47,7 +48,8 @@ def test_front_matter_metadata(tmp_path: Path) -> None:
         m.revision
         == __import__("hashlib").sha256((tmp_path / "db/conn.md").read_bytes()).hexdigest()
     )
-    assert m.url is not None and m.url.endswith("/db/conn.md#L{line}")
+    # outside a git checkout there is no blob id to link to
+    assert m.url is None
 
 
 def test_header_lines_codeowners_and_defaults(tmp_path: Path) -> None:
@@ -76,12 +78,13 @@ def test_superseded_status_from_text(tmp_path: Path) -> None:
     assert doc.metadata.doc_type == "adr"
 
 
-def test_title_falls_back_to_file_name_and_mtime(tmp_path: Path) -> None:
+def test_title_falls_back_to_file_name_and_the_date_is_unknown(tmp_path: Path) -> None:
     write(tmp_path, "no-title.md", "just text\n")
     os.utime(tmp_path / "no-title.md", (1_700_000_000, 1_700_000_000))
     doc = parse_all(tmp_path)["no-title.md"]
-    assert doc.title == "no-title"
-    assert doc.metadata.updated == date(2023, 11, 14)
+    assert doc.title == "No title"
+    # no git, no date in the file: the file's mtime (a copy's time) is not a review date
+    assert doc.metadata.updated is None
 
 
 def test_git_dates_and_blob_revision(tmp_path: Path) -> None:
@@ -133,3 +136,108 @@ def test_a_site_generator_type_field_neither_skips_nor_retypes(tmp_path: Path) -
     docs = parse_all(tmp_path)
     assert docs["backups.md"].metadata.doc_type == "runbook"
     assert docs["pm.md"].metadata.doc_type == "incident"
+
+
+def parse_one(root: Path, rel: str, config: DocumentConfig = CONFIG) -> ParsedDocument:
+    git = read_git_info(root)
+    src = next(s for s in scan(root).files if s.rel == rel)
+    return parse_document(src, git, OwnerResolver(root), config)
+
+
+@pytest.mark.parametrize(
+    "front",
+    ["acess: [sre]", "access: []", "access:", "access: ''", "groups: [sre]"],
+)
+def test_broken_access_makes_the_document_readable_by_nobody(tmp_path: Path, front: str) -> None:
+    write(tmp_path, "glass.md", f"---\ntitle: Break glass\n{front}\n---\n# Break glass\n\nx\n")
+    parsed = parse_one(tmp_path, "glass.md")
+    assert parsed.document.metadata.access == (UNREADABLE_GROUP,)
+    assert "everyone" not in parsed.document.metadata.access
+    (problem,) = [p for p in parsed.problems if p.restricted]
+    assert problem.line == 3
+    assert "nobody" in problem.reason
+
+
+def test_unknown_front_matter_keys_are_problems(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "x.md",
+        "---\ntitle: X\nlayout: page\nownr: '@a'\nrelated_repos: [a]\n---\n# X\n\ntext\n",
+    )
+    parsed = parse_one(tmp_path, "x.md")
+    reasons = {p.key: (p.reason, p.line) for p in parsed.problems}
+    assert set(reasons) == {"ownr", "related_repos"}  # layout: a site generator's key
+    assert "did you mean 'owner'" in reasons["ownr"][0] and reasons["ownr"][1] == 4
+    assert parsed.document.metadata.access == ("everyone",)
+    declared = DocumentConfig("everyone", None, frozenset({"ownr", "related_repos"}))
+    assert parse_one(tmp_path, "x.md", declared).problems == ()
+
+
+def test_site_generator_type_does_not_reject_the_file(tmp_path: Path) -> None:
+    write(tmp_path, "learn.md", "---\ntitle: Learn\ntype: learn\n---\n# Learn\n\nx\n")
+    write(tmp_path, "docs.md", "---\ntitle: Docs\ntype: docs\n---\n# Docs\n\nx\n")
+    write(tmp_path, "incidents/pm.md", "---\ntype: postmortem\n---\n# PM\n\nx\n")
+    assert parse_one(tmp_path, "learn.md").document.metadata.doc_type == "runbook"
+    assert parse_one(tmp_path, "docs.md").document.metadata.doc_type == "doc"
+    assert parse_one(tmp_path, "incidents/pm.md").document.metadata.doc_type == "incident"
+
+
+def test_owner_from_owner_slack(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", "---\ntitle: A\nowner_slack: '#govuk-search'\n---\n# A\n\nx\n")
+    assert parse_one(tmp_path, "a.md").document.metadata.owner == "#govuk-search"
+
+
+def test_links_are_built_only_from_what_is_known(tmp_path: Path) -> None:
+    write(tmp_path, "r.md", "# R\n\ntext\n")
+    for template in (
+        "https://git.example/blob/{commit}/{path}#L{line}",
+        "https://git.example/blob/{revision}/{path}#L{line}",
+    ):
+        doc = parse_one(tmp_path, "r.md", DocumentConfig("everyone", template)).document
+        assert doc.metadata.url is None, template
+    branch = DocumentConfig("everyone", "https://git.example/blob/main/{repo_path}#L{line}")
+    doc = parse_one(tmp_path, "r.md", branch).document
+    assert doc.metadata.url == "https://git.example/blob/main/r.md#L{line}"
+    assert doc.metadata.updated is None
+
+    _commit_all(tmp_path)
+    head = subprocess.run(
+        ["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    with_git = DocumentConfig("everyone", "https://git.example/blob/{commit}/{path}#L{line}")
+    doc = parse_one(tmp_path, "r.md", with_git).document
+    assert doc.metadata.url == f"https://git.example/blob/{head}/r.md#L{{line}}"
+    assert doc.metadata.updated == date(2024, 2, 3)
+
+
+def _commit_all(root: Path) -> None:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": "2024-02-03T10:00:00Z",
+        "GIT_COMMITTER_DATE": "2024-02-03T10:00:00Z",
+    }
+    for cmd in (
+        ["init", "-q"],
+        ["add", "."],
+        ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "x"],
+    ):
+        subprocess.run(["git", "-C", str(root), *cmd], check=True, env=env)
+
+
+def test_byte_order_mark_keeps_the_h1(tmp_path: Path) -> None:
+    (tmp_path / "bom.md").write_bytes("\ufeff# Payments latency\n\n## Steps\n\nx\n".encode())
+    parsed = parse_one(tmp_path, "bom.md")
+    assert parsed.document.title == "Payments latency"
+    assert parsed.body_start == 1
+    chunks = chunk_document(parsed.document, parsed.body_start)
+    assert chunks[0].heading_path[0] == "Payments latency"
+
+
+def test_yaml_aliases_are_rejected(tmp_path: Path) -> None:
+    bomb = (
+        "---\na: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a]\nc: [*b, *b]\n---\n"
+    )
+    write(tmp_path, "bomb.md", bomb + "# Bomb\n\ntext\n")
+    with pytest.raises(MalformedDocumentError, match="aliases") as info:
+        parse_all(tmp_path)
+    assert info.value.line == 2

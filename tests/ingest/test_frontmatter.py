@@ -7,13 +7,13 @@ import pytest
 from ingest.errors import MalformedDocumentError
 from ingest.frontmatter import (
     as_list,
-    first_h1,
     header_lines,
     parse_date,
     parse_duration_days,
     split_front_matter,
     superseded_by_text,
 )
+from ingest.titles import first_h1
 
 
 def test_front_matter_fields_and_body_offset() -> None:

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from ingest.owners import OwnerResolver
 from ingest.sources import scan
 
 
@@ -29,3 +31,51 @@ def test_scan_reports_bad_files_and_honours_ignores(tmp_path: Path) -> None:
     assert reasons["bin.md"] == "binary file"
     assert "too large" in reasons["huge.md"]
     assert "drafts/wip.md" not in reasons and "templates/t.md" not in reasons
+
+
+def test_links_out_of_the_root_are_never_read(tmp_path: Path) -> None:
+    root = tmp_path / "runbooks"
+    outside = tmp_path / "outside"
+    write(outside, "passwd", "root:x:0:0:root:/root:/bin/bash\n")
+    write(outside, "notes.md", "# Private\n")
+    write(root, "real.md", "# Real\n\ntext\n")
+    (root / "passwd-link.md").symlink_to(outside / "passwd")
+    (root / "notes.md").symlink_to(Path("../outside/notes.md"))  # relative link
+    (root / "alias.md").symlink_to(root / "real.md")  # inside the root: fine
+    (root / "dangling.md").symlink_to(root / "gone.md")
+    (root / "loop.md").symlink_to(root / "loop.md")
+    found = scan(root)
+    assert sorted(f.rel for f in found.files) == ["alias.md", "real.md"]
+    assert all(b"root:x" not in f.data for f in found.files)
+    reasons = {s.rel: s for s in found.skipped}
+    for rel in ("passwd-link.md", "notes.md"):
+        assert reasons[rel].reason == "symlink points outside the runbook root"
+        assert reasons[rel].keep_previous is False
+    assert "symlink" in reasons["dangling.md"].reason
+    assert "symlink" in reasons["loop.md"].reason
+
+
+def test_owner_and_ignore_files_outside_the_root_are_not_read(tmp_path: Path) -> None:
+    root = tmp_path / "runbooks"
+    write(tmp_path, "elsewhere/CODEOWNERS", "*.md @outsider\n")
+    write(tmp_path, "elsewhere/ignore", "*.md\n")
+    write(root, "a.md", "# A\n\ntext\n")
+    (root / "CODEOWNERS").symlink_to(tmp_path / "elsewhere/CODEOWNERS")
+    (root / ".runbookignore").symlink_to(tmp_path / "elsewhere/ignore")
+    assert [f.rel for f in scan(root).files] == ["a.md"]
+    assert OwnerResolver(root).owner_for("a.md") is None
+
+
+def test_nul_byte_anywhere_means_binary(tmp_path: Path) -> None:
+    write(tmp_path, "late-nul.md", b"# Late\n" + b"x" * 9000 + b"\x00tail\n")
+    found = scan(tmp_path)
+    assert found.files == ()
+    assert [(s.rel, s.reason) for s in found.skipped] == [("late-nul.md", "binary file")]
+
+
+def test_special_files_are_skipped_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.md")
+    write(tmp_path, "ok.md", "# Ok\n")
+    found = scan(tmp_path)
+    assert [f.rel for f in found.files] == ["ok.md"]
+    assert [(s.rel, s.reason) for s in found.skipped] == [("pipe.md", "not a regular file")]

@@ -11,7 +11,7 @@ import pytest
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from retrieval.embeddings import FastEmbedder
-from retrieval.errors import EmbeddingMismatchError, IndexLockedError
+from retrieval.errors import EmbeddingMismatchError, IndexLockedError, IndexUnavailableError
 from retrieval.types import SearchFilter
 from retrieval.vector_index import QdrantVectorIndex, open_client
 
@@ -200,3 +200,264 @@ def test_keyword_snapshot_survives_restart(
         assert paths(other, "journalctl vacuum") == before
     finally:
         other.close()
+
+
+def all_points(rt: Runtime) -> list[dict[str, object]]:
+    """Every point in the collection, live or not."""
+    points, _ = rt.vector_index.client.scroll(
+        rt.settings.collection, limit=10_000, with_payload=True, with_vectors=False
+    )
+    return [dict(p.payload or {}) for p in points]
+
+
+def live_texts(rt: Runtime) -> str:
+    return "\n".join(c.text for c in rt.searcher.snapshot().chunks)
+
+
+def test_links_out_of_the_root_are_skipped_and_removed(
+    rt: Runtime, corpus: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    write(outside, "passwd", "root:x:0:0:root:/root:/bin/bash\n")
+    write(outside, "private.md", "# Private\n\n## Steps\n\nThe launch codes are 0000.\n")
+    (corpus / "passwd-link.md").symlink_to(outside / "passwd")
+    first = rt.ingestor.run(corpus, rt.ingest_options())
+    assert {s.rel: s.reason for s in first.skipped} == {
+        "passwd-link.md": "symlink points outside the runbook root"
+    }
+    assert "root:x:0:0" not in live_texts(rt)
+    assert not any(d.path == "passwd-link.md" for d in rt.searcher.search("passwd-link root", 5))
+
+    # a link that was indexed while it pointed inside the root goes when it points out
+    (corpus / "glass-link.md").symlink_to(corpus / "sre/glass.md")
+    assert rt.ingestor.run(corpus, rt.ingest_options()).added == ("glass-link",)
+    (corpus / "glass-link.md").unlink()
+    (corpus / "glass-link.md").symlink_to(outside / "private.md")
+    report = rt.ingestor.run(corpus, rt.ingest_options())
+    assert report.removed == ("glass-link",)
+    assert "launch codes" not in live_texts(rt)
+    assert "glass-link" not in rt.vector_index.manifest()
+
+
+def test_broken_access_is_readable_by_nobody(rt: Runtime, corpus: Path) -> None:
+    write(
+        corpus,
+        "sre/typo.md",
+        SECRET.replace("access: [sre]", "acess: [sre]").replace(
+            "vault-breakglass", "hsm-breakglass"
+        ),
+    )
+    write(
+        corpus,
+        "sre/empty.md",
+        "---\ntitle: Root keys\naccess: []\n---\n# Root keys\n\n"
+        "## Steps\n\nRotate the kms-rootkey with the offline ceremony laptop.\n",
+    )
+    report = rt.ingestor.run(corpus, rt.ingest_options())
+    assert {"sre/typo", "sre/empty"} <= set(report.added)
+    assert any(
+        w.startswith("sre/typo.md:3: unknown front matter key 'acess'") for w in report.warnings
+    )
+    assert any(w.startswith("sre/empty.md:3: access: is empty") for w in report.warnings)
+    for groups in (("everyone",), ("sre",), ("everyone", "sre")):
+        flt = SearchFilter(groups=groups)
+        assert "sre/typo.md" not in paths(rt, "hsm-breakglass role", flt), groups
+        assert "sre/empty.md" not in paths(rt, "kms-rootkey offline ceremony", flt), groups
+    assert paths(rt, "vault breakglass role", SearchFilter(groups=("sre",)))[0] == "sre/glass.md"
+
+
+HOLLOW = "---\ntitle: Placeholder\nowner: '@x'\n---\n"
+HEADINGS = "# Payments\n\n## Symptoms\n\n## Mitigation\n"
+
+
+def test_documents_without_text_are_not_added_again(rt: Runtime, corpus: Path) -> None:
+    write(corpus, "todo/placeholder.md", HOLLOW)
+    write(corpus, "todo/headings.md", HEADINGS)
+    first = rt.ingestor.run(corpus, rt.ingest_options())
+    assert {"todo/placeholder", "todo/headings"} <= set(first.added)
+    assert sum("no text to index" in w for w in first.warnings) == 2
+    again = rt.ingestor.run(corpus, rt.ingest_options())
+    assert (again.added, again.changed, again.removed) == ((), (), ())
+    assert again.unchanged == 5
+    assert again.generation == first.generation
+
+    write(corpus, "todo/headings.md", HEADINGS + "\nScale payments-ledger to 6 pods.\n")
+    (corpus / "todo/placeholder.md").unlink()
+    third = rt.ingestor.run(corpus, rt.ingest_options())
+    assert (third.changed, third.removed) == (("todo/headings",), ("todo/placeholder",))
+    assert paths(rt, "payments-ledger")[0] == "todo/headings.md"
+    assert "todo/placeholder" not in rt.vector_index.manifest()
+
+
+def _crash(*args: object, **kwargs: object) -> None:
+    raise RuntimeError("killed during publish")
+
+
+def test_crash_before_the_switch_keeps_the_old_version_and_is_rolled_back(
+    rt: Runtime, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rt.ingestor.run(corpus, rt.ingest_options())
+    old_points = len(all_points(rt))
+    write(corpus, "checkout/db.md", DB.replace("pgbouncer", "odyssey-pooler"))
+    # new points are staged and promoted, old ones marked; then the process dies
+    monkeypatch.setattr(rt.vector_index, "_switch", _crash)
+    with pytest.raises(RuntimeError, match="killed"):
+        rt.ingestor.run(corpus, rt.ingest_options())
+    monkeypatch.undo()
+    assert len(all_points(rt)) > old_points  # the half-published version is in the store
+    assert rt.vector_index.generation() == 1
+    assert rt.vector_index.manifest()["checkout/db"] != ""
+    texts = "\n".join(c.text for c in rt.vector_index.live_chunks())
+    assert "pgbouncer" in texts and "odyssey-pooler" not in texts
+
+    report = rt.ingestor.run(corpus, rt.ingest_options())
+    assert report.changed == ("checkout/db",)
+    assert report.generation == 2
+    assert len(all_points(rt)) == report.chunks_total  # nothing left over
+    texts = live_texts(rt)
+    assert "odyssey-pooler" in texts and "pgbouncer" not in texts
+    answer = rt.extractive.answer("checkout-api CHK-5023 database connections: what do I do?")
+    assert all("pgbouncer" not in c.quote for c in answer.citations)
+
+
+def test_crash_after_the_switch_serves_one_version_and_is_cleaned_up(
+    rt: Runtime, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rt.ingestor.run(corpus, rt.ingest_options())
+    write(corpus, "checkout/db.md", DB.replace("pgbouncer", "odyssey-pooler"))
+    monkeypatch.setattr(rt.vector_index, "_collect", _crash)
+    with pytest.raises(RuntimeError, match="killed"):
+        rt.ingestor.run(corpus, rt.ingest_options())
+    monkeypatch.undo()
+    assert rt.vector_index.generation() == 2
+    texts = live_texts(rt)
+    assert "odyssey-pooler" in texts and "pgbouncer" not in texts
+    assert len(all_points(rt)) > rt.vector_index.count_live()  # the retired version remains
+
+    again = rt.ingestor.run(corpus, rt.ingest_options())
+    assert again.unchanged == 3 and again.generation == 2
+    assert len(all_points(rt)) == rt.vector_index.count_live()
+    # a later generation still never brings the old text back
+    write(corpus, "platform/disk.md", DISK + "\nThen page @platform.\n")
+    later = rt.ingestor.run(corpus, rt.ingest_options())
+    assert later.generation == 3
+    texts = live_texts(rt)
+    assert "odyssey-pooler" in texts and "pgbouncer" not in texts
+
+
+def test_store_of_the_live_flag_layout_is_migrated(tmp_path: Path, embedder: FastEmbedder) -> None:
+    from qdrant_client import models as qm
+
+    data = tmp_path / "data"
+    runtime = Runtime(load_settings(data_dir=data), embedder=embedder)
+    try:
+        index = runtime.vector_index
+        index.ensure(embedder.model_name, embedder.dimension)
+        client, name = index.client, runtime.settings.collection
+        vec = [float(x) for x in embedder.embed_documents(["x"])[0]]
+        chunk = {
+            "chunk_id": "a#x",
+            "source_id": "a",
+            "path": "a.md",
+            "title": "A",
+            "heading_path": ["A"],
+            "text": "A\n\nx",
+            "start": 0,
+            "end": 3,
+            "content_hash": "h1",
+            "line": 1,
+            "metadata": {},
+        }
+        client.upsert(
+            name,
+            points=[
+                qm.PointStruct(
+                    id=1,
+                    vector=vec,
+                    payload={"live": True, "source_id": "a", "content_hash": "h1", "chunk": chunk},
+                ),
+                qm.PointStruct(
+                    id=2,
+                    vector=vec,
+                    payload={
+                        "live": False,
+                        "source_id": "a",
+                        "content_hash": "h2",
+                        "chunk": {**chunk, "content_hash": "h2"},
+                    },
+                ),
+            ],
+            wait=True,
+        )
+        meta = index.read_meta()
+        meta.pop("schema")
+        meta["generation"] = 4
+        index._write_meta(meta)
+        index.ensure(embedder.model_name, embedder.dimension)
+        assert index.read_meta()["schema"] == 2
+        assert index.manifest() == {"a": "h1"}
+        assert [p["content_hash"] for p in all_points(runtime)] == ["h1"]
+    finally:
+        runtime.close()
+
+
+def test_snapshot_files_are_checked_against_their_checksums(
+    rt: Runtime, corpus: Path, embedder: FastEmbedder
+) -> None:
+    import numpy as np
+
+    rt.ingestor.run(corpus, rt.ingest_options())
+    question = "vacuum journald disk space"
+    vector = embedder.embed_query(question)
+    before = [c.chunk_id for c, _ in rt.searcher.snapshot().dense_search(vector, 3, None)]
+    data = rt.settings.data_dir
+    rt.close()
+    dense_file = rt.settings.snapshot_dir / "dense.npy"
+    rows = np.load(dense_file)
+    np.save(dense_file, rows[::-1].copy())  # same shape, rows shuffled
+    other = Runtime(load_settings(data_dir=data), embedder=embedder)
+    try:
+        after = [c.chunk_id for c, _ in other.searcher.snapshot().dense_search(vector, 3, None)]
+        assert after == before
+        assert np.array_equal(np.load(dense_file), rows)  # rebuilt from the store
+    finally:
+        other.close()
+
+
+def test_kill_after_new_points_go_live_before_old_ones_are_deleted(
+    rt: Runtime, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The store call that deletes the replaced version never happens."""
+    rt.ingestor.run(corpus, rt.ingest_options())
+    write(corpus, "checkout/db.md", DB.replace("pgbouncer", "odyssey-pooler"))
+    client = rt.vector_index.client
+    set_payload, delete = client.set_payload, client.delete
+    calls: list[str] = []
+
+    def marking(*args: object, **kwargs: object) -> object:
+        calls.append("set_payload")
+        return set_payload(*args, **kwargs)  # type: ignore[arg-type]
+
+    def deleting(*args: object, **kwargs: object) -> object:
+        if calls:
+            raise RuntimeError("killed during publish")
+        return delete(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(client, "set_payload", marking)
+    monkeypatch.setattr(client, "delete", deleting)
+    with pytest.raises(IndexUnavailableError, match="killed"):
+        rt.ingestor.run(corpus, rt.ingest_options())
+    monkeypatch.undo()
+
+    def one_version() -> None:
+        texts = "\n".join(c.text for c in rt.vector_index.live_chunks())
+        assert ("pgbouncer" in texts) != ("odyssey-pooler" in texts)
+
+    one_version()
+    rt.ingestor.run(corpus, rt.ingest_options())
+    write(corpus, "platform/disk.md", DISK + "\nThen page @platform.\n")
+    rt.ingestor.run(corpus, rt.ingest_options())
+    one_version()
+    texts = live_texts(rt)
+    assert "odyssey-pooler" in texts and "pgbouncer" not in texts
+    assert len(all_points(rt)) == rt.vector_index.count_live()

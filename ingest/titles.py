@@ -1,0 +1,165 @@
+"""A document's title: front matter ``title:``, else its first real H1, else its name.
+
+Generic headings ("README", "Quick start", "Overview"...) and tables of contents
+say nothing about what a runbook is for, so they give way to a better candidate:
+a specific front matter title, the first specific H1, or the humanized file name
+(the parent folder's name for ``README.md`` and ``index.md``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+
+_ATX_H1 = re.compile(r"^ {0,3}#(?:[ \t]+(?P<text>.*?))?[ \t]*(?:[ \t]#+[ \t]*)?$")
+_SETEXT_H1 = re.compile(r"^ {0,3}=+[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\([^)]*\)")
+_REF_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\[[^\]]*\]")
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+_ANCHOR = re.compile(r"\s*\{#[^}]*\}\s*$")
+_EMPHASIS = re.compile(r"(\*\*|__|`)")
+_SPACE = re.compile(r"\s+")
+_NOT_WORD = re.compile(r"[^a-z0-9]+")
+_WEB_SUFFIXES = (".html", ".htm", ".erb")
+
+# Headings of a table of contents: never a title.
+TOC_HEADINGS = frozenset(
+    {"contents", "table of contents", "toc", "on this page", "in this page", "in this document"}
+)
+# Names a file or folder index carries: they say nothing at all.
+FILE_LIKE = frozenset({"readme", "read me", "index", "home", "main", "untitled"})
+# Headings that name a kind of page or a section, not what the page is about.
+GENERIC = FILE_LIKE | frozenset(
+    {
+        "quick start",
+        "quickstart",
+        "getting started",
+        "overview",
+        "introduction",
+        "intro",
+        "summary",
+        "about",
+        "background",
+        "notes",
+        "documentation",
+        "docs",
+        "runbook",
+        "runbooks",
+        "guide",
+        "description",
+        "details",
+        "context",
+        "symptoms",
+        "diagnosis",
+        "impact",
+        "mitigation",
+        "remediation",
+        "resolution",
+        "steps",
+        "procedure",
+        "escalation",
+    }
+)
+
+
+def _key(text: str) -> str:
+    return _NOT_WORD.sub(" ", text.lower()).strip()
+
+
+def is_generic(title: str) -> bool:
+    key = _key(title)
+    return not key or key in GENERIC or key in TOC_HEADINGS
+
+
+def clean_heading(text: str) -> str:
+    """Heading text without Markdown decoration: links, images, emphasis, code, anchors."""
+    text = _IMAGE.sub("", text)
+    text = _LINK.sub(lambda m: m.group("text"), text)
+    text = _REF_LINK.sub(lambda m: m.group("text"), text)
+    text = _TAG.sub("", text)
+    text = _ANCHOR.sub("", text)
+    text = _EMPHASIS.sub("", text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def h1_headings(body: str) -> Iterator[str]:
+    """The H1 headings of ``body`` (ATX ``# x`` and setext ``x`` / ``===``), outside code."""
+    fence: str | None = None
+    previous = ""
+    for raw in body.splitlines():
+        line = raw.lstrip("\ufeff")
+        m = _FENCE.match(line)
+        if fence is not None:
+            if m and m.group("fence")[0] == fence[0] and len(m.group("fence")) >= len(fence):
+                fence = None
+            previous = ""
+            continue
+        if m:
+            fence = m.group("fence")
+            previous = ""
+            continue
+        atx = _ATX_H1.match(line)
+        if atx:
+            text = clean_heading(atx.group("text") or "")
+            if text:
+                yield text
+            previous = ""
+            continue
+        if _SETEXT_H1.match(line) and previous.strip() and not previous.startswith("    "):
+            text = clean_heading(previous)
+            if text:
+                yield text
+        previous = line
+
+
+def first_h1(body: str) -> str | None:
+    """The first H1 outside code fences that is not a table of contents heading."""
+    for heading in h1_headings(body):
+        if _key(heading) not in TOC_HEADINGS:
+            return heading
+    return None
+
+
+def humanize(name: str) -> str:
+    """``add-a-best-bet`` -> ``Add a best bet``; identifiers (``KubePodCrashLooping``,
+    ``cert_rotation_failed``) stay as they are, so they still match exactly."""
+    if "_" in name.strip("_"):
+        return name
+    words = _SPACE.sub(" ", name.replace("-", " ")).strip()
+    if words and (" " in words or words.islower()) and words[0].islower():
+        words = words[0].upper() + words[1:]
+    return words
+
+
+def _name_of(rel: str) -> tuple[str, bool]:
+    """A readable name from the path, and whether it came from the parent folder."""
+    path = PurePosixPath(rel)
+    stem = path.name
+    for suffix in (path.suffix, *_WEB_SUFFIXES):
+        if suffix and stem.lower().endswith(suffix):
+            stem = stem[: -len(suffix)]
+    stem = stem.strip("_") or stem
+    if _key(stem) in GENERIC and path.parent.name:
+        return humanize(path.parent.name), True
+    return humanize(stem), False
+
+
+def choose_title(front_matter_title: object, body: str, rel: str) -> str:
+    """The best title for the document at ``rel`` (see the module docstring)."""
+    candidates: list[str] = []
+    if front_matter_title is not None and not isinstance(front_matter_title, dict | list):
+        text = clean_heading(str(front_matter_title))
+        if text:
+            candidates.append(text)
+    candidates.extend(h for h in h1_headings(body) if _key(h) not in TOC_HEADINGS)
+    for title in candidates:
+        if not is_generic(title):
+            return title
+    name, from_folder = _name_of(rel)
+    generic = next((t for t in candidates if _key(t) not in FILE_LIKE), None)
+    if name and not is_generic(name):
+        return f"{name}: {generic}" if from_folder and generic else name
+    return generic or name or rel

@@ -1,0 +1,59 @@
+"""Document titles: front matter, the first real H1, never a TOC or a generic heading."""
+
+from __future__ import annotations
+
+import pytest
+
+from ingest.titles import choose_title, first_h1, humanize
+
+
+@pytest.mark.parametrize(
+    ("title", "body", "rel", "expected"),
+    [
+        # front matter wins over the H1
+        ("DB conn", "# H1\n", "db/conn.md", "DB conn"),
+        # a table of contents before the H1
+        (
+            None,
+            "## Contents\n\n- [A](#a)\n\n# Checkout API failover\n",
+            "x.md",
+            "Checkout API failover",
+        ),
+        (None, "# Table of Contents\n- [a](#a)\n# Payments outage\n", "p.md", "Payments outage"),
+        # a heading inside a code fence is not a heading
+        (None, "```sh\n# restart it\n```\n# Real title\n", "x.md", "Real title"),
+        (None, "~~~\n# not\n~~~\n\nReal\n====\n", "x.md", "Real"),
+        # generic headings give way to a specific one, or the file name
+        (None, "# README\n\n# Payments gateway\n", "payments/README.md", "Payments gateway"),
+        (None, "# README\n\ntext\n", "payments-gateway/README.md", "Payments gateway"),
+        (None, "# Quick start\n\ntext\n", "payments/quick-start.md", "Payments: Quick start"),
+        (None, "# Overview\n\ntext\n", "checkout/db-failover.md", "Db failover"),
+        ("Overview", "# Redis cache eviction\n", "x.md", "Redis cache eviction"),
+        # Markdown decoration is not part of the title
+        (
+            None,
+            "# [`KubePodCrashLooping`](https://x) **alert**\n",
+            "k.md",
+            "KubePodCrashLooping alert",
+        ),
+        # no H1: a humanized file name
+        (None, "## Service clusters\n\ntext\n", "docs/troubleshooting.md", "Troubleshooting"),
+        (None, "text\n", "manual/add-a-best-bet.html.md", "Add a best bet"),
+        (None, "text\n", "alerts/KubeProxyDown.md", "KubeProxyDown"),
+        # nothing better exists: keep the generic heading
+        (None, "# Introduction\n\ntext\n", "README.md", "Introduction"),
+    ],
+)
+def test_choose_title(title: str | None, body: str, rel: str, expected: str) -> None:
+    assert choose_title(title, body, rel) == expected
+
+
+def test_first_h1_skips_toc_and_fences() -> None:
+    assert first_h1("# Contents\n```\n# no\n```\n# Real\n") == "Real"
+    assert first_h1("no heading\n") is None
+
+
+def test_humanize_keeps_identifiers() -> None:
+    assert humanize("etcdNoLeader") == "etcdNoLeader"
+    assert humanize("cert_rotation_failed") == "cert_rotation_failed"
+    assert humanize("disk-full") == "Disk full"
