@@ -163,23 +163,6 @@ class TermStats:
         return math.log(1 + (self.n_docs - df + 0.5) / (df + 0.5))
 
 
-SPECIFIC_MAX_DOCS = 1
-
-
-def specific_coverage(
-    question_terms: Sequence[str], doc_terms: Iterable[str], stats: TermStats
-) -> float:
-    """Share (IDF-weighted) of the question's most specific terms found in the document.
-
-    Specific terms occur in at most SPECIFIC_MAX_DOCS indexed documents. When the
-    question has some and the document holds none of them, the question's most
-    telling words point at another document (or none): a near miss. 1.0 when the
-    question has no specific terms.
-    """
-    specific = [t for t in question_terms if 0 < stats.doc_freq.get(t, 0) <= SPECIFIC_MAX_DOCS]
-    return coverage(specific, doc_terms, stats) if specific else 1.0
-
-
 def query_terms(question: str) -> list[str]:
     return [t for t in dict.fromkeys(tokenize(question)) if t not in _QUESTION_NOISE]
 
