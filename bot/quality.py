@@ -120,10 +120,9 @@ def samples(rt: Runtime, questions: Sequence[Question]) -> list[Sample]:
         if q.answerable is None:
             continue
         r = rt.extractive.retrieve(q.q)
-        if not r.runbooks:
+        lead = rt.extractive.lead(r)
+        if lead is None or lead.evidence is None:
             continue
-        lead = r.runbooks[0]
-        assert lead.evidence is not None
         top3 = {c.doc.path for c in r.runbooks[:3]}
         out.append(
             Sample(

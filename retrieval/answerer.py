@@ -40,8 +40,6 @@ from retrieval.types import (
 RUNBOOK_TYPES = ("runbook", "adr", "doc")
 INCIDENT_TYPES = ("incident",)
 INACTIVE_STATUSES = frozenset({"superseded", "deprecated"})
-LEAD_WINDOW = 3  # ranked documents considered for the answer's lead
-LEAD_MARGIN = 0.3  # confidence by which a lower-ranked document must beat the first
 UNSURE_TEXT = "Not sure these answer it: the closest runbooks."
 REASON_TEXT: dict[str, str] = {
     "no-match": "No runbook covers this.",
@@ -277,23 +275,25 @@ class ExtractiveAnswerer:
             return None
         return self._candidate(group_by_document(own)[0], r, named=False)
 
-    def answer_from(self, r: Retrieval, flt: SearchFilter | None) -> Answer:
-        cfg = self._config
-        model = cfg.model
-        today = self._clock()
-        link = search_link(cfg.search_link_template, redact(r.question))
-        # The lead document: the best-ranked one, unless one of the next few is far
-        # stronger evidence.
+    def lead(self, r: Retrieval) -> Candidate | None:
+        """The document the answer comes from, if any answers."""
         # A page of links (a service index) is not an answer: the runbooks it lists are.
         answers = [
             c
             for c in r.runbooks
             if not is_link_list(r.snapshot.chunks_by_source.get(c.doc.source_id, [c.chunk]))
         ] or list(r.runbooks)
-        lead = answers[0] if answers else None
-        for c in answers[1:LEAD_WINDOW]:
-            if lead is not None and c.confidence >= lead.confidence + LEAD_MARGIN:
-                lead = c
+        # Choosing instead the most confident of the first few documents picked the
+        # right runbook more often (0.725-0.75 -> 0.775 on three corpora) but answered
+        # more near misses; abstention F1 held out fell by 0.05 on average.
+        return answers[0] if answers else None
+
+    def answer_from(self, r: Retrieval, flt: SearchFilter | None) -> Answer:
+        cfg = self._config
+        model = cfg.model
+        today = self._clock()
+        link = search_link(cfg.search_link_template, redact(r.question))
+        lead = self.lead(r)
         confident = [c for c in r.runbooks if c.confidence >= model.answer_at]
         if lead is not None and lead in confident:
             confident.remove(lead)
