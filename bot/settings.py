@@ -15,6 +15,7 @@ from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from retrieval.cache import DEFAULT_NAMESPACE, NAMESPACE_PATTERN
+from retrieval.fusion import DEFAULT_RRF_K
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_SOURCE_URL = "https://github.com/acme/runbooks/blob/{commit}/{path}#L{line}"
@@ -61,7 +62,7 @@ class Settings(BaseSettings):
     front_matter_keys: tuple[str, ...] = ()  # more keys to accept (a site generator's)
 
     # search
-    rrf_k: int = 60
+    rrf_k: int = DEFAULT_RRF_K
     search_candidates: int = 50
 
     # answers

@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-DEFAULT_RRF_K = 60
+# A small k lets the first places of each list count for much more than the tenth:
+# measured on four question sets, top-document accuracy 0.725/0.75/0.70/0.895 at the
+# customary k=60 and 0.85/0.825/0.75/0.947 at k=5 (recall@5 0.875/0.95/0.85/1.0 ->
+# 0.925/0.975/0.95/1.0); chosen leave-one-corpus-out, k=5 or 2 won on every split.
+DEFAULT_RRF_K = 5
 
 
 @dataclass(frozen=True)
