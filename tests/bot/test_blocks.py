@@ -615,13 +615,24 @@ def test_abstain_escapes_owner_and_ignores_non_web_search_link() -> None:
     a = Answer(
         state="abstain",
         text="",
+        reason="low-confidence",
         search_link="javascript:alert(1)",
-        closest_owner="<!channel>",
+        suggestions=(
+            Suggestion(
+                source_id="x",
+                title="X <!here>",
+                section="S",
+                path="x.md",
+                url="javascript:alert(2)",
+                line=1,
+                owner="<!channel>",
+            ),
+        ),
     )
     message = render(a)
     assert ACTION_OPEN_SEARCH not in actions(message)
     assert "javascript" not in json.dumps(message.blocks)
-    assert "&lt;!channel&gt;" in all_text(message)
+    assert "&lt;!channel&gt;" in all_text(message) and "&lt;!here&gt;" in all_text(message)
 
 
 # --------------------------------------------------------------------------- small messages
