@@ -346,7 +346,8 @@ class ExtractiveAnswerer:
         kind = {"incident": "incident write-up", "adr": "decision record"}.get(
             m.doc_type, "runbook"
         )
-        text = f"From the {kind} *{chosen.chunk.title}*, section *{chosen.chunk.section}*:"
+        section = citations[0].section if citations else chosen.chunk.section
+        text = f"From the {kind} *{chosen.chunk.title}*, section *{section}*:"
         return Answer(
             state="answer",
             text=text,

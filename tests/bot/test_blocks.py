@@ -554,6 +554,20 @@ def test_abstain_reasons_in_plain_words(reason: str | None, words: str) -> None:
     assert message.text.startswith("No runbook covers this")
 
 
+def suggestion(**over: object) -> Suggestion:
+    fields: dict[str, object] = dict(
+        source_id="ledger/ops",
+        title="Ledger operations",
+        section="Scaling",
+        path="ledger/ops.md",
+        url="https://git.example/ledger/ops.md#L40",
+        line=40,
+        owner="@ledger-oncall",
+    )
+    fields.update(over)
+    return Suggestion.model_validate(fields)
+
+
 def test_not_sure_names_the_closest_runbooks_with_links_and_owners() -> None:
     link = "https://runbooks.example.com/search?q=checkout&service=checkout-api"
     a = Answer(
@@ -562,17 +576,7 @@ def test_not_sure_names_the_closest_runbooks_with_links_and_owners() -> None:
         question="how do I reshard the ledger",
         reason="low-confidence",
         search_link=link,
-        suggestions=(
-            Suggestion(
-                source_id="ledger/ops",
-                title="Ledger operations",
-                section="Scaling",
-                path="ledger/ops.md",
-                url="https://git.example/ledger/ops.md#L40",
-                line=40,
-                owner="@ledger-oncall",
-            ),
-        ),
+        suggestions=(suggestion(),),
     )
     message = render(a)
     blob = all_text(message)
@@ -617,17 +621,7 @@ def test_abstain_escapes_owner_and_ignores_non_web_search_link() -> None:
         text="",
         reason="low-confidence",
         search_link="javascript:alert(1)",
-        suggestions=(
-            Suggestion(
-                source_id="x",
-                title="X <!here>",
-                section="S",
-                path="x.md",
-                url="javascript:alert(2)",
-                line=1,
-                owner="<!channel>",
-            ),
-        ),
+        suggestions=(suggestion(title="X <!here>", url="javascript:alert(2)", owner="<!channel>"),),
     )
     message = render(a)
     assert ACTION_OPEN_SEARCH not in actions(message)

@@ -7,6 +7,7 @@ from retrieval.composer import (
     MAX_QUOTE_CHARS,
     SectionWeights,
     choose_parts,
+    pieces,
     quote_part,
     quote_parts,
     rank_parts,
@@ -136,3 +137,24 @@ def test_a_short_part_is_quoted_whole() -> None:
     part = next(p for p in parts_of(TEXT) if p.heading == "Restart pgbouncer")
     q = quote_part(part, tokenize("restart"), STATS)
     assert q.text == part.body and q.note is None
+
+
+def test_a_section_split_over_chunks_is_quoted_from_its_first_piece() -> None:
+    intro = "\n\n".join(f"Paragraph {i}: " + "check the replica lag first " * 10 for i in range(3))
+    text = f"# T\n\n## Fail over\n\n{intro}\n\n1. Promote the replica.\n2. Restart the pooler.\n"
+    d = Document(
+        source_id="t",
+        path="t.md",
+        title="T",
+        text=text,
+        content_hash="h",
+        metadata=DocumentMetadata(),
+    )
+    parts = document_parts(chunk_document(d, 0, max_tokens=128))
+    group = pieces(parts[-1], parts)
+    assert len(group) > 1 and group[-1] is parts[-1]  # the section was split
+    quotes = quote_parts(parts[-1], parts, tokenize("promote"), STATS)  # chosen by its end...
+    assert quotes[0].text.startswith("Paragraph 0")  # ...quoted from its beginning
+    assert quotes[-1].text.rstrip().endswith("2. Restart the pooler.")
+    for q in quotes:
+        assert text[q.start : q.end] == q.text
