@@ -386,7 +386,7 @@ def _actions(
             )
     contact = facts.get(answer.citations[0].source_id) if answer.citations else None
     owner = contact.contact if contact is not None else None
-    if view.offer_escalate and owner is not None and owner.id:
+    if view.offer_escalate and owner is not None and owner.id and owner.kind != "channel":
         if view.escalated_by:
             who = user_mention(view.escalated_by)
             done.append(f"Escalated to {escape(owner.label)}" + (f" by {who}" if who else "") + ".")

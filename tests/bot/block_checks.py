@@ -211,7 +211,7 @@ def markdown_leaks(message: Any) -> list[str]:
             value = str(obj.get("text") or "")
             if _FENCE_TAG.search(value):
                 found.append(f"blocks[{n}].{part}: code fence with a language tag")
-            prose = _LINK_MARKUP.sub("", _CODE_SPAN.sub("", _CODE_BLOCK.sub("", value)))
+            prose = _LINK_MARKUP.sub("L", _CODE_SPAN.sub("C", _CODE_BLOCK.sub("", value)))
             for name, pattern in _RAW_MARKDOWN:
                 m = pattern.search(prose)
                 if m is not None:
