@@ -505,7 +505,11 @@ def render_not_answered(
 
 
 def _suggestion_line(suggestion: Suggestion, audience: Audience) -> str:
-    label = lead_link(suggestion)
+    """``• Title (Section) · owner @team``: the title links to the best section."""
+    title = clip(suggestion.title or suggestion.path, _TITLE_MAX)
+    label = f"*{link(suggestion.url, title)}*" if safe_url(suggestion.url) else bold(title)
+    sec = clip(suggestion.section, _TITLE_MAX)
+    where = f" ({escape(sec)})" if sec and sec != title else ""
     owner = suggestion.owner
     who = f" · owner {bold(owner)}" if owner else " · no owner on record"
-    return "• " + label + who
+    return "• " + label + where + who

@@ -5,6 +5,7 @@ show up raw. :func:`to_mrkdwn` converts what runbooks use:
 
 * ``**x**`` / ``__x__`` -> ``*x*``, ``*x*`` -> ``_x_``, ``~~x~~`` -> ``~x~``;
 * headings -> bold lines; ``- item`` -> ``• item`` (nested ``◦``), numbered steps stay;
+* a hard-wrapped paragraph or list item -> one line (Slack wraps it to the pane);
 * ``[t](u)`` and ``![t](u)`` -> ``<u|t>`` (relative links resolved against the quoted
   file's URL), bare and ``<…>`` URLs -> links;
 * ``> **WARNING:** …`` and ``> [!WARNING]`` -> one visible ``:warning: *WARNING:* …`` line;
@@ -75,12 +76,14 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
     text = _COMMENT_ONE_LINE.sub("", markdown.replace("\r\n", "\n"))
     lines = text.split("\n")
     out: list[str] = []
+    joinable = False  # the last line out is prose a soft-wrapped line continues
     i = 0
     while i < len(lines):
         line = lines[i]
         fence = _FENCE_OPEN.match(line)
         if fence is not None and "`" not in fence["info"]:
             i = _code_block(lines, i, fence, out)
+            joinable = False
             continue
         if _TABLE_ROW.match(line) and i + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[i + 1]):
             rows = [line]
@@ -89,6 +92,7 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
                 rows.append(lines[i])
                 i += 1
             out.extend(_table(rows, base_url))
+            joinable = False
             continue
         if _QUOTE.match(line):
             quoted = []
@@ -96,10 +100,31 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
                 quoted.append(m["rest"])
                 i += 1
             out.extend(_blockquote(quoted, base_url))
+            joinable = False
             continue
-        out.append(_line(line, base_url))
+        if joinable and _continues(line):
+            # Markdown joins a hard-wrapped paragraph into one; Slack would show the breaks
+            out[-1] = out[-1].rstrip() + " " + _inline(line.strip(), base_url)
+            i += 1
+            continue
+        converted = _line(line, base_url)
+        out.append(converted)
+        joinable = bool(converted.strip()) and not _HEADING.match(line) and not _RULE.match(line)
         i += 1
     return _squeeze("\n".join(out)).strip("\n")
+
+
+def _continues(line: str) -> bool:
+    """A line that continues the paragraph or list item above it (a soft line break)."""
+    return bool(line.strip()) and not (
+        _HEADING.match(line)
+        or _BULLET.match(line)
+        or _NUMBERED.match(line)
+        or _RULE.match(line)
+        or _TABLE_ROW.match(line)
+        or line.endswith("  ")  # a hard line break
+        or line.strip().startswith("<")
+    )
 
 
 def _code_block(lines: Sequence[str], start: int, fence: re.Match[str], out: list[str]) -> int:

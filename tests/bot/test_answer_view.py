@@ -361,10 +361,10 @@ def test_not_sure_names_each_closest_runbook_with_link_and_owner() -> None:
         ":grey_question: *Not sure any runbook answers this.* The closest runbooks:"
     )
     assert (
-        "• *<https://git.example.com/payments/1.md#L66|Mitigation &gt; Switch provider · "
-        "Payments runbook 1>* · owner *@payments-oncall*" in body
+        "• *<https://git.example.com/payments/1.md#L66|Payments runbook 1>* "
+        "(Mitigation &gt; Switch provider) · owner *@payments-oncall*" in body
     )
-    assert "Payments runbook 2>* · no owner on record" in body
+    assert "Payments runbook 2>* (Mitigation &gt; Switch provider) · no owner on record" in body
     assert "related" not in body.lower()
     assert "@someone-else" not in body  # no owner that has no bearing on the question
     (search,) = [b for b in buttons(message).values() if b.get("url")]

@@ -77,6 +77,19 @@ def test_code_nested_in_a_list_is_unindented_and_byte_for_byte() -> None:
     assert out.endswith("```\n2. Kill them.")
 
 
+def test_hard_wrapped_paragraphs_and_items_are_joined() -> None:
+    md = (
+        "checkout-api talks to the `checkout-db` cluster\nthrough pgbouncer.\n\n"
+        "- Not resolved in 15 minutes: page `@dba`\n  and open a SEV-1.\n- Next item\n"
+        "## Heading\ntext under it"
+    )
+    assert to_mrkdwn(md) == (
+        "checkout-api talks to the `checkout-db` cluster through pgbouncer.\n\n"
+        "• Not resolved in 15 minutes: page `@dba` and open a SEV-1.\n• Next item\n"
+        "*Heading*\ntext under it"
+    )
+
+
 def test_lists_become_bullets_and_keep_their_nesting() -> None:
     out = to_mrkdwn("- one\n  - nested `code`\n* two\n+ three")
     assert out == "• one\n    ◦ nested `code`\n• two\n• three"
