@@ -28,6 +28,7 @@ _NOT_A_NAME = frozenset(
         "web", "backend", "frontend", "external", "internal", "other", "same", "whole",
         "every", "any", "some", "one", "each", "production", "prod", "staging", "new", "old",
         "micro", "main", "core", "downstream", "upstream", "calling", "failing", "broken",
+        "alert", "alerts", "alerting", "monitoring", "paging", "on-call", "oncall",
     }
 )  # fmt: skip
 

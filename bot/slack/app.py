@@ -94,6 +94,7 @@ class SlackBot:
         self._pool = TrackedPool(answer_workers, "runbook-answer", self._in_flight)
         self._listeners = TrackedPool(LISTENER_WORKERS, "runbook-listener", self._in_flight)
         self._closed = False
+        self._services: tuple[int, frozenset[str]] | None = None
 
         directory = SlackUsergroupDirectory(self.client)
         self.service: AnswerService = runtime.service(directory, MetricsObserver(self.metrics))
@@ -203,11 +204,16 @@ class SlackBot:
 
     def _known_services(self) -> frozenset[str]:
         snap = self.runtime.searcher.snapshot()
-        return frozenset(
+        cached = self._services
+        if cached is not None and cached[0] == snap.generation:
+            return cached[1]
+        services = frozenset(
             chunks[0].metadata.service
             for chunks in snap.chunks_by_source.values()
             if chunks and chunks[0].metadata.service
         )
+        self._services = (snap.generation, services)
+        return services
 
     def _hidden_owner(self, question: str) -> str | None:
         """The owner of the best runbook for ``question`` whoever may read it (for "ask

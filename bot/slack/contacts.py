@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
+import time
+from collections.abc import Callable
 
 from bot.slack.channels import Channels
 from bot.slack.directory import SlackUsergroupDirectory
@@ -24,6 +27,7 @@ _SUBTEAM = re.compile(r"^<!subteam\^(S[A-Z0-9]+)(?:\|([^>]*))?>$")
 _USER = re.compile(r"^<@([UW][A-Z0-9]+)(?:\|([^>]*))?>$")
 _CHANNEL = re.compile(r"^<#(C[A-Z0-9]+)(?:\|([^>]*))?>$")
 _RAW_ID = re.compile(r"^[SUWC][A-Z0-9]{6,}$")
+CONTACT_TTL_SECONDS = 600.0  # a new or renamed user group is picked up this soon
 
 
 class Contacts:
@@ -34,11 +38,15 @@ class Contacts:
         *,
         service_channel_template: str | None = None,
         fallback: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._directory = directory
         self._channels = channels
         self._template = service_channel_template or None
         self._fallback = (fallback or "").strip() or None
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._known: dict[tuple[str, str], tuple[float, Contact]] = {}
 
     def for_document(self, owner: str | None, service: str | None) -> Contact | None:
         """The owner, or for an ownerless document its fallback contact (None: nobody)."""
@@ -56,7 +64,20 @@ class Contacts:
         return None
 
     def resolve(self, text: str, source: ContactSource = "owner") -> Contact:
-        """``text`` as a contact, with its Slack id when the workspace knows it."""
+        """``text`` as a contact, with its Slack id when the workspace knows it (cached,
+        so an owner that is no Slack user group costs one lookup per few minutes)."""
+        key = (text, source)
+        now = self._clock()
+        with self._lock:
+            entry = self._known.get(key)
+        if entry is not None and entry[0] > now:
+            return entry[1]
+        contact = self._resolve(text, source)
+        with self._lock:
+            self._known[key] = (now + CONTACT_TTL_SECONDS, contact)
+        return contact
+
+    def _resolve(self, text: str, source: ContactSource) -> Contact:
         for pattern, kind in ((_SUBTEAM, "usergroup"), (_USER, "user"), (_CHANNEL, "channel")):
             m = pattern.match(text)
             if m is not None:
