@@ -153,13 +153,16 @@ class Answering:
         )
         private_reply: Reply | None = None
         documents = 0
+        restricted: list[str] = []
         if delivery.private is not None:
             private = self._lead(delivery.private, asked)
             readable = audience.groups if audience is not None else frozenset()
-            documents = (
-                len({c.source_id for c in private.citations if not readable.intersection(c.access)})
-                or 1
+            restricted = list(
+                dict.fromkeys(
+                    c.source_id for c in private.citations if not readable.intersection(c.access)
+                )
             )
+            documents = len(restricted) or 1
             private_facts = self._facts(private, asked)
             private_view = View(
                 audience="private",
@@ -172,7 +175,8 @@ class Answering:
             private_reply = Reply(self.render(stored), render_minimal(private, key), stored)
         public = self._lead(delivery.public, asked)
         if private_reply is not None and public.state != "answer":
-            owner = next(iter(private_reply.stored.facts), None) if private_reply.stored else None
+            known = private_reply.stored.facts_by_source() if private_reply.stored else {}
+            owner = next((known[s] for s in restricted if s in known), None)
             notice = render_restricted_notice(
                 asked.user_id, documents, owner.contact if owner is not None else None
             )

@@ -9,7 +9,7 @@ from datetime import date
 from typing import Any
 
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError, SlackRequestError
+from slack_sdk.errors import SlackClientError
 
 from bot.metrics import Metrics
 from bot.service import AnswerService
@@ -76,7 +76,7 @@ def failed_stage(exc: BaseException) -> str:
         return "embed"
     if isinstance(exc, IndexUnavailableError | TimeoutError):
         return "search"
-    if isinstance(exc, SlackApiError | SlackRequestError):
+    if isinstance(exc, SlackClientError):
         return "slack"
     return "answer"
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from slack_bolt import Respond
 from slack_sdk import WebClient
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackClientError
 
 from bot.slack.blockkit import Message
 
@@ -35,8 +35,8 @@ REJECTED = frozenset(
 )
 
 
-class ResponseError(Exception):
-    """A response_url post Slack did not accept."""
+class ResponseError(SlackClientError):
+    """A response_url post Slack did not accept (``error`` is Slack's answer)."""
 
     def __init__(self, error: str) -> None:
         super().__init__(error)
