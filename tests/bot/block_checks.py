@@ -1,6 +1,6 @@
 """Slack Block Kit limits as a reusable test assertion.
 
-``assert_valid_blocks(message)`` accepts a ``bot.blocks.Message`` or anything with ``text``
+``assert_valid_blocks(message)`` accepts a ``bot.slack.blockkit.Message`` or anything with ``text``
 and ``blocks`` attributes, or a plain ``{"text": ..., "blocks": [...]}`` dict (e.g. a
 recorded ``chat.postMessage`` call), and fails with every violation it found.
 
