@@ -126,7 +126,7 @@ class Answering:
         view = View(
             audience="private",
             incident=asked.incident,
-            asked=asked.text,
+            asked=redact(asked.text),  # as it is kept: a pasted secret is not echoed
             offer_post=audience is not None
             and answer.state == "answer"
             and not blocked
@@ -275,7 +275,7 @@ class Answering:
         stored = StoredRequest(
             request_id=key,
             question=asked.search,
-            asked=asked.text,
+            asked=asked.text,  # put() redacts
             surface=surface,
             channel_id=asked.channel_id,
             thread_ts=asked.thread_ts,

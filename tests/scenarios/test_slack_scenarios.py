@@ -408,6 +408,14 @@ def test_alert_thread_answer_leads_with_mitigation_and_links_the_other_fixes(
     assert "Escalation" in text_of(reply)  # the runbook's Escalation section
 
 
+def test_a_pasted_secret_is_not_echoed_back(slack: SlackHarness) -> None:
+    secret = "ghp_" + "Echo0123456789abcdefghijklmnopqrstuv"
+    _, response_id = slack.slash(f"checkout-api database connection refused {secret}")
+    (call,) = slack.responses(response_id)
+    assert secret not in text_of(call)
+    assert "Asked: “checkout-api database connection refused [REDACTED" in text_of(call)
+
+
 def test_one_owner_line_per_document_and_no_request_id(slack: SlackHarness) -> None:
     _, response_id = slack.slash("checkout-api database connection refused")
     (call,) = slack.responses(response_id)
