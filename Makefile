@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= data
 DEMO_Q ?= checkout-api database connection refused
 
-.PHONY: all install model redis demo test lint typecheck unit bench eval quality clean
+.PHONY: all install model redis demo test lint typecheck unit bench eval quality screenshots clean
 
 all: test
 
@@ -53,6 +53,12 @@ quality: $(STAMP)
 	$(BIN)/python scripts/quality.py --data $(DATA)/quality
 
 eval: quality
+
+# docs/slack/*.png: what the bot posts (real payloads from the fake Slack), in headless Chromium
+screenshots: $(STAMP) redis
+	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium)
+	@fc-list | grep -qi "color emoji" || apt-get install -y -qq fonts-noto-color-emoji fonts-lato
+	$(BIN)/python scripts/slack_screenshots.py docs/slack
 
 clean:
 	rm -rf $(VENV) $(DATA) .mypy_cache .ruff_cache .pytest_cache

@@ -12,12 +12,12 @@ from pathlib import Path
 from bot.commands import register_all
 from bot.runtime import Runtime
 from bot.settings import Settings, load_settings
-from bot.slack_directory import SlackUsergroupDirectory
 from bot.text import render_text
 from ingest.errors import IngestError
 from ingest.manifest import forget_manifest
 from retrieval.errors import RetrievalError
 from retrieval.evaluation import compute, load_questions
+from retrieval.permissions import UsergroupDirectory
 from retrieval.types import SearchFilter
 
 EXIT_OK = 0
@@ -251,16 +251,14 @@ def cmd_eval(args: argparse.Namespace, rt: Runtime) -> int:
     return EXIT_OK
 
 
-def _directory(rt: Runtime) -> SlackUsergroupDirectory | None:
-    s = rt.settings
-    if s.slack_bot_token is None:
+def _directory(rt: Runtime) -> UsergroupDirectory | None:
+    if rt.settings.slack_bot_token is None:
         return None
-    from slack_sdk import WebClient
+    # imported here so that other commands do not pay for Slack's modules
+    from bot.slack.client import make_client
+    from bot.slack.directory import SlackUsergroupDirectory
 
-    client = WebClient(token=s.slack_bot_token.get_secret_value())
-    if s.slack_api_url:
-        client = WebClient(token=s.slack_bot_token.get_secret_value(), base_url=s.slack_api_url)
-    return SlackUsergroupDirectory(client)
+    return SlackUsergroupDirectory(make_client(rt.settings))
 
 
 def cmd_ask(args: argparse.Namespace, rt: Runtime) -> int:

@@ -11,10 +11,8 @@ command gathers the inputs, these functions rank and format them.
 * :func:`gaps_report` groups the questions the bot could not answer (abstentions) or
   answered unhelpfully (``not_helpful`` feedback) by service.
 
-Every report has three renderings: fixed-width text, JSON and a Slack Block Kit message.
-Runbook titles, owners and questions are untrusted text: in Slack output ``&``, ``<`` and
-``>`` are escaped and every mrkdwn object is ``verbatim``, so nothing in a runbook can
-ping a channel. Owners appear as written (``@search-team``), not as Slack mentions.
+Every report has three renderings: fixed-width text and JSON here, and a Slack Block Kit
+message in :mod:`bot.slack.report_view`.
 """
 
 from __future__ import annotations
@@ -30,7 +28,6 @@ from datetime import date
 from typing import Any, Literal
 from urllib.parse import unquote
 
-from bot.blocks import escape
 from retrieval.doc_warnings import stale_limit
 from retrieval.querylog import Feedback, QueryRecord
 from retrieval.redact import redact
@@ -44,14 +41,6 @@ NOT_HELPFUL = "not_helpful"
 #: answer exists but the asker may not read it.
 DEFAULT_GAP_EXCLUDED_REASONS: tuple[str, ...] = ("error", "access-denied")
 
-# Slack limits (bot/blocks.py keeps the same ones for answers).
-MAX_BLOCKS = 50
-MAX_SECTION_TEXT = 3000
-MAX_HEADER_TEXT = 150
-MAX_FALLBACK_TEXT = 3000
-MAX_MESSAGE_CHARS = 11_000  # below Slack's ~12k msg_blocks_too_long threshold
-_TITLE_MAX = 120
-_QUESTION_MAX = 300
 _KIND_ORDER: dict[str, int] = {"superseded": 0, "deprecated": 1, "stale": 2, "ownerless": 3}
 
 
@@ -457,186 +446,3 @@ def format_gaps_json(groups: Sequence[GapGroup]) -> str:
         for g in groups
     ]
     return json.dumps(data, indent=2)
-
-
-# --------------------------------------------------------------------------- Slack
-
-
-def _clip(text: str, limit: int) -> str:
-    """One line of unescaped text, no code fences, at most ``limit`` characters."""
-    text = re.sub(r"`{3,}", "`", _one_line(text))
-    return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
-
-
-def _mrkdwn(text: str) -> dict[str, Any]:
-    return {"type": "mrkdwn", "text": text, "verbatim": True}
-
-
-def _header(text: str) -> dict[str, Any]:
-    return {"type": "header", "text": {"type": "plain_text", "text": _clip(text, MAX_HEADER_TEXT)}}
-
-
-def _context(text: str) -> dict[str, Any]:
-    return {"type": "context", "elements": [_mrkdwn(_clip_mrkdwn(text, MAX_SECTION_TEXT))]}
-
-
-def _clip_mrkdwn(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _bold(text: str) -> str:
-    inner = escape(_clip(text, _TITLE_MAX)).replace("*", "∗")
-    return f"*{inner}*" if inner else ""
-
-
-def _code(text: str) -> str:
-    inner = _clip(text, _TITLE_MAX).replace("`", "'")
-    return f"`{escape(inner)}`" if inner else ""
-
-
-def _link(url: str | None, label: str) -> str:
-    text = escape(_clip(label, _TITLE_MAX))
-    if url and url.lower().startswith(("https://", "http://")):
-        safe = escape(url.strip()).replace("|", "%7C").replace(" ", "%20")
-        return f"<{safe}|{text}>"
-    return text
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-class _SlackBuilder:
-    """Blocks under Slack's limits: sections grow line by line up to 3000 characters, and
-    one block plus some characters stay in reserve for a closing "…and N more" line."""
-
-    _RESERVE_CHARS = 300
-
-    def __init__(self) -> None:
-        self.blocks: list[dict[str, Any]] = []
-        self.chars = 0
-
-    def add(self, block: dict[str, Any]) -> None:
-        self.blocks.append(block)
-        self.chars += _block_chars(block)
-
-    def _fits(self, text_len: int) -> bool:
-        """Would one more block of ``text_len`` characters leave the reserve intact?"""
-        return (
-            len(self.blocks) + 2 <= MAX_BLOCKS
-            and self.chars + text_len <= MAX_MESSAGE_CHARS - self._RESERVE_CHARS
-        )
-
-    def group(self, heading: str, lines: Sequence[str]) -> int:
-        """Add ``heading`` with as many ``lines`` as fit; how many lines went in."""
-        placed = 0
-        pending, pending_lines = heading, 0
-        for line in lines:
-            line = _clip_mrkdwn(line, MAX_SECTION_TEXT - len(heading) - 1)
-            candidate = f"{pending}\n{line}" if pending else line
-            if len(candidate) <= MAX_SECTION_TEXT and self._fits(len(candidate)):
-                pending, pending_lines = candidate, pending_lines + 1
-                continue
-            if not pending_lines:
-                return placed
-            self.add({"type": "section", "text": _mrkdwn(pending)})
-            placed += pending_lines
-            pending, pending_lines = "", 0
-            if not self._fits(len(line)):
-                return placed
-            pending, pending_lines = line, 1
-        if pending_lines:
-            self.add({"type": "section", "text": _mrkdwn(pending)})
-            placed += pending_lines
-        return placed
-
-    def more(self, text: str) -> None:
-        self.add(_context(text))
-
-
-def _block_chars(block: Mapping[str, Any]) -> int:
-    total = 0
-    text = block.get("text")
-    if isinstance(text, Mapping):
-        total += len(str(text.get("text", "")))
-    for element in block.get("elements") or []:
-        if isinstance(element, Mapping):
-            total += len(str(element.get("text", "")))
-    return total
-
-
-def _row_line(r: ReportRow) -> str:
-    facts = [escape(_clip(r.detail, 600))]
-    if r.citations:
-        facts.append(f"cited {r.citations}×")
-    return f"• *{r.kind}* {_link(r.url, r.title or r.path)} {_code(r.path)}\n    " + " · ".join(
-        facts
-    )
-
-
-def format_slack(rows: Sequence[ReportRow], *, window_days: int | None = None) -> dict[str, Any]:
-    """A ``chat.postMessage`` payload (``text`` + ``blocks``), rows grouped by owner.
-
-    Owners come in the order of their highest-ranked row; documents without an owner are
-    grouped under "No owner". Owners are written as they appear in the runbooks
-    (``@search-team``): plain text, not a Slack mention.
-    """
-    counts = Counter(r.kind for r in rows)
-    summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())) or "all clear"
-    text = _clip(f"Runbook health report: {summary}", MAX_FALLBACK_TEXT)
-    b = _SlackBuilder()
-    b.add(_header("Runbook health report"))
-    if not rows:
-        b.add(_context("No stale, ownerless or retired-but-linked documents."))
-        return {"text": text, "blocks": b.blocks}
-    if all(r.citations is None for r in rows):
-        note = f"{summary}. The query log was unavailable: ranked by age."
-    else:
-        window = f" in the last {_days(window_days)}" if window_days else ""
-        note = f"{summary}. Ranked by citations{window}, then by age."
-    b.add(_context(escape(note)))
-
-    groups: dict[str, list[ReportRow]] = {}
-    for r in rows:
-        groups.setdefault(r.owner or "", []).append(r)
-    shown = 0
-    for owner, owner_rows in groups.items():
-        heading = _bold(f"Owner: {owner}") if owner else "*No owner*"
-        placed = b.group(heading, [_row_line(r) for r in owner_rows])
-        shown += placed
-        if placed < len(owner_rows):
-            break
-    if shown < len(rows):
-        b.more(f"…and {_plural(len(rows) - shown, 'more finding')} not shown here.")
-    return {"text": text, "blocks": b.blocks}
-
-
-def format_gaps_slack(
-    groups: Sequence[GapGroup], *, window_days: int | None = None
-) -> dict[str, Any]:
-    """A ``chat.postMessage`` payload listing unanswered questions by service."""
-    total = sum(g.count for g in groups)
-    window = f" in the last {_days(window_days)}" if window_days else ""
-    text = _clip(f"Runbook gaps: {_plural(total, 'unanswered question')}{window}", 3000)
-    b = _SlackBuilder()
-    b.add(_header("Runbook gaps"))
-    if not groups:
-        b.add(_context(escape(f"No unanswered or unhelpful questions{window}.")))
-        return {"text": text, "blocks": b.blocks}
-    b.add(_context(escape(f"{_plural(total, 'question')}{window} got no answer or a 👎.")))
-    distinct = sum(len(g.questions) for g in groups)
-    shown = 0
-    for g in groups:
-        heading = f"{_bold(g.service)}: {_plural(g.count, 'question')}"
-        lines = [
-            f"• {escape(_clip(q.question, _QUESTION_MAX))}"
-            + (f" (×{q.count})" if q.count > 1 else "")
-            for q in g.questions
-        ]
-        placed = b.group(heading, lines)
-        shown += placed
-        if placed < len(lines):
-            break
-    if shown < distinct:
-        b.more(f"…and {_plural(distinct - shown, 'more question')} not shown here.")
-    return {"text": text, "blocks": b.blocks}

@@ -103,6 +103,10 @@ class Settings(BaseSettings):
     slack_app_token: SecretStr | None = _env("slack_app_token", "SLACK_APP_TOKEN")
     slack_api_url: str | None = _env("slack_api_url", "SLACK_API_URL")
     incident_channel_patterns: tuple[str, ...] = ("inc-*", "incident-*")
+    # who to ask about an ownerless runbook: the service's channel (this name, with
+    # {service}; empty: not looked up), else this contact ("#channel" or "@user-group")
+    service_channel_template: str = "{service}"
+    fallback_contact: str | None = None
     port: int = 3000
 
     # /metrics: on the main port with this bearer token, and/or without a token on

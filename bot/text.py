@@ -1,4 +1,9 @@
-"""Plain-text rendering of an answer for the terminal."""
+"""Plain-text rendering of an answer for the terminal.
+
+The same order as in Slack: the runbook and section first, warnings, the quotes (as
+written in the runbook), one "owner | updated" line per document; for the "not sure" and
+"none" tiers the closest runbooks with their owners and the search link.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +12,35 @@ from retrieval.types import Answer, Citation
 _RULE = "-" * 72
 
 
-def _citation_lines(c: Citation) -> list[str]:
+def _where(c: Citation) -> str:
+    return c.title if not c.section or c.section == c.title else f"{c.section} · {c.title}"
+
+
+def _meta(c: Citation) -> str:
     age = f"{c.age_days} days ago" if c.age_days is not None else "unknown"
-    lines = [f"[{c.title} - {c.section}]  {c.path}:{c.line}"]
-    if c.url:
-        lines.append(f"  {c.url}")
-    lines.append(
-        f"  owner {c.owner or 'none'} | updated {age} | {c.doc_type} | rev {c.revision[:8]}"
-    )
-    lines.append("")
-    lines += [f"  | {ln}" for ln in c.quote.splitlines()]
-    return lines
+    kind = "" if c.doc_type == "runbook" else f"{c.doc_type} | "
+    status = "" if c.status == "current" else f"{c.status} | "
+    return f"  {kind}{status}owner {c.owner or 'none'} | updated {age}"
+
+
+def _documents(citations: tuple[Citation, ...]) -> list[str]:
+    out: list[str] = []
+    groups: dict[str, list[Citation]] = {}
+    for c in citations:
+        groups.setdefault(c.source_id, []).append(c)
+    for group in groups.values():
+        out.append(_RULE)
+        for n, c in enumerate(group):
+            out.append(f"[{_where(c) if n == 0 else c.section}]  {c.path}:{c.line}")
+            if c.url:
+                out.append(f"  {c.url}")
+            if c.note:
+                out.append(f"  ({c.note}; the rest is in the runbook)")
+            out.append("")
+            out += [f"  | {ln}" for ln in c.quote.splitlines()]
+            out.append("")
+        out.append(_meta(group[-1]))
+    return out
 
 
 def render_text(answer: Answer) -> str:
@@ -26,23 +49,21 @@ def render_text(answer: Answer) -> str:
         out.append(f"WARNING ({w.kind}): {w.message}")
     if out:
         out.append("")
-    if answer.state != "answer":
+    if answer.state != "answer" or not answer.citations:
         out.append(f"{answer.text} ({answer.reason})")
         if answer.suggestions:
             out.append("Closest runbooks:")
         for sug in answer.suggestions:
-            owner = f" | owner {sug.owner}" if sug.owner else ""
-            out.append(f"  {sug.title} - {sug.section}  [{sug.path}:{sug.line}]{owner}")
+            owner = f" | owner {sug.owner}" if sug.owner else " | no owner"
+            out.append(f"  {sug.title} ({sug.section})  [{sug.path}:{sug.line}]{owner}")
             if sug.url:
                 out.append(f"    {sug.url}")
         if answer.search_link:
             out.append(f"Search: {answer.search_link}")
         for c in answer.related:
-            out += ["", "Mentioned only in:", *_citation_lines(c)]
+            out += ["", "Mentioned only in:", *_documents((c,))]
         return "\n".join(out)
-    out.append(answer.text)
-    for c in answer.citations:
-        out += [_RULE, *_citation_lines(c)]
+    out += _documents(answer.citations)[1:]  # no rule above the first document
     if answer.related:
         out += [_RULE, "Related incidents:"]
         out += [f"  {c.title} ({c.path})" + (f" {c.url}" if c.url else "") for c in answer.related]

@@ -23,16 +23,16 @@ from bot.reports import (
     citation_counts,
     documents_from_chunks,
     format_gaps_json,
-    format_gaps_slack,
     format_gaps_table,
     format_json,
-    format_slack,
     format_table,
     gaps_report,
     readable_by,
     stale_report,
 )
 from bot.settings import Settings
+from bot.slack.client import bot_token, make_client
+from bot.slack.report_view import format_gaps_slack, format_slack
 from retrieval.querylog import Feedback, QueryLogError, QueryRecord
 from retrieval.types import Chunk
 
@@ -139,21 +139,10 @@ def _window_note(settings: Settings, days: int) -> None:
         _err(f"note: the query log keeps {kept} days; --days {days} reports on those {kept}")
 
 
-def _slack_token(settings: Settings) -> str | None:
-    token = settings.slack_bot_token
-    value = token.get_secret_value().strip() if token is not None else ""
-    return value or None
-
-
-def _post(settings: Settings, token: str, channel: str, message: dict[str, Any]) -> int:
-    from slack_sdk import WebClient
+def _post(settings: Settings, channel: str, message: dict[str, Any]) -> int:
     from slack_sdk.errors import SlackApiError
 
-    client = (
-        WebClient(token=token, base_url=settings.slack_api_url)
-        if settings.slack_api_url
-        else WebClient(token=token)
-    )
+    client = make_client(settings)
     try:
         response = client.chat_postMessage(
             channel=channel,
@@ -174,12 +163,9 @@ def _post(settings: Settings, token: str, channel: str, message: dict[str, Any])
 
 def cmd_report_stale(args: argparse.Namespace, rt: Runtime) -> int:
     settings = rt.settings
-    token: str | None = None
-    if args.post:
-        token = _slack_token(settings)
-        if token is None:
-            _err("error: --post needs a Slack bot token: set SLACK_BOT_TOKEN")
-            return EXIT_USAGE
+    if args.post and bot_token(settings) is None:
+        _err("error: --post needs a Slack bot token: set SLACK_BOT_TOKEN")
+        return EXIT_USAGE
 
     docs = documents_from_chunks(rt.searcher.snapshot().chunks)
     if not docs:
@@ -203,7 +189,7 @@ def cmd_report_stale(args: argparse.Namespace, rt: Runtime) -> int:
     else:
         _print(format_table(rows))
 
-    if args.post and token is not None:
+    if args.post:
         # A channel is not the operator: only documents the default group may read go
         # there, so titles and paths of restricted runbooks stay private.
         public = readable_by(docs, settings.default_access_group)
@@ -211,7 +197,7 @@ def cmd_report_stale(args: argparse.Namespace, rt: Runtime) -> int:
         if omitted:
             _err(f"note: {omitted} restricted documents are left out of the posted report")
         public_rows = stale_report(public, today, settings.stale_after_days, citations)
-        return _post(settings, token, args.post, format_slack(public_rows, window_days=args.days))
+        return _post(settings, args.post, format_slack(public_rows, window_days=args.days))
     return EXIT_OK
 
 

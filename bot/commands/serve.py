@@ -61,7 +61,7 @@ def _metrics_where(port: int, token: str | None, metrics_address: str | None) ->
 def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
     # imported here so that other commands do not pay for Slack's modules
     from bot.server import METRICS_HOST, BotServer
-    from bot.slack_app import SlackHandlers
+    from bot.slack.app import SlackBot
     from bot.watcher import RunbookWatcher
 
     s = rt.settings
@@ -86,7 +86,7 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
         return EXIT_USAGE
 
     try:
-        handlers = SlackHandlers(rt, socket_mode=socket_mode)
+        handlers = SlackBot(rt, socket_mode=socket_mode)
     except IndexLockedError as exc:
         _err(f"error: {exc}")
         return EXIT_FAILED

@@ -1,12 +1,17 @@
 """Slack Block Kit limits as a reusable test assertion.
 
-``assert_valid_blocks(message)`` accepts a ``bot.blocks.Message`` or anything with ``text``
+``assert_valid_blocks(message)`` accepts a ``bot.slack.blockkit.Message`` or anything with ``text``
 and ``blocks`` attributes, or a plain ``{"text": ..., "blocks": [...]}`` dict (e.g. a
 recorded ``chat.postMessage`` call), and fails with every violation it found.
 
 The limits are Slack's documented ones, plus a conservative total of block text per message
 (Slack answers ``msg_blocks_too_long`` at around 13,000 characters) and a check that no
-untrusted text smuggled in a special mention (``<!channel>``, ``<@U…>`` …).
+untrusted text smuggled in a special mention (``<!channel>``, ``<@U…>`` …): the bot's own
+user and user-group mentions are allowed only in blocks whose ``block_id`` starts with
+"mention", and nothing may ever notify a whole channel.
+
+``markdown_leaks(message)`` lists raw Markdown a reader would see (``**x**``, ``[t](u)``,
+``#### Heading``, ``> **WARNING:**``, code fences with a language tag, ``- item``).
 """
 
 from __future__ import annotations
@@ -30,7 +35,11 @@ MAX_ID = 255  # block_id, action_id
 MAX_MESSAGE_CHARS = 12_000
 
 KNOWN_BLOCKS = {"section", "context", "actions", "header", "divider", "image", "rich_text"}
-SPECIAL_MENTION = re.compile(r"<(?:!(?:channel|here|everyone|subteam\^)|@[UW]|#C)", re.I)
+SPECIAL_MENTION = re.compile(r"<(?:!(?:channel|here|everyone|subteam\^)|@[UW])", re.I)
+BROADCAST = re.compile(r"<!(?:channel|here|everyone)\b", re.I)
+#: the bot's own mentions, built from validated ids, only in blocks marked for them
+OWN_MENTION = re.compile(r"<(?:@[UW][A-Z0-9]{2,30}|!subteam\^S[A-Z0-9]{2,30}(?:\|[^<>|]*)?)>")
+MENTION_BLOCK = "mention"
 FENCE = "```"
 
 
@@ -104,7 +113,11 @@ def block_violations(message: Any, *, allow_mentions: bool = False) -> list[str]
             if obj.get("type") == "mrkdwn":
                 if value.count(FENCE) % 2:
                     problems.append(f"{label} has an unbalanced ``` code fence")
-                if not allow_mentions and SPECIAL_MENTION.search(value):
+                if BROADCAST.search(value):
+                    problems.append(f"{label} notifies a whole channel: {value[:80]!r}")
+                own = str(block_id or "").startswith(MENTION_BLOCK)
+                rest = OWN_MENTION.sub("", value) if own else value
+                if not allow_mentions and SPECIAL_MENTION.search(rest):
                     problems.append(f"{label} contains a special mention: {value[:80]!r}")
 
         if kind == "section":
@@ -169,3 +182,39 @@ def assert_valid_blocks(message: Any, *, allow_mentions: bool = False) -> None:
     """Fail with every Slack limit ``message`` breaks."""
     problems = block_violations(message, allow_mentions=allow_mentions)
     assert not problems, "invalid Slack message:\n  " + "\n  ".join(problems)
+
+
+_CODE_BLOCK = re.compile(r"```.*?```", re.S)
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+_LINK_MARKUP = re.compile(r"<[^<>]*>")
+_RAW_MARKDOWN = (
+    ("bold **x**", re.compile(r"\*\*\S")),
+    ("bold __x__", re.compile(r"(?<!\w)__\S.*?__(?!\w)")),
+    ("link [t](u)", re.compile(r"\]\(")),
+    ("heading", re.compile(r"^\s*#{1,6}\s", re.M)),
+    ("quoted warning", re.compile(r"^\s*(>|&gt;)\s*(\*\*|\[!)", re.M)),
+    ("list dash", re.compile(r"^\s*[-+]\s+\S", re.M)),
+    ("html comment", re.compile(r"&lt;!--")),
+    ("table row", re.compile(r"^\s*\|.*\|\s*$", re.M)),
+)
+_FENCE_TAG = re.compile(r"```[a-z]+\n")
+
+
+def markdown_leaks(message: Any) -> list[str]:
+    """Raw Markdown the reader would see in a message's mrkdwn (outside code)."""
+    _, blocks = _parts(message)
+    found: list[str] = []
+    for n, block in enumerate(blocks or []):
+        for part, obj in _text_objects(block):
+            if obj.get("type") != "mrkdwn":
+                continue
+            value = str(obj.get("text") or "")
+            if _FENCE_TAG.search(value):
+                found.append(f"blocks[{n}].{part}: code fence with a language tag")
+            prose = _LINK_MARKUP.sub("L", _CODE_SPAN.sub("C", _CODE_BLOCK.sub("", value)))
+            for name, pattern in _RAW_MARKDOWN:
+                m = pattern.search(prose)
+                if m is not None:
+                    near = prose[max(0, m.start() - 20) : m.end() + 20]
+                    found.append(f"blocks[{n}].{part}: {name}: {near!r}")
+    return found

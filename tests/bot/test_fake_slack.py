@@ -13,7 +13,7 @@ from slack_sdk.http_retry.builtin_handlers import RateLimitErrorRetryHandler
 from slack_sdk.signature import SignatureVerifier
 from slack_sdk.webhook import WebhookClient
 
-from bot.blocks import render_error
+from bot.slack.notices import render_error
 from tests.fakes.signing import signed_headers
 from tests.fakes.slack_api import FakeSlackAPI
 

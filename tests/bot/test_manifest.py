@@ -69,6 +69,7 @@ METHOD_SCOPES = {
     "conversations_history": {"channels:history", "groups:history"},
     "conversations_info": {"channels:read", "groups:read"},
     "conversations_members": {"channels:read", "groups:read"},
+    "conversations_list": {"channels:read"},  # public channels only
     "usergroups_list": {"usergroups:read"},
     "usergroups_users_list": {"usergroups:read"},
     "users_info": {"users:read"},

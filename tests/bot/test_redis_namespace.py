@@ -11,7 +11,8 @@ from pydantic import ValidationError
 
 from bot.runtime import Runtime
 from bot.settings import load_settings
-from bot.slack_app import SlackHandlers, StoredRequest
+from bot.slack.app import SlackBot
+from bot.slack.requests import StoredRequest
 from retrieval.cache import CacheKey
 from retrieval.embeddings import FastEmbedder
 from retrieval.querylog import build_record
@@ -84,7 +85,7 @@ def test_two_namespaces_on_one_redis_keep_apart(
     assert [r.request_id for r in a.query_log.recent(1)] == ["r-a"]
     assert b.query_log.recent(1) == []
 
-    handlers = SlackHandlers(a)
+    handlers = SlackBot(a)
     try:
         handlers.requests.put(StoredRequest(request_id="r-1", question="q", answer=ANSWER))
         assert handlers.requests.key("r-1") == "team-a:req:r-1"

@@ -13,16 +13,15 @@ from bot.reports import (
     citation_counts,
     documents_from_chunks,
     format_gaps_json,
-    format_gaps_slack,
     format_gaps_table,
     format_json,
-    format_slack,
     format_table,
     gaps_report,
     readable_by,
     resolve_link,
     stale_report,
 )
+from bot.slack.report_view import format_gaps_slack, format_slack
 from retrieval.querylog import Feedback, QueryRecord
 from retrieval.types import Chunk, DocumentMetadata
 from tests.bot.block_checks import assert_valid_blocks

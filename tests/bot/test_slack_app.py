@@ -1,345 +1,77 @@
 """The Slack app over real HTTP: real bolt App, real signatures, fake Slack Web API.
 
 The module shares one app (one Redis, one copy of the sample index) between the tests
-that do not break anything; each test uses its own channel/ts/response ids. The
-harness at the top is also used by ``tests/scenarios/test_slack_scenarios.py``.
+that do not break anything; each test uses its own channel/ts/response ids. The harness
+(:mod:`tests.bot.slack_harness`) is re-exported here for the scenario tests.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
-import shutil
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import pytest
 
-from bot.blocks import (
-    ACTION_FEEDBACK_HELPFUL,
-    ACTION_FEEDBACK_NOT_HELPFUL,
-    ACTION_OPEN_SEARCH,
-    ACTION_POST_TO_CHANNEL,
-)
-from bot.runtime import Runtime
-from bot.server import BotServer
 from bot.service import Delivery
-from bot.settings import load_settings
-from bot.slack_app import (
-    RequestStore,
-    SlackHandlers,
-    StoredRequest,
-    build_app,
-    focused_query,
-    is_incident_channel,
-    message_text,
-    strip_mention,
+from bot.slack.actions import (
+    FEEDBACK_HELPFUL as ACTION_FEEDBACK_HELPFUL,
 )
+from bot.slack.actions import (
+    FEEDBACK_NOT_HELPFUL as ACTION_FEEDBACK_NOT_HELPFUL,
+)
+from bot.slack.actions import (
+    OPEN_SEARCH as ACTION_OPEN_SEARCH,
+)
+from bot.slack.actions import (
+    POST_TO_CHANNEL as ACTION_POST_TO_CHANNEL,
+)
+from bot.slack.alerts import focused_query
+from bot.slack.app import build_app
+from bot.slack.channels import is_incident_channel
+from bot.slack.messages import message_text, strip_mention
+from bot.slack.requests import RequestStore, StoredRequest
 from retrieval.embeddings import FastEmbedder
 from retrieval.types import Answer, Citation
 from tests.bot.block_checks import assert_valid_blocks
-from tests.conftest import ROOT, RedisServer
-from tests.fakes.signing import signed_headers
-from tests.fakes.slack_api import RESPONSE_URL_METHOD, FakeSlackAPI, RecordedCall, iter_texts
+from tests.bot.slack_harness import (
+    ACCESS_MAP,
+    ACK_METHOD,
+    METRICS_TOKEN,
+    SECRET,
+    HttpResult,
+    SlackHarness,
+    action_ids,
+    assert_all_messages_valid,
+    copy_index,
+    http,
+    make_runtime,
+    next_ts,
+    request_id_of,
+    text_of,
+    unique,
+)
+from tests.conftest import RedisServer
+from tests.fakes.slack_api import RESPONSE_URL_METHOD, FakeSlackAPI
 
-SECRET = "secret"
-METRICS_TOKEN = "metrics-token"
-ACCESS_MAP = ROOT / "runbooks" / "access.yml"
-MESSAGE_METHODS = ("chat.postMessage", "chat.postEphemeral", RESPONSE_URL_METHOD)
-_ids = itertools.count(1)
-
-
-# --------------------------------------------------------------------------- harness
-
-
-def unique(prefix: str) -> str:
-    return f"{prefix}{next(_ids):06d}"
-
-
-def next_ts() -> str:
-    return f"1700001000.{next(_ids):06d}"
-
-
-def make_runtime(
-    data_dir: Path, redis_url: str, fake: FakeSlackAPI, embedder: FastEmbedder
-) -> Runtime:
-    settings = load_settings(
-        data_dir=data_dir,
-        redis_url=redis_url,
-        slack_bot_token="xoxb-test",
-        slack_signing_secret=SECRET,
-        slack_api_url=fake.base_url,
-        access_map_path=ACCESS_MAP,
-    )
-    return Runtime(settings, embedder=embedder)
-
-
-def copy_index(template: Path, target: Path) -> Path:
-    shutil.copytree(template, target)
-    return target
-
-
-@dataclass
-class HttpResult:
-    status: int
-    body: str
-    headers: dict[str, str]
-    seconds: float
-
-    def json(self) -> Any:
-        return json.loads(self.body)
-
-
-def http(url: str, data: bytes | None = None, headers: dict[str, str] | None = None) -> HttpResult:
-    request = urllib.request.Request(url, data=data, headers=headers or {})
-    started = time.perf_counter()
-    try:
-        with urllib.request.urlopen(request, timeout=30) as resp:
-            body = resp.read().decode("utf-8")
-            return HttpResult(
-                resp.status, body, dict(resp.headers.items()), time.perf_counter() - started
-            )
-    except urllib.error.HTTPError as exc:
-        body = exc.read().decode("utf-8", "replace")
-        return HttpResult(exc.code, body, dict(exc.headers.items()), time.perf_counter() - started)
-
-
-class SlackHarness:
-    """A SlackHandlers app served by a BotServer on a free port, and signed requests to it."""
-
-    def __init__(self, runtime: Runtime, fake: FakeSlackAPI, secret: str = SECRET) -> None:
-        self.runtime = runtime
-        self.fake = fake
-        self.secret = secret
-        self.handlers = SlackHandlers(runtime)
-        self.server = BotServer(
-            self.handlers.app,
-            runtime,
-            host="127.0.0.1",
-            port=0,
-            metrics=self.handlers.metrics.render,
-            metrics_token=METRICS_TOKEN,
-        ).start()
-
-    @property
-    def url(self) -> str:
-        return self.server.url
-
-    def close(self) -> None:
-        self.server.stop()
-        self.handlers.close(wait=True)
-
-    def settle(self, timeout: float = 30.0) -> None:
-        """Wait until every acknowledged request has been handled (listeners and answers)."""
-        assert self.handlers.wait_idle(timeout), "requests still in flight"
-
-    # -- requests ---------------------------------------------------------------------
-
-    def post(
-        self,
-        body: str,
-        content_type: str,
-        *,
-        timestamp: int | None = None,
-        secret: str | None = None,
-        extra_headers: dict[str, str] | None = None,
-    ) -> HttpResult:
-        headers = {"Content-Type": content_type}
-        headers.update(signed_headers(secret or self.secret, body, timestamp))
-        headers.update(extra_headers or {})
-        return http(self.url + "/slack/events", body.encode("utf-8"), headers)
-
-    def slash(
-        self,
-        text: str,
-        *,
-        user: str = "U0ALICE01",
-        channel: str = "C0GENERAL1",
-        channel_name: str = "general",
-        response_id: str | None = None,
-        **kwargs: Any,
-    ) -> tuple[HttpResult, str]:
-        body, response_id = self.slash_body(
-            text, user=user, channel=channel, channel_name=channel_name, response_id=response_id
-        )
-        return self.post(body, "application/x-www-form-urlencoded", **kwargs), response_id
-
-    def slash_body(
-        self,
-        text: str,
-        *,
-        user: str = "U0ALICE01",
-        channel: str = "C0GENERAL1",
-        channel_name: str = "general",
-        response_id: str | None = None,
-    ) -> tuple[str, str]:
-        """The form body of one ``/runbook`` invocation, and its response_url id."""
-        response_id = response_id or unique("slash-")
-        body = urlencode(
-            {
-                "token": "legacy",
-                "team_id": "T1",
-                "team_domain": "fake",
-                "channel_id": channel,
-                "channel_name": channel_name,
-                "user_id": user,
-                "user_name": user.lower(),
-                "command": "/runbook",
-                "text": text,
-                "api_app_id": "A1",
-                "response_url": self.fake.response_url(response_id),
-                "trigger_id": unique("trigger."),
-            }
-        )
-        return body, response_id
-
-    def event(
-        self, event: dict[str, Any], *, event_id: str | None = None, retry_num: int | None = None
-    ) -> HttpResult:
-        payload = {
-            "token": "legacy",
-            "team_id": "T1",
-            "api_app_id": "A1",
-            "type": "event_callback",
-            "event_id": event_id or unique("Ev"),
-            "event_time": int(time.time()),
-            "event": event,
-            "authorizations": [{"team_id": "T1", "user_id": "UBOT", "is_bot": True}],
-        }
-        extra = {}
-        if retry_num is not None:
-            extra = {"X-Slack-Retry-Num": str(retry_num), "X-Slack-Retry-Reason": "http_timeout"}
-        return self.post(json.dumps(payload), "application/json", extra_headers=extra)
-
-    def mention(
-        self,
-        text: str,
-        *,
-        channel: str = "C0GENERAL1",
-        user: str = "U0ALICE01",
-        ts: str | None = None,
-        thread_ts: str | None = None,
-        event_id: str | None = None,
-        retry_num: int | None = None,
-    ) -> tuple[HttpResult, dict[str, Any]]:
-        event: dict[str, Any] = {
-            "type": "app_mention",
-            "user": user,
-            "text": f"<@UBOT> {text}".rstrip(),
-            "ts": ts or next_ts(),
-            "channel": channel,
-            "event_ts": ts,
-        }
-        if thread_ts is not None:
-            event["thread_ts"] = thread_ts
-        return self.event(event, event_id=event_id, retry_num=retry_num), event
-
-    def action(
-        self,
-        action_id: str,
-        value: str,
-        *,
-        user: str = "U0ALICE01",
-        channel: str = "C0GENERAL1",
-        response_id: str | None = None,
-    ) -> tuple[HttpResult, str]:
-        response_id = response_id or unique("action-")
-        payload = {
-            "type": "block_actions",
-            "team": {"id": "T1", "domain": "fake"},
-            "user": {"id": user, "username": user.lower(), "team_id": "T1"},
-            "api_app_id": "A1",
-            "token": "legacy",
-            "container": {"type": "message", "message_ts": next_ts(), "is_ephemeral": True},
-            "trigger_id": unique("trigger."),
-            "channel": {"id": channel, "name": channel.lower()},
-            "response_url": self.fake.response_url(response_id),
-            "actions": [
-                {
-                    "action_id": action_id,
-                    "block_id": "answer_actions",
-                    "value": value,
-                    "type": "button",
-                    "action_ts": str(time.time()),
-                }
-            ],
-        }
-        body = urlencode({"payload": json.dumps(payload)})
-        return self.post(body, "application/x-www-form-urlencoded"), response_id
-
-    def get(self, path: str, headers: dict[str, str] | None = None) -> HttpResult:
-        return http(self.url + path, headers=headers)
-
-    # -- what the fake received -------------------------------------------------------
-
-    def responses(
-        self, response_id: str, count: int = 1, timeout: float = 30
-    ) -> list[RecordedCall]:
-        deadline = time.monotonic() + timeout
-        while True:
-            calls = [
-                c for c in self.fake.calls_to(RESPONSE_URL_METHOD) if c.response_id == response_id
-            ]
-            if len(calls) >= count or time.monotonic() > deadline:
-                assert len(calls) >= count, f"no post to response_url {response_id}"
-                return calls
-            time.sleep(0.02)
-
-    def thread_posts(
-        self, channel: str, thread_ts: str, count: int = 1, timeout: float = 30
-    ) -> list[RecordedCall]:
-        deadline = time.monotonic() + timeout
-        while True:
-            calls = [
-                c
-                for c in self.fake.calls_to("chat.postMessage")
-                if c.params.get("channel") == channel and c.params.get("thread_ts") == thread_ts
-            ]
-            if len(calls) >= count or time.monotonic() > deadline:
-                assert len(calls) >= count, f"no reply in {channel} thread {thread_ts}"
-                return calls
-            time.sleep(0.02)
-
-
-def text_of(call: RecordedCall) -> str:
-    """Everything a message shows: the fallback text and every block text."""
-    return "\n".join([str(call.params.get("text") or ""), *iter_texts(call.blocks)])
-
-
-def assert_all_messages_valid(fake: FakeSlackAPI) -> None:
-    """assert_valid_blocks on every message with blocks; a non-empty text on the others."""
-    for call in fake.calls:
-        if call.method not in MESSAGE_METHODS:
-            continue
-        if call.params.get("blocks"):
-            assert_valid_blocks({"text": call.params.get("text"), "blocks": call.blocks})
-        else:
-            assert str(call.params.get("text") or "").strip(), f"empty message: {call.params}"
-
-
-def request_id_of(call: RecordedCall) -> str:
-    for block in call.blocks:
-        if block.get("type") == "actions":
-            for element in block["elements"]:
-                if element.get("action_id") == ACTION_FEEDBACK_HELPFUL:
-                    return str(element["value"])
-    raise AssertionError("no feedback button in the message")
-
-
-def action_ids(call: RecordedCall) -> set[str]:
-    return {
-        str(element.get("action_id"))
-        for block in call.blocks
-        if block.get("type") == "actions"
-        for element in block["elements"]
-    }
+__all__ = [
+    "ACCESS_MAP",
+    "SECRET",
+    "HttpResult",
+    "SlackHarness",
+    "action_ids",
+    "assert_all_messages_valid",
+    "copy_index",
+    "http",
+    "make_runtime",
+    "next_ts",
+    "request_id_of",
+    "text_of",
+    "unique",
+]
 
 
 # --------------------------------------------------------------------------- fixtures
@@ -379,9 +111,10 @@ def harness(
 def slack(harness: SlackHarness) -> Iterator[SlackHarness]:
     harness.settle()
     harness.fake.clear()
+    harness.acks.clear()
     yield harness
     harness.settle()
-    assert_all_messages_valid(harness.fake)
+    harness.assert_valid()
 
 
 # --------------------------------------------------------------------------- /runbook
@@ -390,7 +123,7 @@ def slack(harness: SlackHarness) -> Iterator[SlackHarness]:
 def test_build_app_returns_a_bolt_app(harness: SlackHarness) -> None:
     from slack_bolt import App
 
-    app = build_app(harness.runtime, harness.handlers.client)
+    app = build_app(harness.runtime, harness.bot.client)
     assert isinstance(app, App)
 
 
@@ -413,12 +146,15 @@ def test_slash_command_in_a_dm_answers_without_post_button(slack: SlackHarness) 
         channel="D0ALICE001",
         channel_name="directmessage",
     )
-    assert result.status == 200 and "Searching" in result.body
+    assert result.status == 200 and "Searching" not in result.body
     (call,) = slack.responses(response_id)
+    assert call.method == ACK_METHOD  # the acknowledgement is the answer: nothing to replace
     assert call.params["response_type"] == "ephemeral"
-    assert call.params.get("replace_original") is False
     assert "checkout-api/database-connection-failures.md" in text_of(call)
     assert ACTION_POST_TO_CHANNEL not in action_ids(call)
+    assert "escalate_to_owner" not in action_ids(call)  # no channel to escalate in
+    slack.settle()
+    assert not slack.fake.calls_to(RESPONSE_URL_METHOD)
 
 
 def test_bad_signature_and_stale_timestamp_are_rejected(slack: SlackHarness) -> None:
@@ -438,13 +174,13 @@ def test_a_replayed_slash_command_is_answered_once(slack: SlackHarness) -> None:
     first = slack.post(body, "application/x-www-form-urlencoded", timestamp=signed_at)
     replay = slack.post(body, "application/x-www-form-urlencoded", timestamp=signed_at)
     assert first.status == replay.status == 200
-    assert "Searching" in first.body and "Searching" not in replay.body
+    assert "checkout-api/database-connection-failures" in first.body
+    assert not replay.body.strip()  # acknowledged, nothing said
     slack.settle()
-    answers = [c for c in slack.fake.calls_to(RESPONSE_URL_METHOD) if c.response_id == response_id]
-    assert len(answers) == 1
+    assert not [c for c in slack.fake.calls_to(RESPONSE_URL_METHOD) if c.response_id == response_id]
     # the same question asked again (a new invocation, a new trigger_id) is answered
     again, again_id = slack.slash("checkout-api database connection refused")
-    assert "Searching" in again.body
+    assert "checkout-api/database-connection-failures" in again.body
     slack.responses(again_id)
 
 
@@ -464,8 +200,12 @@ def test_feedback_click_is_acknowledged_and_recorded(slack: SlackHarness) -> Non
     result, click_id = slack.action(ACTION_FEEDBACK_HELPFUL, rid)
     assert result.status == 200
     (thanks,) = slack.responses(click_id)
-    assert "Thanks" in thanks.params["text"]
+    # the answer is updated in place: the feedback buttons give way to a thank-you
+    assert thanks.params["replace_original"] is True
     assert thanks.params["response_type"] == "ephemeral"
+    assert "Feedback recorded (helpful)" in text_of(thanks)
+    assert "checkout-api/database-connection-failures.md" in text_of(thanks)
+    assert ACTION_FEEDBACK_HELPFUL not in action_ids(thanks)
 
     again, _ = slack.action(ACTION_FEEDBACK_NOT_HELPFUL, rid, user="U0BOB0001")
     assert again.status == 200
@@ -499,8 +239,12 @@ def test_post_to_channel_posts_the_same_answer_publicly(slack: SlackHarness) -> 
     assert "thread_ts" not in posted.params
     assert "checkout-api/database-connection-failures.md" in text_of(posted)
     assert ACTION_POST_TO_CHANNEL not in action_ids(posted)
+    assert "Shared by <@U0ALICE01>" in text_of(posted)  # attributed
+    assert "Asked: “checkout-api database connection refused”" in text_of(posted)
     (done,) = slack.responses(click_id)
-    assert "Posted" in done.params["text"]
+    assert done.params["text"].startswith("Posted to the channel.")
+    assert done.params["replace_original"] is True  # the button is gone
+    assert ACTION_POST_TO_CHANNEL not in action_ids(done)
 
 
 def test_post_to_channel_is_offered_and_checked_by_the_channel_audience(
@@ -569,14 +313,14 @@ def test_over_long_answer_still_fits_slack_limits(
     def ask(question: str, request_id: str, **_: Any) -> Delivery:
         return Delivery(request_id, answer.model_copy(update={"question": question}))
 
-    monkeypatch.setattr(slack.handlers.service, "ask", ask)
+    monkeypatch.setattr(slack.bot.service, "ask", ask)
     _, response_id = slack.slash("monster")
     (call,) = slack.responses(response_id)
     assert_valid_blocks({"text": call.params["text"], "blocks": call.blocks})
     _, event = slack.mention("monster", channel="C0BIG00001")
     (posted,) = slack.thread_posts("C0BIG00001", event["ts"])
     assert_valid_blocks({"text": posted.params["text"], "blocks": posted.blocks})
-    assert "more sources" in text_of(posted)
+    assert "more quoted sections" in text_of(posted)
 
 
 # --------------------------------------------------------------------------- events
@@ -586,7 +330,7 @@ def test_subteam_members_changed_invalidates_the_usergroup(
     slack: SlackHarness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     seen: list[str] = []
-    monkeypatch.setattr(slack.handlers.service.resolver, "invalidate_usergroup", seen.append)
+    monkeypatch.setattr(slack.bot.service.resolver, "invalidate_usergroup", seen.append)
     result = slack.event(
         {
             "type": "subteam_members_changed",

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.blocks import ACTION_POST_TO_CHANNEL
 from bot.runtime import Runtime
+from bot.slack.actions import POST_TO_CHANNEL as ACTION_POST_TO_CHANNEL
 from retrieval.embeddings import FastEmbedder
 from retrieval.types import SearchFilter
 from tests.bot.test_slack_app import (

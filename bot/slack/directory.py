@@ -16,7 +16,9 @@ class SlackUsergroupDirectory:
         self._ids: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def _group_id(self, handle: str) -> str | None:
+    def group_id(self, handle: str) -> str | None:
+        """The id (S…) of the user group with this handle (or id); None when there is
+        none. Raises DirectoryError when Slack cannot be asked."""
         handle = handle.lstrip("@")
         with self._lock:
             if handle in self._ids:
@@ -35,7 +37,7 @@ class SlackUsergroupDirectory:
             return self._ids.get(handle)
 
     def members(self, handle: str) -> frozenset[str]:
-        group_id = self._group_id(handle)
+        group_id = self.group_id(handle)
         if group_id is None:
             return frozenset()
         try:

@@ -1,0 +1,11 @@
+"""Action ids of the buttons the bot's messages carry (one listener each)."""
+
+from __future__ import annotations
+
+FEEDBACK_HELPFUL = "feedback_helpful"
+FEEDBACK_NOT_HELPFUL = "feedback_not_helpful"
+POST_TO_CHANNEL = "post_to_channel"
+ESCALATE = "escalate_to_owner"
+RETRY = "retry_question"
+# A link button still sends a block_actions payload, which the app must acknowledge.
+OPEN_SEARCH = "open_search"

@@ -1,0 +1,515 @@
+"""An answer as the Slack message an on-call engineer reads: the fix first.
+
+Layout of a confident answer, top to bottom:
+
+1. the lead line: the runbook and section as one link (``Mitigation > Restart
+   pgbouncer · Orders DB runbook``), marked "Closest match (different service)" when the
+   question names a service the runbook is not about;
+2. warnings that change what to do (stale, superseded), in bold;
+3. the quotes, converted from Markdown to what Slack shows (:mod:`bot.slack.mrkdwn`),
+   a further section of the same runbook under its own linked heading, and one
+   "owner · updated N days ago" line per document (the revision is in the links);
+4. the runbook's Escalation section, or the owner (for an ownerless runbook a fallback
+   contact), related incidents in incident channels, "Asked: …" only where the question
+   is not visible above;
+5. buttons: feedback, "Post to channel", "Escalate to <owner>"; after a click the
+   message is rendered again with what happened instead of the button.
+
+The "not sure" and "none" tiers name the closest runbooks (linked to their best
+section, with owners) and offer one search of the runbooks repository. The top-level
+``text`` (the phone notification) reads ``Title > Section: `first command```.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import date
+from typing import Any
+
+from bot.slack import actions as ids
+from bot.slack.blockkit import (
+    MENTION_BLOCK,
+    Blocks,
+    Message,
+    actions,
+    block_chars,
+    bold,
+    button,
+    channel_link,
+    clip,
+    context,
+    days,
+    escape,
+    fallback,
+    link,
+    plural,
+    safe_url,
+    section,
+    split_text,
+    truncate,
+    user_mention,
+    usergroup_mention,
+)
+from bot.slack.mrkdwn import first_command, to_mrkdwn
+from bot.slack.presentation import Audience, Contact, DocFacts, View
+from retrieval.types import Answer, AnswerWarning, Citation, Suggestion
+
+CLOSEST_OTHER_SERVICE = "Closest match (different service)"
+NOT_SURE = "Not sure any runbook answers this."
+NONE_COVERS = "No runbook covers this."
+RESTRICTED = "Restricted runbook, visible only to you."
+DO_NOT_PASTE = "Do not paste it in public channels."
+_TITLE_MAX = 120
+_QUESTION_MAX = 300
+_MIN_QUOTE_CHARS = 300  # below this much room a further quote is counted as "more"
+_DOC_KIND = {"incident": "incident write-up", "adr": "decision record", "doc": "doc"}
+_WARNING_DEFAULTS: dict[str, str] = {
+    "superseded": "This runbook has been superseded: check the newer one before acting.",
+    "deprecated": "This runbook is deprecated: check for a replacement before acting.",
+    "unverified-llm-fallback": (
+        "Generated answer not verified against the runbook text: check the sources."
+    ),
+    "scope-incomplete": "Not every runbook could be searched: the answer may be incomplete.",
+}
+
+
+# --------------------------------------------------------------------------- small pieces
+
+
+def age_days(citation: Citation, today: date) -> int | None:
+    if citation.age_days is not None:
+        return citation.age_days
+    if citation.updated is not None:
+        return max((today - citation.updated).days, 0)
+    return None
+
+
+def section_label(citation: Citation | Suggestion) -> str:
+    """``Mitigation > Restart pgbouncer · Orders DB runbook`` (the title alone when the
+    section is the runbook's introduction)."""
+    title = clip(citation.title or citation.path, _TITLE_MAX)
+    sec = clip(citation.section, _TITLE_MAX) if citation.section else ""
+    return f"{sec} · {title}" if sec and sec != title else title
+
+
+def lead_link(citation: Citation | Suggestion) -> str:
+    """The runbook and section as one bold link."""
+    label = link(citation.url, section_label(citation))
+    return f"*{label}*" if safe_url(citation.url) else bold(section_label(citation))
+
+
+def contact_text(contact: Contact | None, audience: Audience) -> str:
+    """A contact that never notifies anyone: a mention only where nobody else reads it
+    (an ephemeral reply), a channel link, or the name in bold."""
+    if contact is None:
+        return "no owner on record"
+    if contact.kind == "channel" and contact.id:
+        return channel_link(contact.id, contact.label)
+    if audience == "private" and contact.id:
+        if contact.kind == "usergroup":
+            return usergroup_mention(contact.id, contact.label)
+        if contact.kind == "user":
+            return user_mention(contact.id) or bold(contact.label)
+    return bold(contact.label)
+
+
+def _has_mention(text: str) -> bool:
+    return "<@" in text or "<!subteam^" in text
+
+
+def _block_id(text: str, name: str) -> str | None:
+    return f"{MENTION_BLOCK}_{name}" if _has_mention(text) else None
+
+
+def _quote_markdown(citation: Citation) -> str:
+    body = citation.quote.strip("\n")
+    return to_mrkdwn(body, base_url=citation.url) if body.strip() else "(empty quote)"
+
+
+def _warning_text(warning: AnswerWarning, answer: Answer, today: date) -> str | None:
+    """The warning in a line; None for what is shown elsewhere (owner line, notes)."""
+    if warning.kind in ("ownerless", "restricted-omitted"):
+        return None
+    cited = next((c for c in answer.citations if c.source_id == warning.source_id), None)
+    if warning.kind == "stale" and cited is not None:
+        age = age_days(cited, today)
+        when = f"last updated {days(age)} ago" if age is not None else "not reviewed in time"
+        text = f"May be out of date: {when}. Verify before acting."
+        if len({c.source_id for c in answer.citations}) > 1:
+            text = f"{clip(cited.title, _TITLE_MAX)}: {text}"
+        return text
+    if warning.kind in ("superseded", "deprecated") and cited is not None:
+        by = f" by {cited.superseded_by}" if cited.superseded_by else ""
+        verb = "deprecated" if warning.kind == "deprecated" else "superseded"
+        return f"This runbook is {verb}{by}: check before acting."
+    message = " ".join(warning.message.split())
+    return message or _WARNING_DEFAULTS.get(warning.kind, warning.kind)
+
+
+def _warnings_block(answer: Answer, today: date) -> dict[str, Any] | None:
+    lines: list[str] = []
+    for warning in answer.warnings:
+        text = _warning_text(warning, answer, today)
+        if text is None:
+            continue
+        line = ":warning: " + bold(clip(text, 500))
+        if line not in lines:
+            lines.append(line)
+    return section("\n".join(lines), block_id="warnings") if lines else None
+
+
+def _meta_line(citation: Citation, facts: DocFacts | None, view: View, today: date) -> str:
+    """``owner @team · updated 12 days ago`` (plus the kind and status when unusual)."""
+    parts: list[str] = []
+    kind = _DOC_KIND.get(citation.doc_type)
+    if kind:
+        parts.append(kind)
+    if citation.status and citation.status != "current":
+        parts.append(bold(citation.status))
+    contact = facts.contact if facts is not None else None
+    if citation.owner:
+        parts.append(
+            "owner "
+            + contact_text(contact or Contact(kind="text", label=citation.owner), view.audience)
+        )
+    elif contact is not None:
+        parts.append("no owner on record · ask " + contact_text(contact, view.audience))
+    else:
+        parts.append("no owner on record")
+    age = age_days(citation, today)
+    parts.append(f"updated {days(age)} ago" if age is not None else "updated: unknown")
+    return " · ".join(parts)
+
+
+def _rest_note(citation: Citation) -> str | None:
+    if not citation.note:
+        return None
+    note = escape(clip(citation.note, 80))
+    note = note[:1].upper() + note[1:]
+    rest = link(citation.url, "the rest in the runbook") if safe_url(citation.url) else ""
+    return f"{note} · {rest}" if rest else note
+
+
+def _grouped(citations: Sequence[Citation]) -> list[list[Citation]]:
+    """Citations by document, documents in order of first appearance."""
+    groups: dict[str, list[Citation]] = {}
+    for c in citations:
+        groups.setdefault(c.source_id, []).append(c)
+    return list(groups.values())
+
+
+# --------------------------------------------------------------------------- answer
+
+
+def render_answer(
+    answer: Answer,
+    *,
+    request_id: str,
+    today: date,
+    view: View | None = None,
+    facts: Mapping[str, DocFacts] | None = None,
+) -> Message:
+    """The message for ``answer`` (any tier) as ``view`` shows it."""
+    view = view or View()
+    facts = facts or {}
+    if answer.state != "answer" or not answer.citations:
+        return render_not_answered(answer, request_id=request_id, today=today, view=view)
+    lead = answer.citations[0]
+    lead_facts = facts.get(lead.source_id)
+    weak = lead_facts is not None and lead_facts.other_service is not None
+
+    head: list[dict[str, Any]] = []
+    if view.restricted:
+        note = escape(view.withheld_note or RESTRICTED)
+        head.append(context(f":lock: {note} *{DO_NOT_PASTE}*", block_id="restricted"))
+    prefix = f":grey_question: _{CLOSEST_OTHER_SERVICE}_ · " if weak else ":arrow_forward: "
+    head.append(section(prefix + lead_link(lead), block_id="lead"))
+    warnings = _warnings_block(answer, today)
+    if warnings is not None:
+        head.append(warnings)
+
+    tail = _answer_tail(answer, view, facts, request_id, today, weak=weak)
+    reserve = sum(map(block_chars, tail)) + 100
+    out = Blocks(reserve_blocks=len(tail) + 1, reserve_chars=reserve)
+    out.force(*head)
+    shown, total = _add_documents(out, answer.citations, facts, view, today)
+    out.release(blocks=len(tail) + 1, chars=reserve)
+    if shown < total:
+        out.force(context(f"…and {plural(total - shown, 'more quoted section')} in the runbooks"))
+    out.force(*tail)
+    return Message(text=notification_text(answer, weak=weak), blocks=out.blocks)
+
+
+def _add_documents(
+    out: Blocks,
+    citations: Sequence[Citation],
+    facts: Mapping[str, DocFacts],
+    view: View,
+    today: date,
+) -> tuple[int, int]:
+    """Quotes grouped by document, as many as fit; (quotes shown, quotes in all)."""
+    shown = 0
+    for d, group in enumerate(_grouped(citations)):
+        for n, citation in enumerate(group):
+            heading: list[dict[str, Any]] = []
+            if d or n:  # the lead line already links the first quote
+                label = clip(citation.section, _TITLE_MAX)
+                line = lead_link(citation) if n == 0 else f"*{link(citation.url, label)}*"
+                heading.append(section(line))
+            pieces = split_text(_quote_markdown(citation))
+            after: list[dict[str, Any]] = []
+            note = _rest_note(citation)
+            if note:
+                after.append(context(note))
+            doc_facts = facts.get(citation.source_id)
+            if n == len(group) - 1 and doc_facts is not None and doc_facts.more_actions:
+                links = " · ".join(
+                    link(m.url, clip(m.label, _TITLE_MAX)) for m in doc_facts.more_actions
+                )
+                after.append(section(f":point_right: Other fixes in this runbook: {links}"))
+            if n == len(group) - 1:
+                meta = _meta_line(citation, doc_facts, view, today)
+                after.append(context(meta, block_id=_block_id(meta, f"meta{shown}")))
+            if out.add(*heading, *(section(p) for p in pieces), *after):
+                shown += 1
+                continue
+            room = out.room() - sum(map(block_chars, (*heading, *after))) - 50
+            if room >= _MIN_QUOTE_CHARS and out.fits(*heading, *after, section("")):
+                cut = truncate(pieces[0] if pieces else "", min(room, 3000), "…see the runbook")
+                out.add(*heading, section(cut), *after)
+                shown += 1
+            return shown, len(citations)
+    return shown, len(citations)
+
+
+def _answer_tail(
+    answer: Answer,
+    view: View,
+    facts: Mapping[str, DocFacts],
+    request_id: str,
+    today: date,
+    *,
+    weak: bool,
+) -> list[dict[str, Any]]:
+    lead = answer.citations[0]
+    lead_facts = facts.get(lead.source_id)
+    tail: list[dict[str, Any]] = []
+    escalation = _escalation_block(lead, lead_facts, view)
+    if escalation is not None:
+        tail.append(escalation)
+    if view.incident and answer.related:
+        tail.append(_related_block(answer.related, today))
+    note = _withheld(answer, view)
+    if note:
+        tail.append(context(note, block_id=_block_id(note, "withheld")))
+    footer = _footer(view)
+    if footer:
+        tail.append(context(footer, block_id=_block_id(footer, "footer")))
+    tail.extend(_actions(answer, view, facts, request_id, weak=weak))
+    return tail
+
+
+def _escalation_block(lead: Citation, facts: DocFacts | None, view: View) -> dict[str, Any] | None:
+    if facts is None:
+        return None
+    if facts.escalation and not lead.section.lower().startswith(
+        (facts.escalation_section or "\0").lower()
+    ):
+        title = facts.escalation_section or "Escalation"
+        heading = (
+            link(facts.escalation_url, title) if safe_url(facts.escalation_url) else escape(title)
+        )
+        body = to_mrkdwn(facts.escalation, base_url=facts.escalation_url)
+        return section(f":telephone_receiver: *{heading}*\n{body}", block_id="escalation")
+    if facts.contact is not None and facts.contact.source != "owner":
+        who = contact_text(facts.contact, view.audience)
+        text = f":telephone_receiver: *Escalation:* no owner on record; ask {who}"
+        return section(text, block_id=_block_id(text, "escalation") or "escalation")
+    return None
+
+
+def _related_block(related: Sequence[Citation], today: date) -> dict[str, Any]:
+    lines = []
+    for citation in related[:10]:
+        age = age_days(citation, today)
+        when = f" ({days(age)} ago)" if age is not None else ""
+        lines.append("• " + link(citation.url, clip(citation.title or citation.path, 150)) + when)
+    more = f"\n…and {len(related) - 10} more" if len(related) > 10 else ""
+    return section("*Related incidents:*\n" + "\n".join(lines) + more, block_id="related")
+
+
+def _withheld(answer: Answer, view: View) -> str:
+    if view.restricted:
+        return ""  # said at the top
+    if view.withheld_note:
+        return ":lock: " + view.withheld_note
+    notes = [w for w in answer.warnings if w.kind == "restricted-omitted"]
+    return ":lock: " + escape(clip(notes[0].message, 300)) if notes else ""
+
+
+def _footer(view: View) -> str:
+    parts = []
+    if view.shared_by:
+        who = user_mention(view.shared_by)
+        if who:
+            parts.append(f"Shared by {who}")
+    if view.asked and view.asked.strip():
+        parts.append(f"Asked: “{escape(clip(view.asked, _QUESTION_MAX))}”")
+    return " · ".join(parts)
+
+
+def _actions(
+    answer: Answer,
+    view: View,
+    facts: Mapping[str, DocFacts],
+    request_id: str,
+    *,
+    weak: bool,
+) -> list[dict[str, Any]]:
+    elements: list[dict[str, Any]] = []
+    done: list[str] = []
+    if view.feedback is None:
+        elements.append(button(":+1: Helpful", ids.FEEDBACK_HELPFUL, value=request_id))
+        elements.append(button(":-1: Not helpful", ids.FEEDBACK_NOT_HELPFUL, value=request_id))
+    else:
+        word = "helpful" if view.feedback == "helpful" else "not helpful"
+        done.append(f"Feedback recorded ({word}): thanks, it helps the runbook owners.")
+    if view.offer_post and not weak and answer.state == "answer":
+        if view.posted_by:
+            done.append(
+                "Posted to the channel."
+                + (f" {escape(view.posted_note)}" if view.posted_note else "")
+            )
+        else:
+            elements.append(
+                button("Post to channel", ids.POST_TO_CHANNEL, value=request_id, style="primary")
+            )
+    contact = facts.get(answer.citations[0].source_id) if answer.citations else None
+    owner = contact.contact if contact is not None else None
+    if view.offer_escalate and owner is not None and owner.id and owner.kind != "channel":
+        if view.escalated_by:
+            who = user_mention(view.escalated_by)
+            done.append(f"Escalated to {escape(owner.label)}" + (f" by {who}" if who else "") + ".")
+        else:
+            elements.append(
+                button(
+                    f":rotating_light: Escalate to {owner.label}", ids.ESCALATE, value=request_id
+                )
+            )
+    out: list[dict[str, Any]] = []
+    if done:
+        text = " ".join(done)
+        out.append(context(text, block_id=_block_id(text, "done") or "answer_done"))
+    if elements:
+        out.append(actions(elements, block_id="answer_actions"))
+    return out
+
+
+def notification_text(answer: Answer, *, weak: bool = False) -> str:
+    """The top-level text (what a phone notification shows): ``Title > Section:
+    `first command``` or the quote's first line."""
+    if not answer.citations:
+        return fallback(escape(answer.text) or NONE_COVERS)
+    lead = answer.citations[0]
+    title = clip(lead.title or lead.path, _TITLE_MAX)
+    where = (
+        title
+        if not lead.section or lead.section == lead.title
+        else f"{title} > {clip(lead.section, _TITLE_MAX)}"
+    )
+    command = first_command(lead.quote)
+    if command:
+        what = "`" + clip(command, 200).replace("`", "'") + "`"
+    else:
+        first = next((ln.strip(" -*>#") for ln in lead.quote.splitlines() if ln.strip(" -*>#")), "")
+        what = clip(first.replace("**", "").replace("`", ""), 200)
+    prefix = f"{CLOSEST_OTHER_SERVICE}: " if weak else ""
+    stale = " (may be out of date)" if any(w.kind == "stale" for w in answer.warnings) else ""
+    return fallback(escape(f"{prefix}{where}: {what}{stale}"))
+
+
+# --------------------------------------------------------------------------- not answered
+
+
+def render_not_answered(
+    answer: Answer, *, request_id: str, today: date, view: View | None = None
+) -> Message:
+    """The "not sure" and "none" tiers: the closest runbooks, linked and with their
+    owners, and one search of the runbooks repository."""
+    view = view or View()
+    reason = answer.reason or "no-match"
+    unsure = answer.state == "unsure"
+    if unsure:
+        headline = f":grey_question: *{NOT_SURE}*"
+        text = NOT_SURE
+    elif reason == "access-denied":
+        owner = bold(clip(view.access_owner, 80)) if view.access_owner else "its owners"
+        headline = f":lock: *A runbook you cannot read may cover this.* Ask {owner} for access."
+        text = "A runbook you cannot read may cover this; ask its owners for access."
+    elif reason == "only-superseded-sources":
+        headline = ":warning: *Only superseded or deprecated runbooks mention this.*"
+        text = "Only superseded or deprecated runbooks mention this."
+    elif reason == "error":
+        headline = ":warning: *The search failed.* Try again in a minute."
+        text = "The search failed; try again in a minute."
+    else:
+        headline = f":mag: *{NONE_COVERS}*"
+        text = NONE_COVERS
+    suggestions = answer.suggestions[:5]
+    if suggestions:
+        headline += (
+            " The closest runbooks:" if unsure else " The closest runbooks, none a confident match:"
+        )
+    elif reason in ("no-match", "low-confidence") and answer.search_link:
+        headline += " Search the runbooks repository, or ask the owning team."
+    blocks: list[dict[str, Any]] = [section(headline, block_id="lead")]
+    warnings = _warnings_block(answer, today)
+    if warnings is not None:
+        blocks.append(warnings)
+    lines = [_suggestion_line(s, view.audience) for s in suggestions]
+    for c in answer.related[:5]:  # superseded documents the answer only names
+        lines.append(
+            "• " + lead_link(c) + f" · {bold(c.status)}"
+            if c.status != "current"
+            else "• " + lead_link(c)
+        )
+    if lines:
+        body = "\n".join(lines)
+        blocks.append(section(body, block_id=_block_id(body, "closest") or "closest"))
+    note = _withheld(answer, view)
+    if note:
+        blocks.append(context(note, block_id=_block_id(note, "withheld")))
+    footer = _footer(view)
+    if footer:
+        blocks.append(context(footer, block_id=_block_id(footer, "footer")))
+    elements = []
+    link_url = answer.search_link if safe_url(answer.search_link) else None
+    if link_url:
+        elements.append(
+            button(":mag: Search the runbooks", ids.OPEN_SEARCH, value=request_id, url=link_url)
+        )
+    if view.feedback is None:
+        elements.append(button(":+1: Helpful", ids.FEEDBACK_HELPFUL, value=request_id))
+        elements.append(button(":-1: Not helpful", ids.FEEDBACK_NOT_HELPFUL, value=request_id))
+    else:
+        blocks.append(
+            context(
+                "Feedback recorded: thanks, it helps the runbook owners.", block_id="answer_done"
+            )
+        )
+    if elements:
+        blocks.append(actions(elements, block_id="answer_actions"))
+    closest = ", ".join(clip(s.title, 80) for s in suggestions[:2])
+    parts = [text + (f" Closest: {closest}" if closest else "")]
+    return Message(text=fallback(escape(" ".join(parts))), blocks=blocks)
+
+
+def _suggestion_line(suggestion: Suggestion, audience: Audience) -> str:
+    """``• Title (Section) · owner @team``: the title links to the best section."""
+    title = clip(suggestion.title or suggestion.path, _TITLE_MAX)
+    label = f"*{link(suggestion.url, title)}*" if safe_url(suggestion.url) else bold(title)
+    sec = clip(suggestion.section, _TITLE_MAX)
+    where = f" ({escape(sec)})" if sec and sec != title else ""
+    owner = suggestion.owner
+    who = f" · owner {bold(owner)}" if owner else " · no owner on record"
+    return "• " + label + where + who

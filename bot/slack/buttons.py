@@ -1,0 +1,332 @@
+"""The buttons on answers: feedback, Post to channel, Escalate to owner, Retry, and the
+search link (only acknowledged).
+
+A click updates its message in place (the button gives way to what happened) rather than
+adding a message. "Post to channel" and "Escalate to owner" post at most once per answer,
+however often and by whoever they are clicked; everything posted is checked against what
+the channel's whole audience may read, at click time, against the live index.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from slack_bolt import Ack, App, Respond
+from slack_sdk.errors import SlackApiError
+
+from bot.logs import bind_request_id, new_request_id
+from bot.slack import actions as ids
+from bot.slack.answering import Asked
+from bot.slack.blockkit import Message
+from bot.slack.channels import is_direct_message
+from bot.slack.context import SlackContext
+from bot.slack.notices import render_escalation, render_minimal
+from bot.slack.presentation import View
+from bot.slack.requests import SHARED_SUFFIX, StoredRequest, base_request_id
+from bot.slack.slash import failure
+from retrieval.disclosure import Disclosure
+from retrieval.querylog import FeedbackValue, build_feedback, hash_user
+
+log = logging.getLogger("runbook_bot.slack")
+THANKS = "Thanks for the feedback: it helps the runbook owners."
+EXPIRED = "This answer has expired: ask again with /runbook."
+NOT_IN_CHANNEL = ("not_in_channel", "channel_not_found", "is_archived")
+
+
+def _clicked(body: dict[str, Any]) -> tuple[str, str, str]:
+    """(stored request key, clicking user, channel) of a button click."""
+    action = (body.get("actions") or [{}])[0]
+    key = str(action.get("value") or "")[:100] or "unknown"
+    user = str((body.get("user") or {}).get("id") or "")
+    channel = str((body.get("channel") or {}).get("id") or "")
+    return key, user, channel
+
+
+def _thread_of(body: dict[str, Any]) -> str | None:
+    container = body.get("container") or {}
+    message = body.get("message") or {}
+    return str(container.get("thread_ts") or message.get("thread_ts") or "") or None
+
+
+def left_out_note(left_out: Sequence[str]) -> str:
+    """ "Left out ...: 1 related incident, 1 warning." (empty when nothing was)."""
+    if not left_out:
+        return ""
+    counts = Counter(left_out)
+    parts = [f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in counts.items()]
+    return "Left out, as not everyone there may read them: " + ", ".join(parts) + "."
+
+
+class AnswerButtons:
+    def __init__(self, ctx: SlackContext) -> None:
+        self.ctx = ctx
+
+    def register(self, app: App) -> None:
+        app.action(ids.FEEDBACK_HELPFUL)(self.on_feedback)
+        app.action(ids.FEEDBACK_NOT_HELPFUL)(self.on_feedback)
+        app.action(ids.POST_TO_CHANNEL)(self.on_post_to_channel)
+        app.action(ids.ESCALATE)(self.on_escalate)
+        app.action(ids.RETRY)(self.on_retry)
+        app.action(ids.OPEN_SEARCH)(self.on_open_search)
+
+    def _run(self, fn: Any, surface: str, body: dict[str, Any], respond: Respond) -> None:
+        key, _, _ = _clicked(body)
+
+        def work() -> None:
+            with bind_request_id(base_request_id(key)):
+                try:
+                    fn(key, body, respond)
+                except Exception as exc:
+                    self.ctx.failed(base_request_id(key), exc, surface)
+                    self.ctx.sender.tell(respond, "That did not work: try again in a minute.")
+
+        self.ctx.submit(work)
+
+    # -- feedback ----------------------------------------------------------------------
+
+    def on_feedback(self, ack: Ack, body: dict[str, Any], respond: Respond) -> None:
+        ack()
+        self._run(self._feedback, "feedback", body, respond)
+
+    def _feedback(self, key: str, body: dict[str, Any], respond: Respond) -> None:
+        ctx = self.ctx
+        _, user_id, _ = _clicked(body)
+        action = (body.get("actions") or [{}])[0]
+        value: FeedbackValue = (
+            "helpful" if action.get("action_id") == ids.FEEDBACK_HELPFUL else "not_helpful"
+        )
+        request_id = base_request_id(key)
+        stored = ctx.requests.get(key)
+        if ctx.dedup.first_time(f"feedback:{request_id}:{user_id or 'unknown'}:{value}"):
+            ctx.feedback_log().record_feedback(
+                build_feedback(
+                    request_id=request_id,
+                    user_hash=hash_user(user_id or "unknown", ctx.user_salt()),
+                    value=value,
+                    question=stored.question if stored else "",
+                    service=stored.service if stored else None,
+                    cited=stored.cited if stored else (),
+                )
+            )
+            ctx.metrics.feedback(value)
+            log.info("feedback %s", value, extra={"feedback": value, "known": bool(stored)})
+        else:
+            log.info("repeated feedback %s ignored", value)
+        if stored is None:
+            ctx.sender.tell(respond, THANKS)
+            return
+        updated = stored.model_copy(
+            update={"view": stored.view.model_copy(update={"feedback": value})}
+        )
+        ctx.requests.put(updated)
+        ctx.sender.replace(
+            body,
+            respond,
+            ctx.answering.render(updated),
+            public=stored.view.audience == "public",
+            minimal=render_minimal(updated.answer, key),
+        )
+
+    # -- post to channel ---------------------------------------------------------------
+
+    def on_post_to_channel(self, ack: Ack, body: dict[str, Any], respond: Respond) -> None:
+        ack()
+        self._run(self._post_to_channel, "post to channel", body, respond)
+
+    def _post_to_channel(self, key: str, body: dict[str, Any], respond: Respond) -> None:
+        ctx = self.ctx
+        _, user_id, clicked_channel = _clicked(body)
+        stored = ctx.requests.get(key)
+        if stored is None:
+            ctx.sender.tell(respond, EXPIRED)
+            return
+        channel = clicked_channel or stored.channel_id or ""
+        shown, why = self._for_channel(stored, channel)
+        if shown is None or why is not None:
+            log.info("not posting to %s: %s", channel, why)
+            ctx.sender.tell(respond, why or "Not posted.")
+            return
+        base = base_request_id(key)
+        if not ctx.dedup.first_time(f"post:{base}:{stored.post_failures}"):
+            log.info("repeated Post to channel ignored")
+            ctx.sender.tell(respond, "Already posted to the channel.")
+            return
+        thread_ts = _thread_of(body) or stored.thread_ts
+        shared = stored.model_copy(
+            update={
+                "request_id": base + SHARED_SUFFIX,
+                "answer": shown.answer,
+                "thread_ts": thread_ts,
+                "view": View(
+                    audience="public",
+                    incident=stored.incident,
+                    asked=stored.asked,
+                    shared_by=user_id or None,
+                    offer_escalate=stored.view.offer_escalate,
+                ),
+            }
+        )
+        ctx.requests.put(shared)
+        try:
+            ctx.sender.post(
+                channel,
+                ctx.answering.render(shared),
+                thread_ts=thread_ts,
+                minimal=render_minimal(shown.answer, shared.request_id),
+            )
+        except SlackApiError as exc:
+            ctx.requests.put(stored.model_copy(update={"post_failures": stored.post_failures + 1}))
+            error = exc.response.get("error") if exc.response is not None else None
+            if error not in NOT_IN_CHANNEL:
+                raise
+            ctx.sender.tell(
+                respond, f"I can't post in this channel ({error}): invite me and try again."
+            )
+            return
+        log.info("posted the answer to %s", channel)
+        note = left_out_note(shown.left_out)
+        updated = stored.model_copy(
+            update={
+                "view": stored.view.model_copy(
+                    update={"posted_by": user_id or "someone", "posted_note": note or None}
+                )
+            }
+        )
+        ctx.requests.put(updated)
+        message = ctx.answering.render(updated)
+        done = "Posted to the channel." + (f" {note}" if note else "")
+        ctx.sender.respond(respond, Message(text=done, blocks=message.blocks), replace=True)
+
+    def _for_channel(
+        self, stored: StoredRequest, channel: str
+    ) -> tuple[Disclosure | None, str | None]:
+        """The stored answer as ``channel`` may see it now, or why it may not be posted."""
+        if not channel or is_direct_message(channel):
+            return None, "There is no channel to post to here."
+        answer = stored.answer
+        if answer.state != "answer" or not answer.citations:
+            return None, "Only answers that cite a runbook can be posted to the channel."
+        service = self.ctx.service
+        shown = service.disclose(answer, service.resolver.audience_for_channel(channel))
+        if not shown.blocked:
+            return shown, None
+        lookup = self.ctx.answering.lookup()
+        for citation in shown.blocked:
+            if lookup(citation.source_id) is None:
+                return None, (
+                    f"Not posted: {citation.title} is no longer in the index. "
+                    "Ask again for the current runbook."
+                )
+        titles = list(dict.fromkeys(c.title for c in shown.blocked))
+        names = ", ".join(titles[:3]) + (" and more" if len(titles) > 3 else "")
+        return None, (
+            f"Not posted: not everyone in this channel may read {names}. "
+            "The answer stays visible only to you."
+        )
+
+    # -- escalate ----------------------------------------------------------------------
+
+    def on_escalate(self, ack: Ack, body: dict[str, Any], respond: Respond) -> None:
+        ack()
+        self._run(self._escalate, "escalate", body, respond)
+
+    def _escalate(self, key: str, body: dict[str, Any], respond: Respond) -> None:
+        ctx = self.ctx
+        _, user_id, clicked_channel = _clicked(body)
+        stored = ctx.requests.get(key)
+        if stored is None or not stored.answer.citations:
+            ctx.sender.tell(respond, EXPIRED)
+            return
+        lead = stored.answer.citations[0]
+        facts = stored.facts_by_source().get(lead.source_id)
+        contact = facts.contact if facts is not None else None
+        if contact is None or not contact.id:
+            who = contact.label if contact is not None else "nobody"
+            ctx.sender.tell(respond, f"There is no Slack user group or person to notify ({who}).")
+            return
+        channel = clicked_channel or stored.channel_id or ""
+        if not channel or is_direct_message(channel):
+            ctx.sender.tell(respond, "There is no channel to escalate in here.")
+            return
+        if not ctx.dedup.first_time(f"escalate:{base_request_id(key)}"):
+            ctx.sender.tell(respond, f"Already escalated to {contact.label}.")
+            return
+        service = ctx.service
+        shown = service.disclose(stored.answer, service.resolver.audience_for_channel(channel))
+        citation = lead if not shown.blocked else None  # never name what the channel may not read
+        container = body.get("container") or {}
+        thread_ts = _thread_of(body) or stored.thread_ts
+        if (
+            thread_ts is None
+            and stored.view.audience == "public"
+            and not container.get("is_ephemeral")
+        ):
+            thread_ts = str(container.get("message_ts") or "") or None  # start a thread on it
+        ctx.sender.post(channel, render_escalation(user_id, contact, citation), thread_ts=thread_ts)
+        log.info("escalated to %s in %s", contact.label, channel)
+        updated = stored.model_copy(
+            update={"view": stored.view.model_copy(update={"escalated_by": user_id or "someone"})}
+        )
+        ctx.requests.put(updated)
+        ctx.sender.replace(
+            body, respond, ctx.answering.render(updated), public=stored.view.audience == "public"
+        )
+
+    # -- retry -------------------------------------------------------------------------
+
+    def on_retry(self, ack: Ack, body: dict[str, Any], respond: Respond) -> None:
+        ack()
+        self._run(self._retry, "retry", body, respond)
+
+    def _retry(self, key: str, body: dict[str, Any], respond: Respond) -> None:
+        ctx = self.ctx
+        _, user_id, clicked_channel = _clicked(body)
+        stored = ctx.requests.get(key)
+        if stored is None:
+            ctx.sender.tell(respond, EXPIRED)
+            return
+        channel = clicked_channel or stored.channel_id
+        request_id = new_request_id()
+        asked = Asked(
+            text=stored.asked or stored.question,
+            user_id=user_id,
+            channel_id=channel,
+            thread_ts=stored.thread_ts,
+            incident=ctx.incident(channel),
+            query=stored.question,
+            alert=stored.alert,
+        )
+        public = stored.surface == "mention"
+        with bind_request_id(request_id):
+            try:
+                if not public:
+                    reply = ctx.answering.for_asker(request_id, asked)
+                    ctx.sender.respond(respond, reply.message, replace=True, minimal=reply.minimal)
+                    return
+                thread = ctx.answering.in_thread(request_id, asked)
+                ctx.sender.replace(
+                    body, respond, thread.public.message, public=True, minimal=thread.public.minimal
+                )
+                if thread.private is not None and channel and user_id:
+                    ctx.sender.ephemeral(
+                        channel, user_id, thread.private.message, thread_ts=stored.thread_ts
+                    )
+            except Exception as exc:
+                ctx.failed(request_id, exc, "retry")
+                message = failure(
+                    ctx,
+                    request_id,
+                    exc,
+                    asked.text,
+                    channel,
+                    thread_ts=stored.thread_ts,
+                    query=stored.question,
+                    surface=stored.surface,
+                )
+                ctx.sender.replace(body, respond, message, public=public)
+
+    def on_open_search(self, ack: Ack) -> None:
+        ack()  # a link button: Slack opens the URL, the app only acknowledges

@@ -1,0 +1,134 @@
+"""``@runbook <question>``: an answer in the thread of the mention.
+
+The reply is for the channel's whole audience (it cites only what everyone there may
+read); runbooks only the asker may read go to them as an ephemeral message, and the
+thread says so without naming them. In an alert's thread the alert (the thread's
+parent) focuses the search, and the answer opens with what to do. Each event is
+answered once, across Slack's retries and across replicas.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from slack_bolt import App, BoltContext
+from slack_sdk.errors import SlackApiError, SlackRequestError
+
+from bot.logs import bind_request_id, new_request_id
+from bot.slack.alerts import ThreadParent, read_parent
+from bot.slack.answering import Asked
+from bot.slack.context import SlackContext
+from bot.slack.messages import MAX_QUESTION_CHARS, is_help, strip_mention
+from bot.slack.notices import render_usage
+from bot.slack.slash import failure
+
+log = logging.getLogger("runbook_bot.slack")
+SURFACE = "slack_mention"
+IGNORED_SUBTYPES = frozenset({"message_changed", "message_deleted", "bot_message"})
+
+
+class Mentions:
+    def __init__(self, ctx: SlackContext) -> None:
+        self.ctx = ctx
+
+    def register(self, app: App) -> None:
+        app.event("app_mention")(self.on_mention)
+
+    def on_mention(self, body: dict[str, Any], event: dict[str, Any], context: BoltContext) -> None:
+        channel = str(event.get("channel") or "")
+        ts = str(event.get("ts") or "")
+        if not channel or not ts:
+            return
+        if event.get("bot_id") or (
+            context.bot_user_id and event.get("user") == context.bot_user_id
+        ):
+            return
+        if event.get("subtype") in IGNORED_SUBTYPES:
+            return
+        event_id = str(body.get("event_id") or f"{channel}:{ts}")
+        # Claim the event, then the message, in that order and only while winning: a
+        # concurrent retry loses the event claim and leaves the message claim alone (two
+        # independent claims could each be won by a different delivery, answering none).
+        dedup = self.ctx.dedup
+        if not (dedup.first_time(f"event:{event_id}") and dedup.first_time(f"msg:{channel}:{ts}")):
+            log.info("duplicate app_mention %s (%s:%s) ignored", event_id, channel, ts)
+            self.ctx.metrics.request(SURFACE, "duplicate")
+            return
+        self.ctx.submit(self.answer, new_request_id(), dict(event), context.bot_user_id)
+
+    def answer(self, request_id: str, event: dict[str, Any], bot_user_id: str | None) -> None:
+        ctx = self.ctx
+        channel = str(event["channel"])
+        thread_ts = str(event.get("thread_ts") or event["ts"])
+        question = strip_mention(str(event.get("text") or ""), bot_user_id)[:MAX_QUESTION_CHARS]
+        parent: ThreadParent | None = None
+        with bind_request_id(request_id):
+            try:
+                if event.get("thread_ts") and event.get("thread_ts") != event.get("ts"):
+                    parent = self._thread_parent(channel, thread_ts, bot_user_id)
+                if is_help(question):
+                    question = ""
+                if not question and parent is None:
+                    ctx.sender.post(channel, render_usage(), thread_ts=thread_ts)
+                    ctx.metrics.request(SURFACE, "usage")
+                    return
+                asked = Asked(
+                    text=question,
+                    user_id=str(event.get("user") or ""),
+                    channel_id=channel,
+                    thread_ts=thread_ts,
+                    incident=ctx.incident(channel),
+                    parent=parent,
+                )
+                reply = ctx.answering.in_thread(request_id, asked)
+                with ctx.metrics.time_stage("slack"):
+                    ctx.sender.post(
+                        channel,
+                        reply.public.message,
+                        thread_ts=thread_ts,
+                        minimal=reply.public.minimal,
+                    )
+                    if reply.private is not None and asked.user_id:
+                        # ephemeral: only the asker sees it, never a reply in the thread
+                        ctx.sender.ephemeral(
+                            channel,
+                            asked.user_id,
+                            reply.private.message,
+                            thread_ts=thread_ts,
+                            minimal=reply.private.minimal,
+                        )
+                ctx.metrics.request(SURFACE, reply.state)
+            except Exception as exc:
+                ctx.failed(request_id, exc, SURFACE)
+                query = Asked(question, "", parent=parent).search if parent else None
+                message = failure(
+                    ctx,
+                    request_id,
+                    exc,
+                    question,
+                    channel,
+                    thread_ts=thread_ts,
+                    query=query,
+                    surface="mention",
+                    alert=parent is not None and parent.is_alert,
+                )
+                try:
+                    ctx.sender.post(channel, message, thread_ts=thread_ts)
+                except Exception:
+                    log.exception("could not post to %s (thread %s)", channel, thread_ts)
+
+    def _thread_parent(
+        self, channel: str, thread_ts: str, bot_user_id: str | None
+    ) -> ThreadParent | None:
+        """The thread's parent message (an alert, usually), or None when unreadable."""
+        try:
+            resp = self.ctx.client.conversations_replies(channel=channel, ts=thread_ts, limit=1)
+        except (SlackApiError, SlackRequestError, OSError) as exc:
+            log.warning("conversations.replies %s/%s failed: %s", channel, thread_ts, exc)
+            return None
+        messages = resp.get("messages") or []
+        if not messages or not isinstance(messages[0], Mapping):
+            return None
+        return read_parent(messages[0], bot_user_id)

@@ -1,0 +1,372 @@
+"""Runbook Markdown as Slack shows it: a display conversion to escaped mrkdwn.
+
+Slack's mrkdwn is not Markdown: ``**x**``, ``#### Heading``, ``[t](u)`` and ``- item``
+show up raw. :func:`to_mrkdwn` converts what runbooks use:
+
+* ``**x**`` / ``__x__`` -> ``*x*``, ``*x*`` -> ``_x_``, ``~~x~~`` -> ``~x~``;
+* headings -> bold lines; ``- item`` -> ``• item`` (nested ``◦``), numbered steps stay;
+* a hard-wrapped paragraph or list item -> one line (Slack wraps it to the pane);
+* ``[t](u)`` and ``![t](u)`` -> ``<u|t>`` (relative links resolved against the quoted
+  file's URL), bare and ``<…>`` URLs -> links;
+* ``> **WARNING:** …`` and ``> [!WARNING]`` -> one visible ``:warning: *WARNING:* …`` line;
+* fenced code (nested in list items too) -> an un-indented ``` block without the language
+  tag; tables -> aligned columns in a code block, or one line per row when too wide;
+* HTML comments are dropped, ``<br>`` is a line break.
+
+Commands and code stay byte for byte (only ``&``, ``<`` and ``>`` are escaped, which
+Slack shows as the characters themselves). The answer contract keeps the verbatim
+Markdown; this is for display only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from urllib.parse import urljoin
+
+from bot.slack.blockkit import FENCE, escape, safe_url
+
+TABLE_WIDTH = 60  # wider tables are shown one row per line
+
+_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
+_HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_BULLET = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<rest>.*)$")
+_NUMBERED = re.compile(r"^(?P<indent>[ \t]*)(?P<n>\d{1,3})[.)][ \t]+(?P<rest>.*)$")
+_QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?(?P<rest>.*)$")
+_RULE = re.compile(r"^[ \t]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
+_TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
+_TABLE_SEPARATOR = re.compile(
+    r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$"
+)
+_COMMENT_ONE_LINE = re.compile(r"<!--.*?-->", re.S)
+_ALERT_BOLD = re.compile(
+    r"^(?:\*\*|__)(?P<kind>warning|caution|danger|important|note|tip|info)"
+    r"(?P<colon>:?)(?:\*\*|__)(?P<colon2>:?)[ \t]*(?P<rest>.*)$",
+    re.I,
+)
+_ALERT_GITHUB = re.compile(
+    r"^\[!(?P<kind>warning|caution|danger|important|note|tip)\][ \t]*(?P<rest>.*)$", re.I
+)
+_ALERT_EMOJI = {
+    "warning": ":warning:",
+    "caution": ":warning:",
+    "danger": ":no_entry:",
+    "important": ":exclamation:",
+    "note": ":information_source:",
+    "tip": ":bulb:",
+    "info": ":information_source:",
+}
+
+# inline: code spans first, then links and URLs, then emphasis on the plain text
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_LINKISH = re.compile(
+    r"(?P<image>!?)\[(?P<label>[^\]\n]*)\]\(\s*<?(?P<url>[^)\s>]+)>?(?:\s+[\"'(][^)\n]*)?\)"
+    r"|<(?P<auto>https?://[^>\s]+)>"
+    r"|(?P<bare>https?://[^\s<>()\[\]`]+[^\s<>()\[\]`.,;:!?'\"])"
+)
+_HTML_BREAK = re.compile(r"<br\s*/?>", re.I)
+_HTML_INLINE = re.compile(r"</?(?:kbd|code|b|i|em|strong|sup|sub|span|samp|var)\b[^>]*>", re.I)
+_BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_ITALIC = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
+_STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
+
+
+def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
+    """``markdown`` as escaped Slack mrkdwn; ``base_url`` resolves relative links."""
+    text = _COMMENT_ONE_LINE.sub("", markdown.replace("\r\n", "\n"))
+    lines = text.split("\n")
+    out: list[str] = []
+    joinable = False  # the last line out is prose a soft-wrapped line continues
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        fence = _FENCE_OPEN.match(line)
+        if fence is not None and "`" not in fence["info"]:
+            i = _code_block(lines, i, fence, out)
+            joinable = False
+            continue
+        if _TABLE_ROW.match(line) and i + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[i + 1]):
+            rows = [line]
+            i += 2
+            while i < len(lines) and _TABLE_ROW.match(lines[i]):
+                rows.append(lines[i])
+                i += 1
+            out.extend(_table(rows, base_url))
+            joinable = False
+            continue
+        if _QUOTE.match(line):
+            quoted = []
+            while i < len(lines) and (m := _QUOTE.match(lines[i])) is not None:
+                quoted.append(m["rest"])
+                i += 1
+            out.extend(_blockquote(quoted, base_url))
+            joinable = False
+            continue
+        if joinable and _continues(line):
+            # Markdown joins a hard-wrapped paragraph into one; Slack would show the breaks
+            out[-1] = out[-1].rstrip() + " " + _inline(line.strip(), base_url)
+            i += 1
+            continue
+        converted = _line(line, base_url)
+        out.append(converted)
+        joinable = bool(converted.strip()) and not _HEADING.match(line) and not _RULE.match(line)
+        i += 1
+    return _squeeze("\n".join(out)).strip("\n")
+
+
+def _continues(line: str) -> bool:
+    """A line that continues the paragraph or list item above it (a soft line break)."""
+    return bool(line.strip()) and not (
+        _HEADING.match(line)
+        or _BULLET.match(line)
+        or _NUMBERED.match(line)
+        or _RULE.match(line)
+        or _TABLE_ROW.match(line)
+        or line.endswith("  ")  # a hard line break
+        or line.strip().startswith("<")
+    )
+
+
+def _code_block(lines: Sequence[str], start: int, fence: re.Match[str], out: list[str]) -> int:
+    """Emit the fenced block opening at ``start``, un-indented; the index after it."""
+    indent = len(fence["indent"].expandtabs(4))
+    marker = fence["fence"]
+    body: list[str] = []
+    i = start + 1
+    while i < len(lines):
+        stripped = lines[i].strip()
+        if stripped.startswith(marker[0] * len(marker)) and not stripped.strip(marker[0]):
+            i += 1
+            break
+        body.append(_dedent(lines[i], indent))
+        i += 1
+    content = "\n".join(body).replace(FENCE, "`\u200b``")
+    if out and out[-1].strip():
+        out.append("")  # Slack shows a code block right after text on the same line
+    out.append(f"{FENCE}\n{escape(content)}\n{FENCE}" if body else f"{FENCE} {FENCE}")
+    return i
+
+
+def _dedent(line: str, width: int) -> str:
+    expanded = line.expandtabs(4)
+    lead = len(expanded) - len(expanded.lstrip(" "))
+    return expanded[min(lead, width) :]
+
+
+def _blockquote(lines: list[str], base_url: str | None) -> list[str]:
+    first = lines[0].strip() if lines else ""
+    alert = _ALERT_BOLD.match(first) or _ALERT_GITHUB.match(first)
+    if alert is None:
+        return ["> " + _line(ln, base_url) if ln.strip() else ">" for ln in lines]
+    kind = alert["kind"].lower()
+    rest = [alert["rest"], *lines[1:]]
+    body = " ".join(" ".join(ln.split()) for ln in rest if ln.strip())
+    label = f"{_ALERT_EMOJI[kind]} *{alert['kind'].upper()}:*"
+    return ["", f"{label} {_inline(body, base_url)}".rstrip(), ""]
+
+
+def _line(line: str, base_url: str | None) -> str:
+    if not line.strip():
+        return ""
+    if _RULE.match(line):
+        return ""
+    heading = _HEADING.match(line)
+    if heading is not None:
+        title = _plain_emphasis(heading[2])
+        return f"*{_inline(title, base_url).replace('*', '')}*" if title else ""
+    bullet = _BULLET.match(line)
+    if bullet is not None:
+        level = _level(bullet["indent"])
+        mark = "•" if level == 0 else "◦"
+        return f"{'    ' * level}{mark} {_inline(bullet['rest'], base_url)}"
+    numbered = _NUMBERED.match(line)
+    if numbered is not None:
+        level = _level(numbered["indent"])
+        return f"{'    ' * level}{numbered['n']}. {_inline(numbered['rest'], base_url)}"
+    lead = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip(" "))
+    indent = "    " * min(_level(" " * lead), 3) if lead >= 2 else ""
+    return indent + _inline(line.strip(), base_url)
+
+
+def _level(indent: str) -> int:
+    return min(len(indent.expandtabs(4)) // 2, 3)
+
+
+def _plain_emphasis(text: str) -> str:
+    return _BOLD.sub(r"\2", text)
+
+
+def _squeeze(text: str) -> str:
+    """At most one empty line in a row outside code blocks."""
+    out: list[str] = []
+    inside = False
+    for line in text.split("\n"):
+        if not inside and not line.strip() and out and not out[-1].strip():
+            continue
+        out.append(line)
+        if line.count(FENCE) % 2:
+            inside = not inside
+    return "\n".join(out)
+
+
+# --------------------------------------------------------------------------- inline
+
+
+def _inline(text: str, base_url: str | None) -> str:
+    """One line of Markdown as escaped mrkdwn: code spans kept, links built, emphasis
+    converted."""
+    text = _HTML_BREAK.sub("\n", _HTML_INLINE.sub("", text))
+    out: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(text):
+        out.append(_links(text[pos : m.start()], base_url))
+        inner = m.group(2).strip() if m.group(2).strip() else m.group(2)
+        out.append("`" + escape(inner.replace("`", "'")) + "`")
+        pos = m.end()
+    out.append(_links(text[pos:], base_url))
+    return "".join(out)
+
+
+def _links(text: str, base_url: str | None) -> str:
+    out: list[str] = []
+    pos = 0
+    for m in _LINKISH.finditer(text):
+        out.append(_emphasis(escape(text[pos : m.start()])))
+        if m["auto"] or m["bare"]:
+            url = m["auto"] or m["bare"]
+            safe = safe_url(url)
+            out.append(f"<{safe}>" if safe else escape(url))
+        else:
+            label = _plain_emphasis(m["label"]).replace("`", "").strip() or m["url"]
+            target = _resolve(m["url"], base_url)
+            safe = safe_url(target)
+            shown = escape(" ".join(label.split())).replace("|", "¦")
+            out.append(f"<{safe}|{shown}>" if safe else _emphasis(escape(label)))
+        pos = m.end()
+    out.append(_emphasis(escape(text[pos:])))
+    return "".join(out)
+
+
+def _resolve(url: str, base_url: str | None) -> str | None:
+    if url.lower().startswith(("https://", "http://")):
+        return url
+    if ":" in url.split("/", 1)[0] or not base_url or not safe_url(base_url):
+        return None  # mailto:, javascript:, … or nothing to resolve against
+    return urljoin(base_url.split("#", 1)[0], url)
+
+
+def _emphasis(text: str) -> str:
+    text = _ITALIC.sub(lambda m: "_" + m.group(1) + "_", text)  # before bold makes *x*
+    text = _BOLD.sub(lambda m: "*" + m.group(2).replace("*", "") + "*", text)
+    return _STRIKE.sub(r"~\1~", text)
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def _cells(row: str) -> list[str]:
+    row = row.strip()
+    if row.startswith("|"):
+        row = row[1:]
+    if row.endswith("|") and not row.endswith("\\|"):
+        row = row[:-1]
+    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", row)]
+
+
+def _table(rows: Sequence[str], base_url: str | None) -> list[str]:
+    """A Markdown table as aligned columns in a code block, or one line per row when
+    that would be wider than a thread pane."""
+    table = [_cells(r) for r in rows]
+    width = max(len(r) for r in table)
+    table = [r + [""] * (width - len(r)) for r in table]
+    plain = [[_cell_text(c) for c in r] for r in table]
+    widths = [max(len(r[i]) for r in plain) for i in range(width)]
+    if sum(widths) + 2 * (width - 1) <= TABLE_WIDTH:
+        lines = [
+            "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in plain
+        ]
+        rule = "  ".join("-" * w for w in widths)
+        body = "\n".join([lines[0], rule, *lines[1:]])
+        return ["", f"{FENCE}\n{escape(body)}\n{FENCE}", ""]
+    head, *body_rows = table
+    out = [""]
+    for r in body_rows:
+        first = _inline(r[0], base_url)
+        rest = [
+            f"{_inline(h, base_url)}: {_inline(c, base_url)}"
+            for h, c in zip(head[1:], r[1:], strict=True)
+            if c.strip()
+        ]
+        out.append("• " + " · ".join([f"*{first}*" if first else "", *rest]).strip(" ·"))
+    out.append("")
+    return out
+
+
+def _cell_text(cell: str) -> str:
+    """A cell as plain text for a monospace table: code ticks and emphasis dropped."""
+    cell = _CODE_SPAN.sub(lambda m: m.group(2), cell)
+    cell = _LINKISH.sub(lambda m: m["label"] or m["auto"] or m["bare"] or "", cell)
+    return " ".join(_plain_emphasis(cell).split())
+
+
+# --------------------------------------------------------------------------- commands
+
+
+_CONTINUED = re.compile(r"\\\s*$")
+_PROMPT = re.compile(r"^\s*(?:\$|#|>)\s+")
+_COMMAND_SPAN = re.compile(r"^[a-z][\w.-]*(?:\s+\S+)+$")
+
+
+def first_command(markdown: str) -> str | None:
+    """The first command a quote shows: the first line of its first code block (with its
+    ``\\`` continuations, without a ``$`` prompt), else an inline code span that reads as
+    a command (a tool and a flag or argument); None when it shows none."""
+    for block in code_blocks(markdown):
+        command = _first_code_line(block)
+        if command:
+            return command
+    for m in _CODE_SPAN.finditer(markdown):
+        span = " ".join(m.group(2).split())
+        if _COMMAND_SPAN.match(span) and re.search(r"\s-{1,2}[A-Za-z]|\s\w+/\w", span):
+            return span
+    return None
+
+
+def code_blocks(markdown: str) -> Iterator[str]:
+    """The bodies of the fenced code blocks in ``markdown``, un-indented, in order."""
+    lines = markdown.split("\n")
+    i = 0
+    while i < len(lines):
+        fence = _FENCE_OPEN.match(lines[i])
+        if fence is None or "`" in fence["info"]:
+            i += 1
+            continue
+        indent = len(fence["indent"].expandtabs(4))
+        marker = fence["fence"]
+        body = []
+        i += 1
+        while i < len(lines):
+            stripped = lines[i].strip()
+            if stripped.startswith(marker[0] * len(marker)) and not stripped.strip(marker[0]):
+                break
+            body.append(_dedent(lines[i], indent))
+            i += 1
+        i += 1
+        yield "\n".join(body)
+
+
+def _first_code_line(block: str) -> str | None:
+    parts: list[str] = []
+    for raw in block.split("\n"):
+        line = raw.strip()
+        if not parts and (not line or line.startswith("#")):
+            continue
+        line = _PROMPT.sub("", line) if not parts else line
+        continued = bool(_CONTINUED.search(line))
+        parts.append(_CONTINUED.sub("", line).strip())
+        if not continued:
+            break
+    command = " ".join(p for p in parts if p)
+    if command.count('"') % 2 or command.count("'") % 2:  # a quoted argument goes on
+        command = parts[0] + " …"
+    return command or None

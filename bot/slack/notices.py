@@ -1,0 +1,172 @@
+"""The bot's short messages: searching, usage, errors, the restricted-runbook notice,
+the minimal answer Slack accepts when it rejects the full one, and the escalation post."""
+
+from __future__ import annotations
+
+from bot.slack import actions as ids
+from bot.slack.answer_view import contact_text, lead_link, notification_text
+from bot.slack.blockkit import (
+    FENCE,
+    MENTION_BLOCK,
+    Message,
+    actions,
+    bold,
+    button,
+    clip,
+    context,
+    escape,
+    fallback,
+    plural,
+    safe_url,
+    section,
+    user_mention,
+    usergroup_mention,
+)
+from bot.slack.mrkdwn import first_command
+from bot.slack.presentation import Contact
+from retrieval.types import Answer, Citation
+
+_QUESTION_MAX = 300
+
+
+def render_searching(question: str) -> Message:
+    """The acknowledgement when the answer takes longer than Slack waits for one."""
+    q = clip(question.strip(), _QUESTION_MAX)
+    text = (
+        f"Searching runbooks for “{escape(q)}”… the answer follows." if q else "Searching runbooks…"
+    )
+    return Message(text=text, blocks=[context(":mag: " + text, block_id="searching")])
+
+
+def render_usage() -> Message:
+    """``/runbook help``: how to ask."""
+    examples = "\n".join(
+        [
+            "*Ask the runbooks*: answers quote the runbook and link to the exact section.",
+            "• `/runbook checkout-api database connection refused`",
+            "• `/runbook payments how do I switch traffic to the secondary provider?`",
+            "• `/runbook PaymentProviderLatencyHigh`: an alert name works too",
+            "• Mention the bot in an alert's thread: `@runbook what do I do?`",
+            "Start with a service name to search that service's runbooks "
+            "(`/runbook [service] question`). `/runbook help` shows this message.",
+        ]
+    )
+    return Message(
+        text="Usage: /runbook [service] question",
+        blocks=[
+            section(examples),
+            context("Answers are visible only to you until you post them."),
+        ],
+    )
+
+
+def render_error(
+    request_id: str,
+    detail: str | None = None,
+    *,
+    next_step: str | None = None,
+    search_link: str | None = None,
+    retry: bool = True,
+) -> Message:
+    """A failure that says what to do next, with a Retry button; the request id (for the
+    logs) in small print."""
+    step = next_step or "Try again in a minute."
+    headline = f":warning: *I couldn't search the runbooks just now.* {escape(step)}"
+    elements = []
+    if retry:
+        elements.append(button(":repeat: Retry", ids.RETRY, value=request_id, style="primary"))
+    if safe_url(search_link):
+        assert search_link is not None
+        elements.append(
+            button(":mag: Search the runbooks", ids.OPEN_SEARCH, value=request_id, url=search_link)
+        )
+    rid = escape(clip(request_id, 80))
+    small = [f"request `{rid}`"]
+    if detail and detail.strip():
+        small.insert(0, escape(clip(detail.strip(), 400)))
+    blocks = [section(headline, block_id="error")]
+    if elements:
+        blocks.append(actions(elements, block_id="error_actions"))
+    blocks.append(context(" · ".join(small)))
+    text = f"I couldn't search the runbooks just now: {escape(step)} (request {rid})"
+    return Message(text=fallback(text), blocks=blocks)
+
+
+def render_restricted_notice(asker_id: str, documents: int, owner: Contact | None) -> Message:
+    """The public reply when the runbooks that answer are restricted: they matched and
+    went to the asker privately; no title, the owner named without a ping."""
+    runbooks = "A restricted runbook" if documents == 1 else f"{documents} restricted runbooks"
+    who = user_mention(asker_id) or "the person who asked"
+    owner_text = f" Owner: {contact_text(owner, 'public')}." if owner is not None else ""
+    line = (
+        f":lock: *{runbooks} matched this question.* I sent "
+        f"{'it' if documents == 1 else 'them'} to {who} privately: not everyone here may "
+        f"read {'it' if documents == 1 else 'them'}.{owner_text}"
+    )
+    text = f"{runbooks} matched this question and was sent privately to the asker."
+    if documents != 1:
+        text = text.replace(" was ", " were ")
+    block_id = f"{MENTION_BLOCK}_restricted" if "<@" in who else "restricted"
+    return Message(text=text, blocks=[section(line, block_id=block_id)])
+
+
+def withheld_note(asker_id: str, documents: int) -> str:
+    """Under a public answer: what else matched and where it went (counted in documents)."""
+    who = user_mention(asker_id) or "the person who asked"
+    more = "1 more runbook" if documents == 1 else f"{documents} more runbooks"
+    return f"{more} matched that not everyone here may read: sent to {who} privately."
+
+
+def restricted_private_note(documents: int) -> str:
+    """Over a private answer: how many restricted runbooks it holds (documents)."""
+    it = "it" if documents == 1 else "them"
+    return (
+        f"{plural(documents, 'restricted runbook')} sent to you privately: not everyone in "
+        f"the channel may read {it}."
+    )
+
+
+def render_minimal(answer: Answer, request_id: str) -> Message:
+    """What to post when Slack rejects the full answer: the runbook link and its first
+    command."""
+    if answer.state != "answer" or not answer.citations:
+        link_text = lead_link(answer.suggestions[0]) if answer.suggestions else ""
+        text = "No runbook answered this with confidence."
+        body = f":grey_question: {text}" + (f" Closest: {link_text}" if link_text else "")
+        return Message(text=text, blocks=[section(body)])
+    lead: Citation = answer.citations[0]
+    lines = [":arrow_forward: " + lead_link(lead)]
+    command = first_command(lead.quote)
+    if command:
+        lines.append(f"{FENCE}\n{escape(command.replace(FENCE, '`'))}\n{FENCE}")
+    blocks = [
+        section("\n".join(lines), block_id="lead"),
+        context("The full answer did not fit in a Slack message: the rest is in the runbook."),
+        actions(
+            [
+                button(":+1: Helpful", ids.FEEDBACK_HELPFUL, value=request_id),
+                button(":-1: Not helpful", ids.FEEDBACK_NOT_HELPFUL, value=request_id),
+            ],
+            block_id="answer_actions",
+        ),
+    ]
+    return Message(text=notification_text(answer), blocks=blocks)
+
+
+def render_escalation(clicker_id: str, owner: Contact, citation: Citation | None) -> Message:
+    """The one post an "Escalate to owner" click makes in the thread: it notifies the
+    owner, says who escalated, and links the runbook section."""
+    who = user_mention(clicker_id) or "Someone"
+    if owner.kind == "usergroup" and owner.id:
+        target = usergroup_mention(owner.id, owner.label)
+    elif owner.kind == "user" and owner.id:
+        target = user_mention(owner.id) or bold(owner.label)
+    else:
+        target = bold(owner.label)
+    where = f" about {lead_link(citation)}" if citation is not None else ""
+    line = f":rotating_light: {who} is escalating to {target}{where}."
+    text = f"Escalation to {owner.label}" + (f": {citation.title}" if citation else "")
+    return Message(
+        text=fallback(escape(text)),
+        blocks=[section(line, block_id=f"{MENTION_BLOCK}_escalation")],
+    )

@@ -1,0 +1,61 @@
+"""How one delivered answer is shown: the facts and choices its message is rendered from.
+
+A message is rendered again when someone clicks one of its buttons (feedback, Post to
+channel, Escalate), so everything the renderer needs besides the answer is kept here,
+with the answer, in the request store.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from retrieval.querylog import FeedbackValue
+from retrieval.types import Frozen
+
+Audience = Literal["private", "public"]
+ContactKind = Literal["usergroup", "user", "channel", "text"]
+ContactSource = Literal["owner", "service-channel", "fallback"]
+
+
+class Contact(Frozen):
+    """Who to ask about a runbook: its owner or, for an ownerless one, a fallback."""
+
+    kind: ContactKind
+    label: str  # as people know it: "@checkout-oncall", "#notifications"
+    id: str | None = None  # the Slack id (S…, U…, C…) when the workspace knows it
+    source: ContactSource = "owner"
+
+
+class Link(Frozen):
+    label: str
+    url: str | None = None
+
+
+class DocFacts(Frozen):
+    """What the message shows about one cited document besides its quotes."""
+
+    source_id: str
+    contact: Contact | None = None
+    escalation: str | None = None  # the document's Escalation section, verbatim Markdown
+    escalation_section: str | None = None
+    escalation_url: str | None = None
+    other_service: str | None = None  # the question names this service; the doc is not about it
+    more_actions: tuple[Link, ...] = ()  # the document's other action sections
+
+
+class View(Frozen):
+    """Where and how an answer is shown, and what happened to it since."""
+
+    audience: Audience = "private"  # private: only the asker sees it (ephemeral)
+    incident: bool = False  # an incident channel: related incidents are listed
+    asked: str | None = None  # shown as "Asked: …" where the question is not visible above
+    offer_post: bool = False
+    offer_escalate: bool = False
+    restricted: bool = False  # cites what the channel may not read: "do not paste"
+    withheld_note: str | None = None  # "1 more runbook matched: sent privately to …"
+    access_owner: str | None = None  # owner of the runbook the asker may not read
+    feedback: FeedbackValue | None = None
+    posted_by: str | None = None  # Post to channel was clicked (user id)
+    posted_note: str | None = None  # what the posted copy left out
+    escalated_by: str | None = None
+    shared_by: str | None = None  # the copy posted to the channel, by this user

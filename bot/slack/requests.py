@@ -1,0 +1,138 @@
+"""Delivered answers by request id, for the buttons on them.
+
+A click (feedback, Post to channel, Escalate, Retry) names its message's request id; the
+stored request has what the message was rendered from (the answer, its view and facts),
+so the message can be rendered again in place. Kept in Redis ``{ns}:req:{rid}`` (shared
+by replicas, 30 minutes: as long as a response_url lives) with a bounded in-process copy
+that answers while Redis is down. No secret of the question is kept.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Literal
+
+import redis
+from pydantic import ValidationError
+
+from bot.slack.presentation import DocFacts, View
+from retrieval.cache import DEFAULT_NAMESPACE, REDIS_ERRORS, ServiceHealth, check_namespace
+from retrieval.redact import redact
+from retrieval.storable import storable_answer
+from retrieval.types import Answer, Frozen
+
+log = logging.getLogger("runbook_bot.slack")
+
+REQUEST_TTL_SECONDS = 30 * 60  # as long as a response_url lives
+MAX_LOCAL_REQUESTS = 2_000
+PRIVATE_SUFFIX = ".private"  # the asker's private copy of a thread answer
+SHARED_SUFFIX = ".shared"  # the copy posted with "Post to channel"
+
+Surface = Literal["slash", "mention"]
+
+
+def base_request_id(key: str) -> str:
+    """The request id of a stored message key (``r-1.private`` -> ``r-1``)."""
+    return key.split(".", 1)[0]
+
+
+class StoredRequest(Frozen):
+    """A delivered message: what it was rendered from and where it went."""
+
+    request_id: str  # the key: the request id, with a suffix for a second copy
+    question: str  # what was searched (redacted); an alert's thread adds the alert
+    asked: str | None = None  # what the asker typed (redacted)
+    surface: Surface = "slash"
+    channel_id: str | None = None
+    thread_ts: str | None = None
+    service: str | None = None
+    cited: tuple[str, ...] = ()
+    incident: bool = False
+    alert: bool = False
+    answer: Answer
+    view: View = View()
+    facts: tuple[DocFacts, ...] = ()
+    post_failures: int = 0  # failed "Post to channel" attempts (each may be retried)
+
+    def facts_by_source(self) -> dict[str, DocFacts]:
+        return {f.source_id: f for f in self.facts}
+
+
+class RequestStore:
+    def __init__(
+        self,
+        client: redis.Redis | None,
+        ttl_seconds: int = REQUEST_TTL_SECONDS,
+        namespace: str = DEFAULT_NAMESPACE,
+        *,
+        max_local: int = MAX_LOCAL_REQUESTS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._client = client
+        self._ttl = ttl_seconds
+        self._ns = check_namespace(namespace)
+        self._max = max_local
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._local: OrderedDict[str, tuple[float, str]] = OrderedDict()
+        self._health = ServiceHealth(log, "request store", "keeping answers in this process")
+
+    def key(self, request_id: str) -> str:
+        return f"{self._ns}:req:{request_id}"
+
+    def put(self, stored: StoredRequest) -> None:
+        """Keep ``stored``: its questions redacted, none of their secrets in the answer."""
+        asked = redact(stored.asked) if stored.asked else stored.asked
+        view = stored.view
+        if view.asked:
+            view = view.model_copy(update={"asked": redact(view.asked)})
+        stored = stored.model_copy(
+            update={
+                "question": redact(stored.question),
+                "asked": asked,
+                "view": view,
+                "answer": storable_answer(
+                    storable_answer(stored.answer, stored.question), stored.asked or ""
+                ),
+            }
+        )
+        payload = stored.model_dump_json()
+        with self._lock:
+            self._local.pop(stored.request_id, None)
+            self._local[stored.request_id] = (self._clock() + self._ttl, payload)
+            while len(self._local) > self._max:
+                self._local.popitem(last=False)
+        if self._client is None or not self._health.usable():
+            return
+        try:
+            self._client.set(self.key(stored.request_id), payload, ex=self._ttl)
+        except REDIS_ERRORS as exc:
+            self._health.failed(exc)
+            return
+        self._health.ok()
+
+    def get(self, request_id: str) -> StoredRequest | None:
+        raw: bytes | str | None = None
+        if self._client is not None and self._health.usable():
+            try:
+                raw = self._client.get(self.key(request_id))
+            except REDIS_ERRORS as exc:
+                self._health.failed(exc)
+            else:
+                self._health.ok()
+        if raw is None:
+            with self._lock:
+                entry = self._local.get(request_id)
+            if entry is not None and entry[0] > self._clock():
+                raw = entry[1]
+        if raw is None:
+            return None
+        try:
+            return StoredRequest.model_validate_json(raw)
+        except ValidationError:
+            log.info("dropping an unreadable stored request %s", request_id)
+            return None

@@ -1,0 +1,214 @@
+"""Screenshots of what the bot posts in Slack, from the payloads it really sends.
+
+Runs the real bolt App (signed HTTP, the sample runbooks indexed with the real model, a
+private redis-server) against the fake Slack Web API of the tests, asks it three
+questions, and keeps what it posted:
+
+* ``slash-answer``: ``/runbook`` in a channel, the ephemeral answer;
+* ``alert-thread``: ``@runbook`` in the thread of an Alertmanager alert;
+* ``abstention``: ``/runbook`` about something no runbook covers.
+
+Each payload is saved as JSON next to its screenshot (``docs/slack/<name>.json``), turned
+into a Slack-looking page by ``scripts/blockkit_html.py`` and photographed by headless
+Chromium (Debian's ``chromium`` package)::
+
+    make screenshots            # or: python scripts/slack_screenshots.py docs/slack
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+
+import blockkit_html  # noqa: E402
+
+from retrieval.embeddings import FastEmbedder  # noqa: E402
+from tests.bot.slack_harness import SlackHarness, make_runtime, next_ts  # noqa: E402
+from tests.conftest import SAMPLE_RUNBOOKS, RedisServer  # noqa: E402
+from tests.fakes.slack_api import FakeSlackAPI  # noqa: E402
+
+WIDTH = 700
+ALERT_CHANNEL = "C0INC04242"
+ALERT = {
+    "type": "message",
+    "subtype": "bot_message",
+    "bot_id": "B0ALERTMGR",
+    "username": "Alertmanager",
+    "text": "",
+    "attachments": [
+        {
+            "color": "#e01e5a",
+            "title": "[FIRING:1] CheckoutApiDbConnectionErrors (checkout-api prod critical)",
+            "text": (
+                "*Summary:* checkout-api cannot reach its database\n"
+                "*Description:* 38 connection errors/s for 2 minutes: dial tcp "
+                "10.42.7.19:6432: connect: connection refused"
+            ),
+        }
+    ],
+}
+
+
+def capture(out: Path) -> list[Path]:
+    """Ask the bot three questions; save each scene (what is above + the bot's message)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        (work / "redis").mkdir()
+        redis = RedisServer(work / "redis")
+        redis.start()
+        try:
+            with FakeSlackAPI() as fake:
+                embedder = FastEmbedder(cache_dir=work / "models")
+                runtime = make_runtime(work / "data", redis.url, fake, embedder)
+                runtime.ingest(SAMPLE_RUNBOOKS)
+                fake.set_conversation(ALERT_CHANNEL, name="inc-4242-checkout-db")
+                fake.set_usergroups({"checkout-oncall": ("S0CHECKOUT", ["U0DANA001"])})
+                harness = SlackHarness(runtime, fake)
+                try:
+                    scenes = _scenes(harness, fake)
+                finally:
+                    harness.close()
+                    runtime.close()
+        finally:
+            redis.stop()
+    paths = []
+    for name, scene in scenes.items():
+        path = out / f"{name}.json"
+        path.write_text(json.dumps(scene, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _scenes(h: SlackHarness, fake: FakeSlackAPI) -> dict[str, dict[str, Any]]:
+    scenes: dict[str, dict[str, Any]] = {}
+    question = "checkout-api database connection refused, what do I do?"
+    _, response_id = h.slash(question, channel="C0GENERAL1", channel_name="checkout")
+    (answer,) = h.responses(response_id)
+    scenes["slash-answer"] = {
+        "pane": "# checkout",
+        "channel": f"/runbook {question}",
+        "ephemeral": True,
+        "message": _message(answer.params),
+    }
+
+    parent = next_ts()
+    fake.set_thread(ALERT_CHANNEL, parent, [{**ALERT, "ts": parent}])
+    ask = "what do I do?"
+    h.mention(ask, channel=ALERT_CHANNEL, user="U0DANA001", thread_ts=parent)
+    (reply,) = h.thread_posts(ALERT_CHANNEL, parent)
+    scenes["alert-thread"] = {
+        "pane": "Thread",
+        "channel": "# inc-4242-checkout-db",
+        "thread": True,
+        "above": [
+            {"author": "Alertmanager", "app": True, "color": "#e6522c", **ALERT},
+            {"author": "Dana", "text": f"<@UBOT|runbook> {ask}", "color": "#2eb67d"},
+        ],
+        "message": _message(reply.params),
+    }
+
+    question = "how do I reset the grafana admin password?"
+    _, response_id = h.slash(question, channel="C0GENERAL1", channel_name="platform")
+    (none,) = h.responses(response_id)
+    scenes["abstention"] = {
+        "pane": "# platform",
+        "channel": f"/runbook {question}",
+        "ephemeral": True,
+        "message": _message(none.params),
+    }
+    h.settle()
+    h.assert_valid()
+    return scenes
+
+
+def _message(params: dict[str, Any]) -> dict[str, Any]:
+    blocks = params.get("blocks")
+    if isinstance(blocks, str):
+        blocks = json.loads(blocks)
+    return {"text": params.get("text", ""), "blocks": blocks or []}
+
+
+def shoot(scene_path: Path, chromium: str) -> Path:
+    """The scene as a PNG, as tall as its content."""
+    html_path = scene_path.with_suffix(".html")
+    scene = json.loads(scene_path.read_text(encoding="utf-8"))
+    html_path.write_text(blockkit_html.page(scene), encoding="utf-8")
+    height = _content_height(html_path, chromium)
+    png = scene_path.with_suffix(".png")
+    subprocess.run(
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+            "--force-device-scale-factor=1",
+            f"--window-size={WIDTH},{height}",
+            f"--screenshot={png}",
+            html_path.as_uri(),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    html_path.unlink()
+    return png
+
+
+def _content_height(html_path: Path, chromium: str) -> int:
+    """Lay the page out once and read its height back from the DOM."""
+    probe = html_path.with_suffix(".probe.html")
+    script = (
+        "<script>window.onload=()=>{document.body.setAttribute('data-height',"
+        "Math.ceil(document.querySelector('.pane').getBoundingClientRect().bottom))}</script>"
+    )
+    probe.write_text(html_path.read_text(encoding="utf-8").replace("</body>", script + "</body>"))
+    try:
+        dom = subprocess.run(
+            [
+                chromium,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                f"--window-size={WIDTH},600",
+                "--virtual-time-budget=2000",
+                "--dump-dom",
+                probe.as_uri(),
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
+    finally:
+        probe.unlink()
+    m = re.search(r'data-height="(\d+)"', dom)
+    return int(m.group(1)) + 8 if m else 1600
+
+
+def main(argv: list[str]) -> int:
+    """``[DIR] [--no-capture]``: --no-capture photographs the payloads already in DIR."""
+    args = [a for a in argv if not a.startswith("--")]
+    out = (Path(args[0]) if args else ROOT / "docs" / "slack").resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        sys.stderr.write("error: chromium is not installed (apt-get install -y chromium)\n")
+        return 2
+    scenes = sorted(out.glob("*.json")) if "--no-capture" in argv else capture(out)
+    for scene in scenes:
+        print(shoot(scene, chromium))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,151 @@
+"""bot.slack.mrkdwn: runbook Markdown as Slack shows it; commands byte for byte."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bot.slack.mrkdwn import code_blocks, first_command, to_mrkdwn
+from tests.bot.block_checks import markdown_leaks
+from tests.conftest import SAMPLE_RUNBOOKS
+
+BASE = "https://git.example.com/runbooks/blob/abc123/checkout/db.md#L40"
+
+
+def leaks(text: str) -> list[str]:
+    return markdown_leaks(
+        {"blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": text}}]}
+    )
+
+
+def test_emphasis_headings_and_strikethrough() -> None:
+    out = to_mrkdwn(
+        "#### Restart **pgbouncer**\n\n**Do** this, *carefully*, __now__; ~~not that~~."
+    )
+    assert out == "*Restart pgbouncer*\n\n*Do* this, _carefully_, *now*; ~not that~."
+
+
+def test_links_images_autolinks_and_relative_links() -> None:
+    out = to_mrkdwn(
+        "See [the **outage**](../incidents/2026-09-14.md#timeline), ![graph](https://x.io/g.png),"
+        " <https://status.example.com> and https://grafana.example.com/d/abc?x=1&y=2."
+        " [mail](mailto:a@b.c)",
+        base_url=BASE,
+    )
+    assert (
+        "<https://git.example.com/runbooks/blob/abc123/incidents/2026-09-14.md#timeline|the outage>"
+        in out
+    )
+    assert "<https://x.io/g.png|graph>" in out
+    assert "<https://status.example.com>" in out
+    assert "<https://grafana.example.com/d/abc?x=1&amp;y=2>." in out  # the final dot stays text
+    assert "mail" in out and "mailto" not in out
+
+
+def test_warning_quotes_become_a_visible_warning_line() -> None:
+    md = (
+        "3. Run the failover:\n\n"
+        "> **WARNING:** failover drops every open connection.\n"
+        "> Never use `--force` while a replica lags.\n\n"
+        "> [!CAUTION]\n> Irreversible.\n\n"
+        "> a plain quote"
+    )
+    out = to_mrkdwn(md)
+    assert (
+        ":warning: *WARNING:* failover drops every open connection. Never use `--force` while "
+        "a replica lags." in out
+    )
+    assert ":warning: *CAUTION:* Irreversible." in out
+    assert "&gt; a plain quote" not in out and "> a plain quote" in out
+    assert "**" not in out
+
+
+def test_code_nested_in_a_list_is_unindented_and_byte_for_byte() -> None:
+    command = (
+        "kubectl -n db exec -it db-0 -- psql -U postgres -c \\\n"
+        "  \"SELECT pid FROM pg_stat_activity WHERE age > interval '60 s' AND a <> b;\""
+    )
+    indented = "\n".join("   " + line for line in command.splitlines())
+    md = f"1. Find them:\n   ```bash\n{indented}\n   ```\n2. Kill them."
+    out = to_mrkdwn(md)
+    block = out.split("```")[1]
+    shown = block.strip("\n").replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    assert shown == command  # what Slack shows is exactly the command
+    assert "```bash" not in out
+    assert out.startswith("1. Find them:\n\n```\n")
+    assert out.endswith("```\n2. Kill them.")
+
+
+def test_hard_wrapped_paragraphs_and_items_are_joined() -> None:
+    md = (
+        "checkout-api talks to the `checkout-db` cluster\nthrough pgbouncer.\n\n"
+        "- Not resolved in 15 minutes: page `@dba`\n  and open a SEV-1.\n- Next item\n"
+        "## Heading\ntext under it"
+    )
+    assert to_mrkdwn(md) == (
+        "checkout-api talks to the `checkout-db` cluster through pgbouncer.\n\n"
+        "• Not resolved in 15 minutes: page `@dba` and open a SEV-1.\n• Next item\n"
+        "*Heading*\ntext under it"
+    )
+
+
+def test_lists_become_bullets_and_keep_their_nesting() -> None:
+    out = to_mrkdwn("- one\n  - nested `code`\n* two\n+ three")
+    assert out == "• one\n    ◦ nested `code`\n• two\n• three"
+
+
+def test_narrow_table_is_aligned_in_a_code_block_and_wide_one_is_one_line_per_row() -> None:
+    narrow = to_mrkdwn("| pool | size |\n|---|--:|\n| `checkout` | **40** |\n| orders | 20 |")
+    assert "```\npool      size\n--------  ----\ncheckout  40\norders    20\n```" in narrow
+    wide = to_mrkdwn(
+        "| Symptom | What it means | What to do |\n|---|---|---|\n"
+        "| `connection refused` on 6432 | pgbouncer is down or crash looping right now | "
+        "restart it with `kubectl rollout restart` |"
+    )
+    assert "• *`connection refused` on 6432* · What it means: pgbouncer is down" in wide
+    assert "What to do: restart it with `kubectl rollout restart`" in wide
+    assert not leaks(narrow) and not leaks(wide)
+
+
+def test_untrusted_text_is_escaped_and_html_comments_dropped() -> None:
+    out = to_mrkdwn("<!channel> ping <@U123> a < b & c <!-- hidden --><br>next")
+    assert "<!channel>" not in out and "<@U123>" not in out
+    assert "&lt;!channel&gt; ping &lt;@U123&gt; a &lt; b &amp; c" in out
+    assert "hidden" not in out and "next" in out
+
+
+def test_a_code_span_inside_emphasis_is_kept() -> None:
+    assert to_mrkdwn("run `a **b** c` now") == "run `a **b** c` now"
+
+
+@pytest.mark.parametrize("path", sorted(SAMPLE_RUNBOOKS.rglob("*.md")), ids=lambda p: p.name)
+def test_no_sample_runbook_leaks_raw_markdown(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    body = text.split("\n---\n", 1)[-1] if text.startswith("---") else text
+    out = to_mrkdwn(body)
+    assert not leaks(out), leaks(out)
+    assert out.count("```") % 2 == 0
+    # every command of every code block is shown byte for byte
+    for block in code_blocks(body):
+        from bot.slack.blockkit import escape
+
+        assert escape(block) in out
+
+
+def test_first_command() -> None:
+    assert first_command(
+        "Restart:\n```bash\n# comment\n$ kubectl rollout restart deploy/x\n```"
+    ) == ("kubectl rollout restart deploy/x")
+    assert first_command("```\nkubectl exec -it db -- \\\n  patronictl list\n```") == (
+        "kubectl exec -it db -- patronictl list"
+    )
+    assert first_command('```\npsql -c \\\n  "SELECT 1\n   FROM x;"\n```') == "psql -c …"
+    assert first_command("Run `kubectl -n orders scale deploy/c --replicas=24` now") == (
+        "kubectl -n orders scale deploy/c --replicas=24"
+    )
+    # log lines and identifiers in backticks are not commands
+    assert (
+        first_command("- logs show `dial tcp 10.0.0.1:6432: connect: connection refused`") is None
+    )
+    assert first_command("Alert `CheckoutApiDbConnectionErrors` fires") is None

@@ -1,0 +1,74 @@
+"""bot.sections and bot.service_names over the real sample index: the action section an
+alert's answer opens with (verbatim), the Escalation section, and services named."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from bot.runtime import Runtime
+from bot.sections import RunbookSections, restates
+from bot.service_names import named_services, other_service
+from retrieval.types import DocumentMetadata
+from tests.conftest import SAMPLE_RUNBOOKS
+
+CHECKOUT = "checkout-api/database-connection-failures"
+
+
+def test_an_answer_restating_symptoms_opens_with_the_first_action_verbatim(
+    sample_runtime: Runtime,
+) -> None:
+    sections = RunbookSections(sample_runtime.searcher.snapshot, today=lambda: date(2026, 12, 1))
+    question = "[FIRING:1] CheckoutApiDbConnectionErrors checkout-api connection refused"
+    answer = sample_runtime.answerer.answer(question)
+    assert answer.state == "answer" and restates(answer.citations[0])  # what retrieval chose
+    led = sections.action_first(answer, question)
+    first = led.citations[0]
+    assert first.section == "Mitigation > Roll back a bad deploy"  # the runbook's first step
+    assert first.source_id == CHECKOUT
+    original = (SAMPLE_RUNBOOKS / first.path).read_text(encoding="utf-8")
+    assert original[first.start : first.end] == first.quote
+    assert original.splitlines()[first.line - 1] in first.quote.splitlines()[0]
+    assert not any(restates(c) for c in led.citations if c.source_id == CHECKOUT)
+    # an answer that already leads with something to do is left as it is
+    assert sections.action_first(led, question) == led
+
+
+def test_a_procedure_split_over_chunks_is_quoted_from_step_one(sample_runtime: Runtime) -> None:
+    sections = RunbookSections(sample_runtime.searcher.snapshot)
+    names = [s.section for s in sections.actions(CHECKOUT)]
+    assert names == [
+        "Mitigation > Roll back a bad deploy",
+        "Mitigation > Relieve an exhausted pgbouncer pool",
+        "Mitigation > Fail over to the standby",
+    ]
+
+
+def test_the_escalation_section(sample_runtime: Runtime) -> None:
+    sections = RunbookSections(sample_runtime.searcher.snapshot)
+    escalation = sections.escalation(CHECKOUT)
+    assert escalation is not None and escalation.section == "Escalation"
+    assert escalation.markdown.startswith("- Not resolved in 15 minutes")
+    assert escalation.url is not None and escalation.url.endswith("#L132")
+    assert sections.escalation("no/such-doc") is None
+
+
+def test_services_a_question_names() -> None:
+    known = ["sessions", "checkout-api", "identity-service"]
+    assert named_services("cart service sessions lost", known) == ("cart",)
+    assert named_services("checkout-api db down", known) == ("checkout-api",)
+    assert named_services('alert service="cart" fired', known) == ("cart",)
+    assert named_services("postgres://app:pw@db/x refused", known) == ()
+    assert named_services("the web service is slow", known) == ()
+    assert named_services("disk full", known, alert_service="inventory") == ("inventory",)
+
+
+def test_a_document_about_another_service() -> None:
+    sessions = DocumentMetadata(service="sessions", tags=("redis",))
+    adr = ("ADR-0012: Move web sessions from Memcached to Redis", "adr/0012-session-store.md")
+    assert other_service(["cart"], *adr, sessions) == "cart"
+    assert other_service(["sessions"], *adr, sessions) is None
+    orders = DocumentMetadata(service="order-fulfillment")
+    assert other_service(["orders"], "Orders: consumer lag", "orders/lag.md", orders) is None
+    identity = DocumentMetadata(service="identity-service")
+    assert other_service(["identity"], "Identity: 403s", "identity/403.md", identity) is None
+    assert other_service([], *adr, sessions) is None

@@ -1,0 +1,68 @@
+"""bot.text: the terminal rendering leads with the section and says each document's owner once."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from bot.text import render_text
+from retrieval.types import Answer, Citation, Suggestion
+
+
+def cite(section: str, quote: str, **extra: object) -> Citation:
+    fields: dict[str, object] = {
+        "source_id": "checkout/db",
+        "title": "Checkout DB",
+        "section": section,
+        "path": "checkout/db.md",
+        "url": "https://git.example.com/checkout/db.md#L9",
+        "revision": "abc",
+        "start": 0,
+        "end": 1,
+        "line": 9,
+        "quote": quote,
+        "owner": "@checkout-oncall",
+        "updated": date(2026, 1, 1),
+        "age_days": 12,
+    }
+    fields.update(extra)
+    return Citation.model_validate(fields)
+
+
+def test_answer_leads_with_the_section_and_has_one_owner_line_per_document() -> None:
+    answer = Answer(
+        state="answer",
+        text="From the runbook *Checkout DB*:",
+        citations=(
+            cite("Mitigation > Restart", "1. `kubectl rollout restart`", note="steps 1-1 of 3"),
+            cite("Diagnosis", "Run `SHOW POOLS;`"),
+        ),
+    )
+    out = render_text(answer)
+    assert out.splitlines()[0] == "[Mitigation > Restart · Checkout DB]  checkout/db.md:9"
+    assert out.count("owner @checkout-oncall | updated 12 days ago") == 1
+    assert "[Diagnosis]  checkout/db.md:9" in out
+    assert "(steps 1-1 of 3; the rest is in the runbook)" in out
+    assert "*Checkout DB*" not in out
+
+
+def test_closest_runbooks_name_title_section_and_owner() -> None:
+    answer = Answer(
+        state="unsure",
+        text="Not sure these answer it: the closest runbooks.",
+        reason="low-confidence",
+        suggestions=(
+            Suggestion(
+                source_id="p",
+                title="Payments",
+                section="Mitigation",
+                path="payments.md",
+                url="https://git.example.com/payments.md#L3",
+                line=3,
+                owner=None,
+            ),
+        ),
+        search_link="https://github.com/search?q=repo%3Aacme%2Frunbooks+x",
+    )
+    out = render_text(answer)
+    assert "  Payments (Mitigation)  [payments.md:3] | no owner" in out
+    assert "Search: https://github.com/search?q=repo%3Aacme%2Frunbooks+x" in out
