@@ -20,7 +20,15 @@ def test_an_answer_restating_symptoms_opens_with_the_first_action_verbatim(
     sections = RunbookSections(sample_runtime.searcher.snapshot, today=lambda: date(2026, 12, 1))
     question = "[FIRING:1] CheckoutApiDbConnectionErrors checkout-api connection refused"
     answer = sample_runtime.answerer.answer(question)
-    assert answer.state == "answer" and restates(answer.citations[0])  # what retrieval chose
+    # retrieval already leads a bare alert with something to do...
+    assert answer.state == "answer" and not restates(answer.citations[0])
+    assert sections.action_first(answer, question) == answer
+    # ...and an answer that restates the alert's symptoms is reordered
+    symptoms = next(c for c in answer.citations if c.source_id == CHECKOUT).model_copy(
+        update={"section": "Symptoms"}
+    )
+    answer = answer.model_copy(update={"citations": (symptoms,)})
+    assert restates(answer.citations[0])
     led = sections.action_first(answer, question)
     first = led.citations[0]
     assert first.section == "Mitigation > Roll back a bad deploy"  # the runbook's first step
