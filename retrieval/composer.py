@@ -145,7 +145,13 @@ def choose_parts(
             break
         if not wanted:
             break
+    if intent == "act" and len(chosen) == 2 and _acts(chosen[1].part) and not _acts(lead.part):
+        chosen.reverse()  # "what do I do": the action first, the check it needs after it
     return chosen
+
+
+def _acts(part: Part) -> bool:
+    return "act" in heading_kinds(part.own_path)
 
 
 MAX_SECTION_CHARS = 2400  # a section split over several indexed pieces: quoted up to this

@@ -213,7 +213,7 @@ def test_post_to_channel_leaves_out_a_restricted_incident_and_warning(
     (private,) = slack.responses(response_id)
     mine = text_of(private)
     # the asker (sre) sees the restricted incident and the superseded v1 warning...
-    assert "payments/refund-webhook.md" in mine
+    assert "Payments: refunds not completing" in mine
     assert INCIDENT_TITLE in mine
     assert V1_TITLE in mine
     # ...and may post: every cited runbook is readable by the whole channel
@@ -224,7 +224,7 @@ def test_post_to_channel_leaves_out_a_restricted_incident_and_warning(
     )
     (done,) = slack.responses(click_id)
     (public,) = posted_to(slack, INCIDENT_CHANNEL)
-    assert "payments/refund-webhook.md" in public  # the answer itself
+    assert "Payments: refunds not completing" in public  # the answer itself
     assert INCIDENT_TITLE not in public
     assert "2026-10-02-refund-webhook" not in public
     assert V1_TITLE not in public and "refund-webhook-v1" not in public
@@ -268,6 +268,6 @@ def test_access_is_rechecked_when_post_is_clicked(
     )
     (done,) = slack.responses(click_id)
     (public,) = posted_to(slack, INCIDENT_CHANNEL)
-    assert "payments/refund-webhook.md" in public
+    assert "Payments: refunds not completing" in public
     assert INCIDENT_TITLE not in public
     assert "1 related incident" in done.params["text"]
