@@ -5,6 +5,7 @@ from __future__ import annotations
 from ingest.chunker import chunk_document
 from retrieval.composer import (
     MAX_QUOTE_CHARS,
+    ScoredPart,
     SectionWeights,
     choose_parts,
     pieces,
@@ -158,3 +159,15 @@ def test_a_section_split_over_chunks_is_quoted_from_its_first_piece() -> None:
     assert quotes[-1].text.rstrip().endswith("2. Restart the pooler.")
     for q in quotes:
         assert text[q.start : q.end] == q.text
+
+
+def test_what_do_i_do_leads_with_the_action_even_when_the_check_scores_higher() -> None:
+    parts = parts_of(TEXT)
+    diagnosis = next(p for p in parts if p.heading == "Diagnosis")
+    restart = next(p for p in parts if p.heading == "Restart pgbouncer")
+    ranked = [ScoredPart(diagnosis, 1.0, 0.8), ScoredPart(restart, 0.95, 0.5)]
+    chosen = choose_parts(ranked, "act", SectionWeights())
+    assert [c.part.heading for c in chosen] == ["Restart pgbouncer", "Diagnosis"]
+    # a diagnosis question keeps the diagnosis first
+    chosen = choose_parts(ranked, "diagnose", SectionWeights())
+    assert chosen[0].part.heading == "Diagnosis"
