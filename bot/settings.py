@@ -110,11 +110,11 @@ class Settings(BaseSettings):
     # web pages at / on the same port: Sign in with Slack (OpenID Connect), or a local
     # mode without sign-in that only binds 127.0.0.1
     public_url: str | None = None  # where people reach the server, e.g. https://runbooks.acme.io
-    slack_client_id: str | None = _env("slack_client_id", "SLACK_CLIENT_ID")
-    slack_client_secret: SecretStr | None = _env("slack_client_secret", "SLACK_CLIENT_SECRET")
-    slack_authorize_url: str = _env(
-        "slack_authorize_url", "SLACK_AUTHORIZE_URL", default=DEFAULT_SLACK_AUTHORIZE_URL
-    )
+    # RUNBOOK_SLACK_CLIENT_ID/SECRET, never SLACK_CLIENT_ID/SECRET: bolt reads those and
+    # then switches the bot to OAuth installations, ignoring SLACK_BOT_TOKEN
+    slack_client_id: str | None = None
+    slack_client_secret: SecretStr | None = None
+    slack_authorize_url: str = DEFAULT_SLACK_AUTHORIZE_URL  # tests and proxies only
     web_redirect_uri: str | None = None  # default: <public_url>/auth/slack/callback
     web_session_secret: SecretStr | None = None  # default: a random secret kept in the data dir
     web_session_max_age_seconds: int = Field(default=12 * 3600, gt=0)

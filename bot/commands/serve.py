@@ -8,8 +8,8 @@ to requests with ``RUNBOOK_METRICS_TOKEN`` as a bearer token, and without a toke
 re-ingests DIR in-process whenever its files change.
 
 The same port serves the web pages at ``/`` (``bot.web``): Sign in with Slack with
-``SLACK_CLIENT_ID``/``SLACK_CLIENT_SECRET`` and ``RUNBOOK_PUBLIC_URL``, or local mode without
-sign-in (``RUNBOOK_WEB_LOCAL_MODE=true``, only with ``--host 127.0.0.1``).
+``RUNBOOK_SLACK_CLIENT_ID``/``RUNBOOK_SLACK_CLIENT_SECRET`` and ``RUNBOOK_PUBLIC_URL``, or
+local mode without sign-in (``RUNBOOK_WEB_LOCAL_MODE=true``, only with ``--host 127.0.0.1``).
 
 SIGTERM or SIGINT stops accepting requests, finishes the ones in progress and the
 answers already acknowledged, then exits 0.
@@ -73,6 +73,7 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
     from bot.slack_app import SlackHandlers
     from bot.watcher import RunbookWatcher
     from bot.web.app import build_web_pages
+    from bot.web.config import web_config
     from bot.web.errors import WebConfigError
 
     s = rt.settings
@@ -97,18 +98,17 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
         return EXIT_USAGE
 
     try:
+        web = web_config(s, rt.web_session_secret, args.host)
+    except WebConfigError as exc:
+        _err(f"error: {exc}")
+        return EXIT_USAGE
+
+    try:
         handlers = SlackHandlers(rt, socket_mode=socket_mode)
     except IndexLockedError as exc:
         _err(f"error: {exc}")
         return EXIT_FAILED
-    try:
-        pages = build_web_pages(
-            rt, handlers.service, handlers.client, host=args.host, metrics=handlers.metrics
-        )
-    except WebConfigError as exc:
-        _err(f"error: {exc}")
-        handlers.close(wait=False)
-        return EXIT_USAGE
+    pages = build_web_pages(rt, handlers.service, handlers.client, web, metrics=handlers.metrics)
 
     stop = threading.Event()
 

@@ -3,20 +3,23 @@ collaborators (one AnswerService and one bot client for Slack and the web alike)
 
 ::
 
-    pages = build_web_pages(runtime, service, bot_client, host="0.0.0.0", metrics=metrics)
+    config = web_config(runtime.settings, runtime.web_session_secret, host="0.0.0.0")
+    pages = build_web_pages(runtime, service, bot_client, config, metrics=metrics)
     BotServer(app, runtime, web_routes=pages.routes(), ...)
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from datetime import date
 
 from slack_sdk import WebClient
 
 from bot.metrics import Metrics
 from bot.runtime import Runtime
 from bot.service import AnswerService
-from bot.web.config import web_config
+from bot.web.config import WebConfig
 from bot.web.pages import WebPages
 from bot.web.signin import SlackSignIn
 from bot.web.state_store import RedisOAuthStateStore
@@ -28,14 +31,13 @@ def build_web_pages(
     runtime: Runtime,
     service: AnswerService,
     bot_client: WebClient,
+    config: WebConfig,
     *,
-    host: str,
     metrics: Metrics | None = None,
+    today: Callable[[], date] = date.today,
 ) -> WebPages:
-    """The web pages of a server bound to ``host``; raises
-    :class:`~bot.web.errors.WebConfigError` when the settings do not fit together."""
+    """The web pages for ``config`` (see :func:`bot.web.config.web_config`)."""
     settings = runtime.settings
-    config = web_config(settings, runtime.web_session_secret, host)
     sign_in = None
     if config.sign_in is not None:
         try:
@@ -50,4 +52,6 @@ def build_web_pages(
     except Exception as exc:  # the reports say the log is unavailable
         log.warning("query log unavailable for the web reports (%s)", exc)
         query_log = None
-    return WebPages(config, service, runtime.searcher, query_log, sign_in, metrics=metrics)
+    return WebPages(
+        config, service, runtime.searcher, query_log, sign_in, metrics=metrics, today=today
+    )

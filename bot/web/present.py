@@ -43,6 +43,8 @@ WARNING_DEFAULTS: dict[str, str] = {
 }
 
 EXCERPT_CHARS = 280
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
+_FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})")
 _EMPHASIS = re.compile(r"\*([^*\n]+)\*")
 
 
@@ -127,13 +129,18 @@ def hit_url(chunk: Chunk) -> str | None:
 
 
 def hit_excerpt(chunk: Chunk, limit: int = EXCERPT_CHARS) -> str:
-    """The start of a hit's own text (without the title and heading path it was indexed
-    with), on one line."""
+    """The start of a hit's own text on one line: without the title and heading path it
+    was indexed with, its heading lines and code fence markers."""
     text = chunk.text
     head, sep, rest = text.partition("\n\n")
     if sep and head.startswith(chunk.title):
         text = rest
-    flat = " ".join(text.split())
+    lines = [
+        line
+        for line in text.splitlines()
+        if not _HEADING_LINE.match(line) and not _FENCE_LINE.match(line)
+    ]
+    flat = " ".join(" ".join(lines).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
