@@ -59,11 +59,12 @@ from bot.web.session import (
     signed_in,
 )
 from bot.web.signin import SlackSignIn
+from retrieval.doc_warnings import is_stale
 from retrieval.errors import EmbeddingError, IndexUnavailableError
 from retrieval.permissions import Scope
 from retrieval.querylog import Feedback, QueryLogError, QueryRecord
 from retrieval.snapshot import Snapshot
-from retrieval.types import DocumentHits, SearchFilter
+from retrieval.types import DocumentHits, DocumentMetadata, SearchFilter
 
 log = logging.getLogger("runbook_bot.web")
 
@@ -160,6 +161,7 @@ def _environment() -> jinja2.Environment:
         hit_excerpt=present.hit_excerpt,
         emphasis=present.emphasis,
         days=present.days,
+        gap_reason=present.gap_reason,
     )
     return env
 
@@ -231,6 +233,7 @@ class WebPages:
         self._metrics = metrics
         self._today = today
         self._env = _environment()
+        self._env.globals["is_stale"] = self._is_stale
 
     # ------------------------------------------------------------------ routing
 
@@ -255,6 +258,9 @@ class WebPages:
         ]
 
     # ------------------------------------------------------------------ helpers
+
+    def _is_stale(self, meta: DocumentMetadata) -> bool:
+        return is_stale(meta, self._today(), self.config.stale_after_days)
 
     def viewer(self, request: Request) -> Viewer | None:
         if self.config.mode == "local":

@@ -42,6 +42,15 @@ WARNING_DEFAULTS: dict[str, str] = {
     "scope-incomplete": ("Your group memberships could not be checked; results may be incomplete."),
 }
 
+#: Why a question is in the gaps report, in plain words.
+GAP_REASONS: dict[str, str] = {
+    "no-match": "no match",
+    "low-confidence": "not confident enough",
+    "only-superseded-sources": "only retired runbooks",
+    "not_helpful": "marked not helpful",
+    "abstain": "no answer",
+}
+
 EXCERPT_CHARS = 280
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
 _FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -152,3 +161,7 @@ def emphasis(text: str) -> Markup:
     """Escaped text with Slack-style ``*bold*`` spans as ``<strong>`` (an answer's lead-in
     names the runbook and section that way)."""
     return Markup(_EMPHASIS.sub(r"<strong>\1</strong>", str(escape(text))))
+
+
+def gap_reason(reason: str) -> str:
+    return GAP_REASONS.get(reason, reason.replace("-", " ").replace("_", " "))

@@ -6,11 +6,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 from pydantic import ValidationError
 
-from bot.settings import Settings
+from bot.settings import WEB_CALLBACK_PATH, Settings
 from bot.web.config import is_loopback, web_config
 from bot.web.errors import WebConfigError
+from bot.web.signin import SCOPES
 from tests.conftest import ROOT
 from tests.web.conftest import serve_command
 
@@ -85,3 +87,10 @@ def test_serve_refuses_local_mode_on_a_public_address(tmp_path: Path) -> None:
     assert result.returncode == 2, result.stderr
     assert "RUNBOOK_WEB_LOCAL_MODE=true" in result.stderr and "127.0.0.1" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_the_slack_app_manifest_allows_sign_in() -> None:
+    manifest = yaml.safe_load((ROOT / "slack" / "manifest.yml").read_text(encoding="utf-8"))
+    oauth = manifest["oauth_config"]
+    assert set(SCOPES) <= set(oauth["scopes"]["user"])
+    assert any(url.endswith(WEB_CALLBACK_PATH) for url in oauth["redirect_urls"])

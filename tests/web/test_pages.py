@@ -253,7 +253,7 @@ def test_the_stale_report_lists_only_what_the_viewer_may_read(custom_site) -> No
 
 def test_the_gaps_report_shows_unanswered_questions_to_the_report_groups(custom_site) -> None:  # type: ignore[no-untyped-def]
     site = custom_site(web_report_groups=("sre",))
-    unanswerable = "how do I reset the office coffee machine descaling cycle"
+    unanswerable = "frobnicate the quantum llama zxqv"
     with site.client() as alice, site.client() as sam:
         site.sign_in(alice, ALICE)
         site.sign_in(sam, SAM)
