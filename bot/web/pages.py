@@ -327,7 +327,10 @@ class WebPages:
         viewer = self.viewer(request)
         if viewer is not None:
             return viewer
-        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        # the page to come back to, with secrets redacted: it travels through the session
+        # cookie and the address bar
+        query = urlencode([(k, clean_question(v)) for k, v in request.query_params.multi_items()])
+        target = request.url.path + (f"?{query}" if query else "")
         return self.redirect(f"{LOGIN_PATH}?{urlencode({'next': local_path(target)})}")
 
     async def _checked_form(self, request: Request, viewer: Viewer) -> dict[str, str] | Response:

@@ -200,6 +200,10 @@ def test_oversized_and_non_form_bodies_are_refused(site: Site) -> None:
 
 def test_a_secret_in_a_question_never_reaches_an_address_or_the_log(site: Site) -> None:
     with site.client() as browser:
+        # before sign-in: the page to come back to is redacted too
+        login = location(browser.get("/ask", params={"q": SECRET_QUESTION}))
+        assert SECRET_VALUE not in login
+        assert parse_qs(urlsplit(login).query)["next"][0].startswith("/ask?q=disk+full+on+node")
         site.sign_in(browser, ALICE)
         token = site.csrf(browser)
         posted = location(browser.post("/ask", data={"q": SECRET_QUESTION, "csrf": token}))
