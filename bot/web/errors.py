@@ -4,7 +4,8 @@
 
     WebError
     ├── WebConfigError   the web settings do not fit together (``serve`` refuses to start)
-    └── SignInError      Sign in with Slack failed; the message is shown to the person
+    ├── SignInError      Sign in with Slack failed; the message is shown to the person
+    └── FormError        a form body that cannot be read; ``status`` is the HTTP answer
 """
 
 from __future__ import annotations
@@ -20,3 +21,11 @@ class WebConfigError(WebError):
 
 class SignInError(WebError):
     """Sign in with Slack did not finish; ``str(exc)`` is safe to show in the page."""
+
+
+class FormError(WebError):
+    """A form body that cannot be read (too large, too slow, not a form)."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status

@@ -13,18 +13,17 @@ secret is redirected to the redacted one before anything is answered.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
-from urllib.parse import parse_qs, urlencode
+from urllib.parse import urlencode
 
 import jinja2
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -42,7 +41,8 @@ from bot.reports import (
 from bot.service import AnswerService, Delivery
 from bot.web import present
 from bot.web.config import WebConfig
-from bot.web.errors import SignInError
+from bot.web.errors import FormError, SignInError
+from bot.web.forms import read_form
 from bot.web.links import ASK_PATH, clean_question
 from bot.web.session import (
     CSRF_FIELD,
@@ -82,8 +82,6 @@ LOGOUT_PATH = "/auth/logout"
 SURFACE = "web"
 LOCAL_USER = "web-local"  # the query log's user in local mode (hashed like any other)
 MAX_QUESTION_CHARS = 2_000
-MAX_FORM_BYTES = 16_384
-FORM_TIMEOUT_SECONDS = 10.0
 SEARCH_RESULTS = 10
 DOC_TYPES = ("runbook", "incident", "adr", "doc")
 DEFAULT_WINDOW_DAYS = 30
@@ -164,37 +162,6 @@ def _environment() -> jinja2.Environment:
         gap_reason=present.gap_reason,
     )
     return env
-
-
-class FormError(Exception):
-    """A form body that cannot be read; ``status`` is the HTTP answer."""
-
-    def __init__(self, status: int, reason: str) -> None:
-        super().__init__(reason)
-        self.status = status
-
-
-async def read_form(request: Request) -> dict[str, str]:
-    """A small URL-encoded form: at most :data:`MAX_FORM_BYTES`, within a deadline."""
-    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if kind != "application/x-www-form-urlencoded":
-        raise FormError(415, "a form was expected")
-    body = bytearray()
-    try:
-        async with asyncio.timeout(FORM_TIMEOUT_SECONDS):
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > MAX_FORM_BYTES:
-                    raise FormError(413, "the form is too large")
-    except TimeoutError:
-        raise FormError(408, "the form was not received in time") from None
-    except ClientDisconnect:
-        raise FormError(400, "the browser went away") from None
-    try:
-        fields = parse_qs(body.decode("utf-8"), max_num_fields=20, strict_parsing=False)
-    except (UnicodeDecodeError, ValueError):
-        raise FormError(400, "the form could not be read") from None
-    return {k: v[0] for k, v in fields.items() if v}
 
 
 def _window(raw: str | None) -> int:
