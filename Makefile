@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= data
 DEMO_Q ?= checkout-api database connection refused
 
-.PHONY: all install model redis demo test lint typecheck unit bench eval quality screenshots clean
+.PHONY: all install model redis chromium demo test lint typecheck unit bench eval quality screenshots clean
 
 all: test
 
@@ -27,6 +27,11 @@ redis:
 	@command -v redis-server >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq redis-server)
 	@redis-cli -p 6379 ping >/dev/null 2>&1 || redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no
 
+# Debian's Chromium for the browser tests and `make screenshots`: Playwright drives it, and
+# never downloads a browser of its own
+chromium:
+	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium)
+
 demo: $(STAMP) redis
 	$(BIN)/runbook-bot --data-dir $(DATA) ingest runbooks
 	$(BIN)/runbook-bot --data-dir $(DATA) search "$(DEMO_Q)" --k 3
@@ -39,7 +44,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP) redis
+unit: $(STAMP) redis chromium
 	$(BIN)/pytest -q -p no:cacheprovider
 
 test: lint typecheck unit
@@ -54,11 +59,12 @@ quality: $(STAMP)
 
 eval: quality
 
-# docs/slack/*.png: what the bot posts (real payloads from the fake Slack), in headless Chromium
-screenshots: $(STAMP) redis
-	@command -v chromium >/dev/null 2>&1 || (apt-get update -qq && apt-get install -y -qq chromium)
+# what users see, for the README: the Slack payloads the bot posts (docs/slack/) and the web
+# pages at a desktop and a phone width (docs/screenshots/), in headless Chromium
+screenshots: $(STAMP) redis chromium
 	@fc-list | grep -qi "color emoji" || apt-get install -y -qq fonts-noto-color-emoji fonts-lato
 	$(BIN)/python scripts/slack_screenshots.py docs/slack
+	$(BIN)/python scripts/screenshots.py --out docs/screenshots
 
 clean:
 	rm -rf $(VENV) $(DATA) .mypy_cache .ruff_cache .pytest_cache

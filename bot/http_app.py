@@ -1,4 +1,5 @@
-"""The ASGI app of ``runbook-bot serve``: ``/slack/events``, ``/healthz`` and ``/metrics``.
+"""The ASGI app of ``runbook-bot serve``: ``/slack/events``, ``/healthz``, ``/metrics``,
+and the web pages (``bot.web``) at ``/``.
 
 Slack requests (slash commands, events and interactivity all arrive on one path) go to
 the bolt App through bolt's Starlette adapter. Before bolt sees a request, the body is
@@ -21,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from slack_bolt import App
@@ -30,7 +31,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bot.http_limits import DEFAULT_LIMITS, ServerLimits
@@ -196,13 +197,16 @@ def web_app(
     metrics: MetricsRenderer | None = None,
     metrics_token: str | None = None,
     limits: ServerLimits = DEFAULT_LIMITS,
+    extra_routes: Sequence[BaseRoute] = (),
 ) -> Starlette:
-    """The public app: Slack (when ``app`` is given), health, and token-guarded metrics."""
-    routes = [Route(HEALTH_PATH, _health_endpoint(runtime), methods=["GET"])]
+    """The public app: Slack (when ``app`` is given), health, token-guarded metrics, and
+    ``extra_routes`` (the web pages, see ``bot.web``) after them."""
+    routes: list[BaseRoute] = [Route(HEALTH_PATH, _health_endpoint(runtime), methods=["GET"])]
     if app is not None:
         routes.append(Route(SLACK_PATH, _slack_endpoint(app, limits), methods=["POST"]))
     if metrics is not None and metrics_token:
         routes.append(Route(METRICS_PATH, _metrics_endpoint(metrics, metrics_token)))
+    routes.extend(extra_routes)
     return Starlette(routes=routes)
 
 

@@ -277,6 +277,16 @@ class Runtime:
         return read_or_create_private(s.data_dir / ".user-salt", secrets.token_hex(16)).strip()
 
     @cached_property
+    def web_session_secret(self) -> str:
+        """The key that signs web session cookies: the setting, else a random one kept in
+        the data dir (``.web-session-secret``, 0600); replicas need the setting."""
+        s = self.settings
+        if s.web_session_secret is not None:
+            return s.web_session_secret.get_secret_value()
+        path = s.data_dir / ".web-session-secret"
+        return read_or_create_private(path, secrets.token_urlsafe(32)).strip()
+
+    @cached_property
     def answerer(self) -> Answerer:
         """The LLM answerer when an endpoint is configured, else extractive."""
         s = self.settings

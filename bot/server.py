@@ -14,6 +14,9 @@ can hold: a deadline for headers (see ``bot.http_protocol``) and for the body, t
 and body size, and the number of open connections. uvicorn's own log lines go through the
 project's logging setup (``bot.logs``), as JSON by default.
 
+``web_routes`` (the web pages of ``bot.web``) are served on the main port after Slack,
+health and metrics, within the same limits and logging.
+
 ``/metrics``: with ``metrics_token`` it is served on the main port to requests carrying
 ``Authorization: Bearer <token>``; with ``metrics_port`` it is served without a token on
 ``127.0.0.1:<metrics_port>`` only; with neither it is not served.
@@ -25,10 +28,11 @@ import logging
 import socket
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import uvicorn
 from slack_bolt import App
+from starlette.routing import BaseRoute
 from starlette.types import ASGIApp
 
 from bot.http_app import ByListener, MetricsRenderer, metrics_app, web_app
@@ -90,6 +94,7 @@ class BotServer:
         metrics_token: str | None = None,
         metrics_port: int | None = None,
         limits: ServerLimits = DEFAULT_LIMITS,
+        web_routes: Sequence[BaseRoute] = (),
     ) -> None:
         self.limits = limits
         self._sockets = [listen(host, port)]
@@ -102,7 +107,12 @@ class BotServer:
                 raise
             by_port = {self._sockets[1].getsockname()[1]: metrics_app(metrics)}
         public = web_app(
-            app, runtime, metrics=metrics, metrics_token=metrics_token or None, limits=limits
+            app,
+            runtime,
+            metrics=metrics,
+            metrics_token=metrics_token or None,
+            limits=limits,
+            extra_routes=web_routes,
         )
         self._server = uvicorn.Server(uvicorn_config(ByListener(public, by_port), limits))
         self._addresses = [sock.getsockname() for sock in self._sockets]

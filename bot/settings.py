@@ -19,6 +19,9 @@ from retrieval.fusion import DEFAULT_RRF_K
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_SOURCE_URL = "https://github.com/acme/runbooks/blob/{commit}/{path}#L{line}"
+DEFAULT_SLACK_AUTHORIZE_URL = "https://slack.com/openid/connect/authorize"
+WEB_CALLBACK_PATH = "/auth/slack/callback"
+_HTTP_ADDRESS = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")
 _GITHUB_REPO = re.compile(r"^https://github\.com/([^/{}]+)/([^/{}]+)/")
 
 
@@ -109,6 +112,21 @@ class Settings(BaseSettings):
     fallback_contact: str | None = None
     port: int = 3000
 
+    # web pages at / on the same port: Sign in with Slack (OpenID Connect), or a local
+    # mode without sign-in that only binds 127.0.0.1
+    public_url: str | None = None  # where people reach the server, e.g. https://runbooks.acme.io
+    # RUNBOOK_SLACK_CLIENT_ID/SECRET, never SLACK_CLIENT_ID/SECRET: bolt reads those and
+    # then switches the bot to OAuth installations, ignoring SLACK_BOT_TOKEN
+    slack_client_id: str | None = None
+    slack_client_secret: SecretStr | None = None
+    slack_authorize_url: str = DEFAULT_SLACK_AUTHORIZE_URL  # tests and proxies only
+    web_redirect_uri: str | None = None  # default: <public_url>/auth/slack/callback
+    web_session_secret: SecretStr | None = None  # default: a random secret kept in the data dir
+    web_session_max_age_seconds: int = Field(default=12 * 3600, gt=0)
+    web_local_mode: bool = False
+    web_local_groups: tuple[str, ...] = ()  # local mode: access groups besides the default
+    web_report_groups: tuple[str, ...] = ()  # who sees the gaps report; empty: everyone
+
     # /metrics: on the main port with this bearer token, and/or without a token on
     # 127.0.0.1:<metrics_port>; with neither it is not served
     metrics_token: SecretStr | None = None
@@ -120,6 +138,39 @@ class Settings(BaseSettings):
         # an empty token would match an empty "Authorization: Bearer " header
         text = value.get_secret_value() if isinstance(value, SecretStr) else value
         return None if isinstance(text, str) and not text.strip() else value
+
+    @field_validator("public_url", "web_redirect_uri", mode="after")
+    @classmethod
+    def _web_address(cls, value: str | None) -> str | None:
+        return _http_address(value)
+
+    @field_validator("slack_authorize_url", mode="after")
+    @classmethod
+    def _authorize_address(cls, value: str) -> str:
+        return _http_address(value) or DEFAULT_SLACK_AUTHORIZE_URL
+
+    @field_validator("slack_client_id", "slack_client_secret", mode="before")
+    @classmethod
+    def _blank_client_is_unset(cls, value: Any) -> Any:
+        text = value.get_secret_value() if isinstance(value, SecretStr) else value
+        return None if isinstance(text, str) and not text.strip() else value
+
+    @field_validator("public_url", mode="after")
+    @classmethod
+    def _no_trailing_slash(cls, value: str | None) -> str | None:
+        return value.rstrip("/") if value else value
+
+    @property
+    def web_redirect(self) -> str | None:
+        """Where Slack sends the browser back after sign-in."""
+        if self.web_redirect_uri:
+            return self.web_redirect_uri
+        return self.public_url + WEB_CALLBACK_PATH if self.public_url else None
+
+    @property
+    def web_sign_in(self) -> bool:
+        """Whether Sign in with Slack is configured (client id and secret)."""
+        return bool(self.slack_client_id) and self.slack_client_secret is not None
 
     @property
     def qdrant_local_path(self) -> Path:
@@ -147,6 +198,16 @@ class Settings(BaseSettings):
     @property
     def llm_enabled(self) -> bool:
         return self.openai_api_key is not None or self.openai_base_url is not None
+
+
+def _http_address(value: str | None) -> str | None:
+    """An http(s) address without query or fragment; None for a blank value."""
+    if value is None or not value.strip():
+        return None
+    value = value.strip()
+    if not _HTTP_ADDRESS.match(value):
+        raise ValueError(f"{value!r} is not an http(s) address without query or fragment")
+    return value
 
 
 def load_settings(**overrides: Any) -> Settings:

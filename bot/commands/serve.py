@@ -7,6 +7,10 @@ to requests with ``RUNBOOK_METRICS_TOKEN`` as a bearer token, and without a toke
 ``127.0.0.1:RUNBOOK_METRICS_PORT``; with neither setting it is off. ``--watch DIR``
 re-ingests DIR in-process whenever its files change.
 
+The same port serves the web pages at ``/`` (``bot.web``): Sign in with Slack with
+``RUNBOOK_SLACK_CLIENT_ID``/``RUNBOOK_SLACK_CLIENT_SECRET`` and ``RUNBOOK_PUBLIC_URL``, or
+local mode without sign-in (``RUNBOOK_WEB_LOCAL_MODE=true``, only with ``--host 127.0.0.1``).
+
 SIGTERM or SIGINT stops accepting requests, finishes the ones in progress and the
 answers already acknowledged, then exits 0.
 """
@@ -32,6 +36,11 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 DEFAULT_HOST = "0.0.0.0"
+_WEB_MODES = {
+    "slack": "with Sign in with Slack",
+    "local": "in local mode (no sign-in)",
+    "off": "off (no sign-in configured)",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Common) -> None:
@@ -63,6 +72,9 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
     from bot.server import METRICS_HOST, BotServer
     from bot.slack.app import SlackBot
     from bot.watcher import RunbookWatcher
+    from bot.web.app import build_web_pages
+    from bot.web.config import web_config
+    from bot.web.errors import WebConfigError
 
     s = rt.settings
     try:
@@ -86,10 +98,17 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
         return EXIT_USAGE
 
     try:
+        web = web_config(s, rt.web_session_secret, args.host)
+    except WebConfigError as exc:
+        _err(f"error: {exc}")
+        return EXIT_USAGE
+
+    try:
         handlers = SlackBot(rt, socket_mode=socket_mode)
     except IndexLockedError as exc:
         _err(f"error: {exc}")
         return EXIT_FAILED
+    pages = build_web_pages(rt, handlers.service, handlers.client, web, metrics=handlers.metrics)
 
     stop = threading.Event()
 
@@ -107,6 +126,7 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
             metrics=handlers.metrics.render,
             metrics_token=token,
             metrics_port=s.metrics_port,
+            web_routes=pages.routes(),
         ).start()
     except OSError as exc:
         where = f"{args.host}:{s.port}"
@@ -140,10 +160,12 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
         except Exception:
             generation = None
         log.info(
-            "runbook-bot serving on port %d (%s mode), index generation %s, metrics %s%s",
+            "runbook-bot serving on port %d (%s mode), index generation %s, web pages %s, "
+            "metrics %s%s",
             server.port,
             "socket" if socket_mode else "http",
             generation,
+            _WEB_MODES[pages.config.mode],
             _metrics_where(
                 server.port,
                 token,
@@ -155,6 +177,7 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
                 "mode": "socket" if socket_mode else "http",
                 "generation": generation,
                 "metrics_port": server.metrics_port,
+                "web": pages.config.mode,
             },
         )
         while not stop.wait(0.5):

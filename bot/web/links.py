@@ -1,0 +1,49 @@
+"""Links into the web pages that other surfaces (Slack answers) hand out.
+
+    web_answer_url("https://runbooks.acme.io", "checkout-api db refused")
+    # 'https://runbooks.acme.io/ask?q=checkout-api%20db%20refused'
+
+The question is redacted first (a pasted token never travels in a link, a browser
+history or a proxy log) and cut so that the whole link fits in a Slack button URL.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from retrieval.redact import redact
+
+ASK_PATH = "/ask"
+#: Slack's limit on a button's URL; a link longer than this is cut at the question.
+MAX_LINK_CHARS = 3000
+#: At most this many characters of one question character once percent-encoded (UTF-8).
+_MAX_ENCODED_PER_CHAR = 12
+
+
+def clean_question(question: str) -> str:
+    """The question as the web pages use it: redacted, on one line."""
+    return " ".join(redact(question).split())
+
+
+def ask_url(base_url: str, question: str) -> str:
+    """``<base_url>/ask?q=<question>``, the question percent-encoded as it is."""
+    return f"{base_url.rstrip('/')}{ASK_PATH}?q={quote(question, safe='')}"
+
+
+def web_answer_url(base_url: str | None, question: str) -> str | None:
+    """The web page answering ``question`` for whoever opens it (after Sign in with Slack,
+    with their own permissions); None when ``base_url`` (``RUNBOOK_PUBLIC_URL``) is unset
+    or the question is empty."""
+    if not base_url or not base_url.strip():
+        return None
+    text = clean_question(question)
+    if not text:
+        return None
+    url = ask_url(base_url.strip(), text)
+    while len(url) > MAX_LINK_CHARS:
+        if not text:
+            return None  # the base alone is too long for a link
+        over = len(url) - MAX_LINK_CHARS
+        text = text[: len(text) - max(1, over // _MAX_ENCODED_PER_CHAR)].rstrip()
+        url = ask_url(base_url.strip(), text)
+    return url if text else None

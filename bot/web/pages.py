@@ -1,0 +1,566 @@
+"""The pages: ask, search, the stale and gaps reports, and Sign in with Slack.
+
+Every page is for one :class:`~bot.web.session.Viewer` and shows only what their scope may
+read, resolved exactly as in Slack (:meth:`PermissionResolver.scope_for_user`: Slack user
+groups mapped to access groups by the access map, explicit users, the default group).
+Answers come from the same :class:`~bot.service.AnswerService` as Slack's (cache, query
+log, warnings); search from the same searcher, filtered inside the search.
+
+Questions never travel unredacted in a URL: the forms POST (with the session's CSRF
+token) and are redirected to ``/ask?q=<redacted>``; a ``GET /ask`` whose question holds a
+secret is redirected to the redacted one before anything is answered.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlencode
+
+import jinja2
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from bot.logs import bind_request_id, new_request_id
+from bot.metrics import Metrics
+from bot.reports import (
+    GapGroup,
+    ReportRow,
+    citation_counts,
+    documents_from_chunks,
+    gaps_report,
+    stale_report,
+)
+from bot.service import AnswerService, Delivery
+from bot.web import present
+from bot.web.config import WebConfig
+from bot.web.errors import FormError, SignInError
+from bot.web.forms import read_form
+from bot.web.links import ASK_PATH, clean_question
+from bot.web.session import (
+    CSRF_FIELD,
+    LOCAL_VIEWER,
+    Viewer,
+    begin_sign_in,
+    csrf_ok,
+    csrf_token,
+    end_sign_in,
+    local_path,
+    session_middleware,
+    sign_in_session,
+    sign_out_session,
+    signed_in,
+)
+from bot.web.signin import SlackSignIn
+from retrieval.doc_warnings import is_stale
+from retrieval.errors import EmbeddingError, IndexUnavailableError
+from retrieval.permissions import Scope
+from retrieval.querylog import Feedback, QueryLogError, QueryRecord
+from retrieval.snapshot import Snapshot
+from retrieval.types import DocumentHits, DocumentMetadata, SearchFilter
+
+log = logging.getLogger("runbook_bot.web")
+
+HERE = Path(__file__).resolve().parent
+TEMPLATES = HERE / "templates"
+STATIC = HERE / "static"
+
+SEARCH_PATH = "/search"
+STALE_PATH = "/reports/stale"
+GAPS_PATH = "/reports/gaps"
+LOGIN_PATH = "/auth/slack/login"
+CALLBACK_PATH = "/auth/slack/callback"
+LOGOUT_PATH = "/auth/logout"
+
+SURFACE = "web"
+LOCAL_USER = "web-local"  # the query log's user in local mode (hashed like any other)
+MAX_QUESTION_CHARS = 2_000
+SEARCH_RESULTS = 10
+DOC_TYPES = ("runbook", "incident", "adr", "doc")
+DEFAULT_WINDOW_DAYS = 30
+MAX_WINDOW_DAYS = 365
+
+#: Every page: no framing, no inline script, no caching of answers, no referrer to the
+#: runbook host (a question sits in the page's URL).
+PAGE_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+
+
+class Searcher(Protocol):
+    def search(
+        self, query: str, k: int = 10, flt: SearchFilter | None = None
+    ) -> list[DocumentHits]: ...
+
+    def snapshot(self, generation: int | None = None) -> Snapshot: ...
+
+
+class QueryLogReader(Protocol):
+    def recent(self, days: float) -> list[QueryRecord]: ...
+
+    def recent_feedback(self, days: float) -> list[Feedback]: ...
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    query: str
+    doc_type: str
+    service: str
+    results: Sequence[DocumentHits]
+    services: Sequence[str]
+    complete: bool
+
+
+@dataclass(frozen=True)
+class StalePage:
+    rows: Sequence[ReportRow]
+    window_days: int
+    counts_known: bool  # False: the query log could not be read
+    documents: int
+
+
+@dataclass(frozen=True)
+class GapsPage:
+    groups: Sequence[GapGroup]
+    window_days: int
+    error: str | None = None
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals.update(
+        safe_url=present.safe_url,
+        age_text=present.age_text,
+        citation_label=present.citation_label,
+        warning_text=present.warning_text,
+        reason_text=present.reason_text,
+        headline=present.headline,
+        hit_url=present.hit_url,
+        hit_excerpt=present.hit_excerpt,
+        emphasis=present.emphasis,
+        days=present.days,
+        gap_reason=present.gap_reason,
+    )
+    return env
+
+
+def _window(raw: str | None) -> int:
+    try:
+        n = int(raw or DEFAULT_WINDOW_DAYS)
+    except ValueError:
+        return DEFAULT_WINDOW_DAYS
+    return min(max(n, 1), MAX_WINDOW_DAYS)
+
+
+def _one_of(raw: str | None, allowed: Sequence[str]) -> str:
+    return raw if raw is not None and raw in allowed else ""
+
+
+class WebPages:
+    """The web app's endpoints; :meth:`routes` lists them for the server."""
+
+    def __init__(
+        self,
+        config: WebConfig,
+        service: AnswerService,
+        searcher: Searcher,
+        query_log: QueryLogReader | None,
+        sign_in: SlackSignIn | None = None,
+        *,
+        metrics: Metrics | None = None,
+        today: Callable[[], date] = date.today,
+    ) -> None:
+        if config.mode == "slack" and sign_in is None:
+            raise ValueError("Sign in with Slack is configured but no SlackSignIn was given")
+        self.config = config
+        self._service = service
+        self._searcher = searcher
+        self._query_log = query_log
+        self._sign_in = sign_in
+        self._metrics = metrics
+        self._today = today
+        self._env = _environment()
+        self._env.globals["is_stale"] = self._is_stale
+
+    # ------------------------------------------------------------------ routing
+
+    def routes(self) -> list[BaseRoute]:
+        sessions = [session_middleware(self.config)]
+
+        def page(path: str, endpoint: Callable[[Request], Any], methods: list[str]) -> Route:
+            return Route(path, endpoint, methods=methods, middleware=sessions)
+
+        return [
+            page("/", self.home, ["GET"]),
+            page(ASK_PATH, self.ask, ["GET"]),
+            page(ASK_PATH, self.ask_form, ["POST"]),
+            page(SEARCH_PATH, self.search, ["GET"]),
+            page(SEARCH_PATH, self.search_form, ["POST"]),
+            page(STALE_PATH, self.stale, ["GET"]),
+            page(GAPS_PATH, self.gaps, ["GET"]),
+            page(LOGIN_PATH, self.login, ["GET"]),
+            page(CALLBACK_PATH, self.callback, ["GET"]),
+            page(LOGOUT_PATH, self.logout, ["POST"]),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+
+    # ------------------------------------------------------------------ helpers
+
+    def _is_stale(self, meta: DocumentMetadata) -> bool:
+        return is_stale(meta, self._today(), self.config.stale_after_days)
+
+    def viewer(self, request: Request) -> Viewer | None:
+        if self.config.mode == "local":
+            return LOCAL_VIEWER
+        if self.config.mode == "slack":
+            return signed_in(request)
+        return None
+
+    def scope(self, viewer: Viewer) -> Scope:
+        """What ``viewer`` may read: as in Slack for a Slack user; the configured local
+        groups (and the default group) in local mode."""
+        resolver = self._service.resolver
+        if viewer.user_id is None:
+            return resolver.scope_for_groups(self.config.local_groups)
+        return resolver.scope_for_user(viewer.user_id)
+
+    def render(
+        self,
+        request: Request,
+        template: str,
+        *,
+        status: int = 200,
+        viewer: Viewer | None = None,
+        nav: str = "",
+        **context: Any,
+    ) -> HTMLResponse:
+        html = self._env.get_template(template).render(
+            viewer=viewer,
+            csrf=csrf_token(request) if viewer is not None else "",
+            mode=self.config.mode,
+            nav=nav,
+            today=self._today(),
+            **context,
+        )
+        return HTMLResponse(html, status, headers=PAGE_HEADERS)
+
+    def message(
+        self,
+        request: Request,
+        status: int,
+        title: str,
+        text: str,
+        *,
+        viewer: Viewer | None = None,
+        retry: str | None = None,
+    ) -> HTMLResponse:
+        return self.render(
+            request,
+            "message.html",
+            status=status,
+            viewer=viewer,
+            title=title,
+            text=text,
+            retry=retry,
+        )
+
+    def redirect(self, url: str) -> RedirectResponse:
+        return RedirectResponse(url, 303, headers=PAGE_HEADERS)
+
+    def _gate(self, request: Request) -> Viewer | Response:
+        """The viewer, or the response for someone who may not see pages yet."""
+        if self.config.mode == "off":
+            return self.render(request, "setup.html", status=503)
+        viewer = self.viewer(request)
+        if viewer is not None:
+            return viewer
+        # the page to come back to, with secrets redacted: it travels through the session
+        # cookie and the address bar
+        query = urlencode([(k, clean_question(v)) for k, v in request.query_params.multi_items()])
+        target = request.url.path + (f"?{query}" if query else "")
+        return self.redirect(f"{LOGIN_PATH}?{urlencode({'next': local_path(target)})}")
+
+    async def _checked_form(self, request: Request, viewer: Viewer) -> dict[str, str] | Response:
+        try:
+            form = await read_form(request)
+        except FormError as exc:
+            log.warning("refused a form: %s", exc, extra={"status": exc.status})
+            return self.message(request, exc.status, "Form not accepted", str(exc), viewer=viewer)
+        if not csrf_ok(request, form.get(CSRF_FIELD)):
+            log.warning("refused a form without a valid CSRF token", extra={"status": 403})
+            return self.message(
+                request,
+                403,
+                "Form expired",
+                "This form came from an old or different page. Reload the page and try again.",
+                viewer=viewer,
+            )
+        return form
+
+    def _failed(
+        self, request: Request, viewer: Viewer, request_id: str, exc: BaseException
+    ) -> HTMLResponse:
+        if isinstance(exc, IndexUnavailableError | TimeoutError):
+            detail, stage = (
+                "The runbook index is unavailable right now; try again shortly.",
+                "search",
+            )
+        elif isinstance(exc, EmbeddingError):
+            detail, stage = "The search model failed to run.", "embed"
+        else:
+            detail, stage = "Something went wrong.", "answer"
+        if self._metrics is not None:
+            self._metrics.error(stage)
+        return self.message(
+            request,
+            503,
+            "No answer this time",
+            f"{detail} The on-call team can find request {request_id} in the logs.",
+            viewer=viewer,
+        )
+
+    # ------------------------------------------------------------------ pages
+
+    async def home(self, request: Request) -> Response:
+        if self.config.mode == "off":
+            return self.render(request, "setup.html", status=503)
+        viewer = self.viewer(request)
+        if viewer is None:
+            return self.render(request, "signin.html", next="/")
+        return self.render(request, "home.html", viewer=viewer, nav="ask", q="")
+
+    async def ask(self, request: Request) -> Response:
+        gate = self._gate(request)
+        if not isinstance(gate, Viewer):
+            return gate
+        raw = request.query_params.get("q", "")
+        question = clean_question(raw)[:MAX_QUESTION_CHARS]
+        if not question:
+            return self.redirect("/")
+        if question != raw:  # a secret or stray spacing in the address: drop it first
+            return self.redirect(f"{ASK_PATH}?{urlencode({'q': question})}")
+        request_id = new_request_id()
+        try:
+            delivery = await run_in_threadpool(self._answer, gate, question, request_id)
+        except Exception as exc:
+            log.exception("answering on the web failed", extra={"request_id": request_id})
+            return self._failed(request, gate, request_id, exc)
+        if self._metrics is not None:
+            self._metrics.request(SURFACE, delivery.public.state)
+        return self.render(
+            request,
+            "ask.html",
+            viewer=gate,
+            nav="ask",
+            q=question,
+            answer=delivery.public,
+            delivery=delivery,
+        )
+
+    def _answer(self, viewer: Viewer, question: str, request_id: str) -> Delivery:
+        with bind_request_id(request_id):
+            return self._service.ask(
+                question,
+                request_id,
+                asker=self.scope(viewer),
+                user_id=viewer.user_id or "web-local",
+            )
+
+    async def ask_form(self, request: Request) -> Response:
+        gate = self._gate(request)
+        if not isinstance(gate, Viewer):
+            return gate
+        form = await self._checked_form(request, gate)
+        if not isinstance(form, dict):
+            return form
+        question = clean_question(form.get("q", ""))[:MAX_QUESTION_CHARS]
+        if not question:
+            return self.redirect("/")
+        return self.redirect(f"{ASK_PATH}?{urlencode({'q': question})}")
+
+    async def search(self, request: Request) -> Response:
+        gate = self._gate(request)
+        if not isinstance(gate, Viewer):
+            return gate
+        params = request.query_params
+        raw = params.get("q", "")
+        query = clean_question(raw)[:MAX_QUESTION_CHARS]
+        doc_type = _one_of(params.get("doc_type"), DOC_TYPES)
+        service = (params.get("service") or "").strip()[:100]
+        if query != raw:
+            return self.redirect(self._search_url(query, doc_type, service))
+        request_id = new_request_id()
+        try:
+            found = await run_in_threadpool(self._search, gate, query, doc_type, service)
+        except Exception as exc:
+            log.exception("searching on the web failed", extra={"request_id": request_id})
+            return self._failed(request, gate, request_id, exc)
+        return self.render(request, "search.html", viewer=gate, nav="search", page=found)
+
+    def _search(self, viewer: Viewer, query: str, doc_type: str, service: str) -> SearchPage:
+        scope = self.scope(viewer)
+        readable = [
+            c for c in self._searcher.snapshot().chunks if scope.groups & set(c.metadata.access)
+        ]
+        services = sorted({c.metadata.service for c in readable if c.metadata.service})
+        if service not in services:
+            service = ""
+        results: list[DocumentHits] = []
+        if query:
+            flt = SearchFilter(
+                groups=tuple(sorted(scope.groups)),
+                doc_types=(doc_type,) if doc_type else None,
+                services=(service,) if service else None,
+            )
+            results = self._searcher.search(query, SEARCH_RESULTS, flt)
+        return SearchPage(query, doc_type, service, results, services, scope.complete)
+
+    def _search_url(self, query: str, doc_type: str, service: str) -> str:
+        params = {"q": query, "doc_type": doc_type, "service": service}
+        return f"{SEARCH_PATH}?{urlencode({k: v for k, v in params.items() if v})}"
+
+    async def search_form(self, request: Request) -> Response:
+        gate = self._gate(request)
+        if not isinstance(gate, Viewer):
+            return gate
+        form = await self._checked_form(request, gate)
+        if not isinstance(form, dict):
+            return form
+        query = clean_question(form.get("q", ""))[:MAX_QUESTION_CHARS]
+        doc_type = _one_of(form.get("doc_type"), DOC_TYPES)
+        service = (form.get("service") or "").strip()[:100]
+        return self.redirect(self._search_url(query, doc_type, service))
+
+    async def stale(self, request: Request) -> Response:
+        gate = self._gate(request)
+        if not isinstance(gate, Viewer):
+            return gate
+        window = _window(request.query_params.get("days"))
+        request_id = new_request_id()
+        try:
+            page = await run_in_threadpool(self._stale, gate, window)
+        except Exception as exc:
+            log.exception("the stale report failed", extra={"request_id": request_id})
+            return self._failed(request, gate, request_id, exc)
+        return self.render(request, "stale.html", viewer=gate, nav="stale", page=page)
+
+    def _stale(self, viewer: Viewer, window: int) -> StalePage:
+        scope = self.scope(viewer)
+        docs = [
+            d
+            for d in documents_from_chunks(self._searcher.snapshot().chunks)
+            if scope.groups & set(d.access)
+        ]
+        counts: Mapping[str, int] | None = None
+        if self._query_log is not None:
+            try:
+                counts = citation_counts(self._query_log.recent(window))
+            except QueryLogError as exc:
+                log.warning("stale report without citation counts: %s", exc)
+        rows = stale_report(docs, self._today(), self.config.stale_after_days, counts)
+        return StalePage(rows, window, counts is not None, len(docs))
+
+    async def gaps(self, request: Request) -> Response:
+        gate = self._gate(request)
+        if not isinstance(gate, Viewer):
+            return gate
+        window = _window(request.query_params.get("days"))
+        allowed = self.config.report_groups
+        if allowed:
+            scope = await run_in_threadpool(self.scope, gate)
+            if not scope.groups & set(allowed):
+                return self.message(
+                    request,
+                    403,
+                    "Not for your groups",
+                    "The report of unanswered questions is for runbook owners: "
+                    f"members of {', '.join(allowed)}.",
+                    viewer=gate,
+                )
+        page = await run_in_threadpool(self._gaps, window)
+        return self.render(request, "gaps.html", viewer=gate, nav="gaps", page=page)
+
+    def _gaps(self, window: int) -> GapsPage:
+        if self._query_log is None:
+            return GapsPage((), window, "The query log is not available.")
+        try:
+            records = self._query_log.recent(window)
+            feedback = self._query_log.recent_feedback(window)
+        except QueryLogError as exc:
+            log.warning("gaps report failed: %s", exc)
+            return GapsPage((), window, "The query log could not be read right now.")
+        return GapsPage(gaps_report(records, feedback), window)
+
+    # ------------------------------------------------------------------ sign-in
+
+    async def login(self, request: Request) -> Response:
+        if self._sign_in is None:
+            return self.message(request, 404, "Not found", "Sign-in is not used here.")
+        next_path = local_path(request.query_params.get("next"))
+        if signed_in(request) is not None:
+            return self.redirect(next_path)
+        state, url = await run_in_threadpool(self._sign_in.start)
+        begin_sign_in(request, state, next_path)
+        return self.redirect(url)
+
+    async def callback(self, request: Request) -> Response:
+        if self._sign_in is None:
+            return self.message(request, 404, "Not found", "Sign-in is not used here.")
+        params = request.query_params
+        state = params.get("state")
+        matches, next_path = end_sign_in(request, state)
+        retry = f"{LOGIN_PATH}?{urlencode({'next': next_path})}"
+        if params.get("error"):
+            return self.message(
+                request, 400, "Not signed in", "The sign-in was cancelled in Slack.", retry=retry
+            )
+        if not matches:
+            log.warning(
+                "refused a sign-in whose state is not this browser's", extra={"status": 400}
+            )
+            return self.message(
+                request,
+                400,
+                "Not signed in",
+                "This sign-in was started in another browser or has expired.",
+                retry=retry,
+            )
+        try:
+            identity = await run_in_threadpool(
+                self._sign_in.finish, params.get("code") or "", state or ""
+            )
+        except SignInError as exc:
+            return self.message(request, 403, "Not signed in", str(exc), retry=retry)
+        sign_in_session(request, identity.user_id, identity.team_id, identity.name)
+        log.info("signed in on the web", extra={"surface": SURFACE})
+        return self.redirect(next_path)
+
+    async def logout(self, request: Request) -> Response:
+        viewer = self.viewer(request)
+        if viewer is None or viewer.local:
+            return self.redirect("/")
+        form = await self._checked_form(request, viewer)
+        if not isinstance(form, dict):
+            return form
+        sign_out_session(request)
+        return self.redirect("/")

@@ -1,0 +1,167 @@
+"""What the pages show of answers, search hits and report rows, in plain words.
+
+Pure functions that the templates call (registered as Jinja2 globals and filters);
+the templates escape everything they print, and links go through :func:`safe_url`,
+so nothing in a runbook becomes markup or a ``javascript:`` link.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from markupsafe import Markup, escape
+
+from retrieval.answerer import chunk_url
+from retrieval.types import Answer, AnswerWarning, Chunk, Citation
+
+ABSTAIN_HEADLINE = "No runbook covers this"
+UNSURE_HEADLINE = "Not sure these answer it"
+
+REASONS: dict[str, str] = {
+    "no-match": "Nothing in the indexed runbooks matches this question.",
+    "low-confidence": (
+        "Some runbooks look related, but none matches closely enough to quote with confidence."
+    ),
+    "access-denied": ("A runbook you cannot read may cover this; ask its owners for access."),
+    "only-superseded-sources": (
+        "The only runbooks that match are superseded or deprecated, so they are not quoted."
+    ),
+    "error": "The search failed before it could find an answer.",
+}
+
+WARNING_DEFAULTS: dict[str, str] = {
+    "stale": "This runbook may be out of date: verify before acting.",
+    "superseded": "This runbook has been superseded: check the newer one before acting.",
+    "deprecated": "This runbook is deprecated: check for a replacement before acting.",
+    "ownerless": "No owner on record.",
+    "restricted-omitted": "Restricted runbooks were left out.",
+    "unverified-llm-fallback": (
+        "The generated answer could not be checked against the runbook text: read the sources."
+    ),
+    "scope-incomplete": ("Your group memberships could not be checked; results may be incomplete."),
+}
+
+#: Why a question is in the gaps report, in plain words.
+GAP_REASONS: dict[str, str] = {
+    "no-match": "no match",
+    "low-confidence": "not confident enough",
+    "only-superseded-sources": "only retired runbooks",
+    "not_helpful": "marked not helpful",
+    "abstain": "no answer",
+}
+
+EXCERPT_CHARS = 280
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
+_FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})")
+_EMPHASIS = re.compile(r"\*([^*\n]+)\*")
+
+
+def safe_url(url: str | None) -> str | None:
+    """``url`` when it is an http(s) link, else None (never ``javascript:`` and the like)."""
+    if not url:
+        return None
+    url = url.strip()
+    return url if re.match(r"^https?://[^\s]+$", url, re.I) else None
+
+
+def days(n: int) -> str:
+    return "1 day" if n == 1 else f"{n} days"
+
+
+def age_days(updated: date | None, known: int | None, today: date) -> int | None:
+    if known is not None:
+        return known
+    if updated is not None:
+        return max((today - updated).days, 0)
+    return None
+
+
+def age_text(updated: date | None, known: int | None, today: date) -> str:
+    """``updated 58 days ago``, ``updated today`` or ``updated: unknown``."""
+    n = age_days(updated, known, today)
+    if n is None:
+        return "updated: unknown"
+    return "updated today" if n == 0 else f"updated {days(n)} ago"
+
+
+def citation_label(citation: Citation) -> str:
+    title = citation.title or citation.path
+    section = citation.section
+    return f"{title} - {section}" if section and section != title else title
+
+
+def _cited(answer: Answer, source_id: str | None) -> Citation | None:
+    everything = (*answer.citations, *answer.related)
+    if source_id is not None:
+        return next((c for c in everything if c.source_id == source_id), None)
+    return answer.citations[0] if len(answer.citations) == 1 else None
+
+
+def warning_text(warning: AnswerWarning, answer: Answer, today: date) -> str:
+    """The warning's message, with the cited runbook's age and owner for a stale one and
+    its title when the answer cites several runbooks."""
+    message = " ".join(warning.message.split()) or WARNING_DEFAULTS.get(warning.kind, "")
+    citation = _cited(answer, warning.source_id)
+    if citation is None:
+        return message
+    if warning.kind == "stale":
+        extra = []
+        n = age_days(citation.updated, citation.age_days, today)
+        if n is not None and not re.search(rf"(?<!\d){n} days?\b", message):
+            extra.append(f"last updated {days(n)} ago")
+        owner = citation.owner or "none"
+        if owner not in message:
+            extra.append(f"owner {owner}")
+        if extra:
+            message = f"{message} ({', '.join(extra)})"
+    if len(answer.citations) > 1 and citation.title and citation.title not in message:
+        message = f"{citation.title}: {message}"
+    return message
+
+
+def reason_text(answer: Answer) -> str:
+    return REASONS.get(answer.reason or "no-match", REASONS["no-match"])
+
+
+def headline(answer: Answer) -> str:
+    if answer.state == "unsure":
+        return UNSURE_HEADLINE
+    if answer.state == "abstain":
+        return ABSTAIN_HEADLINE
+    return "Answer"
+
+
+def hit_url(chunk: Chunk) -> str | None:
+    """The link to a search hit's line at the indexed revision."""
+    return safe_url(chunk_url(chunk))
+
+
+def hit_excerpt(chunk: Chunk, limit: int = EXCERPT_CHARS) -> str:
+    """The start of a hit's own text on one line: without the title and heading path it
+    was indexed with, its heading lines and code fence markers."""
+    text = chunk.text
+    head, sep, rest = text.partition("\n\n")
+    if sep and head.startswith(chunk.title):
+        text = rest
+    lines = [
+        line
+        for line in text.splitlines()
+        if not _HEADING_LINE.match(line) and not _FENCE_LINE.match(line)
+    ]
+    flat = " ".join(" ".join(lines).split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def hit_section(chunk: Chunk) -> str:
+    return chunk.section
+
+
+def emphasis(text: str) -> Markup:
+    """Escaped text with Slack-style ``*bold*`` spans as ``<strong>`` (an answer's lead-in
+    names the runbook and section that way)."""
+    return Markup(_EMPHASIS.sub(r"<strong>\1</strong>", str(escape(text))))
+
+
+def gap_reason(reason: str) -> str:
+    return GAP_REASONS.get(reason, reason.replace("-", " ").replace("_", " "))

@@ -1,0 +1,55 @@
+"""The "Open in browser" link of an answer: the same question, redacted, fitting Slack."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.web import web_answer_url
+from bot.web.links import MAX_LINK_CHARS
+
+BASE = "https://runbooks.example.org"
+
+
+def question_of(url: str) -> str:
+    return parse_qs(urlsplit(url).query)["q"][0]
+
+
+def test_the_link_asks_the_same_question_on_the_ask_page() -> None:
+    url = web_answer_url(BASE + "/", "checkout-api  database\nconnection refused")
+    assert url == BASE + "/ask?q=checkout-api%20database%20connection%20refused"
+    assert question_of(url) == "checkout-api database connection refused"
+
+
+def test_no_base_or_no_question_gives_no_link() -> None:
+    assert web_answer_url(None, "disk full") is None
+    assert web_answer_url("  ", "disk full") is None
+    assert web_answer_url(BASE, "   ") is None
+
+
+def test_secrets_never_travel_in_the_link() -> None:
+    token = "xoxb-" + "1234567890-1234567890123-" + "a" * 24
+    url = web_answer_url(BASE, f"why does {token} fail with password=hunter2hunter2")
+    assert url is not None
+    assert token not in url and "hunter2hunter2" not in url
+    assert question_of(url).startswith("why does ")
+
+
+def test_characters_that_mean_something_in_a_url_are_encoded() -> None:
+    url = web_answer_url(BASE, "a&b=c #fragment /path?x")
+    assert url is not None
+    assert question_of(url) == "a&b=c #fragment /path?x"
+    assert "#" not in url
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(min_size=1, max_size=2_500))
+def test_the_link_always_fits_a_slack_button(question: str) -> None:
+    url = web_answer_url(BASE, question)
+    if url is None:
+        assert not " ".join(question.split()) or not question.strip()
+        return
+    assert len(url) <= MAX_LINK_CHARS
+    assert url.startswith(BASE + "/ask?q=")

@@ -1,0 +1,84 @@
+"""What the pages print: safe links, plain-word ages and warnings, clean excerpts."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from bot.web.present import age_text, emphasis, hit_excerpt, safe_url, warning_text
+from retrieval.types import Answer, AnswerWarning, Chunk, Citation, DocumentMetadata
+
+TODAY = date(2026, 12, 1)
+
+
+def citation(**fields: object) -> Citation:
+    values: dict[str, object] = {
+        "source_id": "search/es",
+        "title": "Search: ES red",
+        "section": "Mitigation",
+        "path": "search/es.md",
+        "url": "https://github.com/acme/runbooks/blob/abc/search/es.md#L3",
+        "revision": "abc",
+        "start": 0,
+        "end": 10,
+        "line": 3,
+        "quote": "1. Restart",
+        "owner": "@search-team",
+        "updated": date(2025, 6, 2),
+        "age_days": None,
+    }
+    values.update(fields)
+    return Citation.model_validate(values)
+
+
+def test_only_web_links_are_links() -> None:
+    assert safe_url("https://x.example/a#L1") == "https://x.example/a#L1"
+    assert safe_url("HTTP://x.example") == "HTTP://x.example"
+    for bad in ("javascript:alert(1)", "data:text/html,x", "//x.example", "", None, "https://a b"):
+        assert safe_url(bad) is None
+
+
+def test_ages_in_plain_words() -> None:
+    assert age_text(date(2026, 11, 30), None, TODAY) == "updated 1 day ago"
+    assert age_text(None, 58, TODAY) == "updated 58 days ago"
+    assert age_text(TODAY, None, TODAY) == "updated today"
+    assert age_text(None, None, TODAY) == "updated: unknown"
+
+
+def test_a_stale_warning_names_the_age_and_the_owner() -> None:
+    answer = Answer(state="answer", text="x", citations=(citation(),))
+    warning = AnswerWarning(
+        kind="stale", message="Runbook may be out of date.", source_id="search/es"
+    )
+    text = warning_text(warning, answer, TODAY)
+    assert "last updated 547 days ago" in text and "owner @search-team" in text
+    said = AnswerWarning(
+        kind="stale",
+        message="Last updated 547 days ago (owner @search-team).",
+        source_id="search/es",
+    )
+    assert warning_text(said, answer, TODAY) == said.message  # nothing said twice
+
+
+def test_emphasis_escapes_before_it_marks_up() -> None:
+    html = str(emphasis("From *<script>alert(1)</script>*, section *A & B*:"))
+    assert "<script>" not in html
+    assert "<strong>&lt;script&gt;alert(1)&lt;/script&gt;</strong>" in html
+    assert "<strong>A &amp; B</strong>" in html
+
+
+def test_an_excerpt_is_the_sections_own_words() -> None:
+    chunk = Chunk(
+        chunk_id="c",
+        source_id="s",
+        path="s.md",
+        title="Platform: disk full",
+        heading_path=("Platform: disk full", "Diagnosis"),
+        text="Platform: disk full\nDiagnosis\n\n## Diagnosis\n\n1. Check:\n```bash\ndf -h\n```\n",
+        start=0,
+        end=10,
+        content_hash="h",
+        line=5,
+        metadata=DocumentMetadata(),
+    )
+    assert hit_excerpt(chunk) == "1. Check: df -h"
+    assert hit_excerpt(chunk, limit=6) == "1. Ch…"
