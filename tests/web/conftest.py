@@ -29,7 +29,7 @@ from slack_sdk import WebClient
 from bot.runtime import Runtime
 from bot.server import BotServer
 from bot.settings import Settings, load_settings
-from bot.slack_directory import SlackUsergroupDirectory
+from bot.slack.directory import SlackUsergroupDirectory
 from bot.web.app import build_web_pages
 from bot.web.config import web_config
 from bot.web.pages import WebPages
