@@ -48,7 +48,7 @@ def test_the_escalation_section(sample_runtime: Runtime) -> None:
     escalation = sections.escalation(CHECKOUT)
     assert escalation is not None and escalation.section == "Escalation"
     assert escalation.markdown.startswith("- Not resolved in 15 minutes")
-    assert escalation.url is not None and escalation.url.endswith("#L132")
+    assert escalation.url is not None and escalation.url.endswith("#L133")
     assert sections.escalation("no/such-doc") is None
 
 
