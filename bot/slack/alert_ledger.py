@@ -33,7 +33,6 @@ class AlertRecord(Frozen):
     request_id: str | None = None
     text: str | None = None  # the reply as posted, to update it when the alert resolves
     blocks: str | None = None  # JSON
-    claimed_at: float = 0.0
 
     def message_blocks(self) -> list[dict[str, Any]]:
         try:
@@ -77,7 +76,7 @@ class AlertLedger:
     def claim(self, channel: str, fingerprint: str, alert_ts: str) -> AlertRecord | None:
         """None when this notification is the alert's first in the window (now claimed);
         otherwise the record of the first one."""
-        record = AlertRecord(alert_ts=alert_ts, claimed_at=self._clock())
+        record = AlertRecord(alert_ts=alert_ts)
         key = self._key(channel, fingerprint)
         if self._alerts.claim(key, record.model_dump_json(), self._window):
             return None
@@ -85,9 +84,9 @@ class AlertLedger:
         return earlier or record
 
     def answered(self, channel: str, fingerprint: str, record: AlertRecord) -> None:
-        """Keep what was replied (for re-notifications and the resolution)."""
-        left = self._window - max(int(self._clock() - record.claimed_at), 0)
-        self._alerts.put(self._key(channel, fingerprint), record.model_dump_json(), max(left, 60))
+        """Keep what was replied (for re-notifications and the resolution), for another
+        window."""
+        self._alerts.put(self._key(channel, fingerprint), record.model_dump_json(), self._window)
 
     def release(self, channel: str, fingerprint: str) -> None:
         """Forget the alert: its next notification is answered as a first."""

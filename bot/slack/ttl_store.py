@@ -108,7 +108,7 @@ class TtlStore:
                 self._health.failed(exc)
             else:
                 self._health.ok()
-                value = _text(raw)  # type: ignore[arg-type]
+                value = _text(raw)
                 if value is not None:
                     return value
         return self._local_get(key)

@@ -40,7 +40,7 @@ def test_one_claim_per_alert_and_channel_across_replicas(redis_server: RedisServ
     earlier = b.claim("C1", "fp", "1.2")  # a re-notification on the other replica
     assert earlier is not None and earlier.alert_ts == "1.1"
     assert b.claim("C2", "fp", "1.3") is None  # another channel is another alert
-    a.answered("C1", "fp", AlertRecord(alert_ts="1.1", reply_ts="1.5", claimed_at=clock.now))
+    a.answered("C1", "fp", AlertRecord(alert_ts="1.1", reply_ts="1.5"))
     again = b.claim("C1", "fp", "1.4")
     assert again is not None and again.reply_ts == "1.5"
     keys = {k.decode() for k in redis.Redis.from_url(redis_server.url).keys("*")}

@@ -18,7 +18,8 @@ def test_an_answer_restating_symptoms_opens_with_the_first_action_verbatim(
     sample_runtime: Runtime,
 ) -> None:
     sections = RunbookSections(sample_runtime.searcher.snapshot, today=lambda: date(2026, 12, 1))
-    question = "[FIRING:1] CheckoutApiDbConnectionErrors checkout-api connection refused"
+    # a question about the alert's meaning: retrieval leads with the Symptoms section
+    question = "what does CheckoutApiDbConnectionErrors mean"
     answer = sample_runtime.answerer.answer(question)
     assert answer.state == "answer" and restates(answer.citations[0])  # what retrieval chose
     led = sections.action_first(answer, question)
