@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from urllib.parse import urlsplit
 
 from bot.follow_ups import FollowUp
 from bot.sections import RunbookSections, citation_kinds
@@ -449,7 +450,8 @@ def _unindexed_note(url: str | None) -> str | None:
     if not url:
         return None
     shown = redact(url)
-    label = clip(shown.split("?", 1)[0].split("#", 1)[0], 120)
+    path = urlsplit(shown).path.strip("/")
+    label = clip("/".join(path.split("/")[-2:]) or shown, 120)
     where = link(shown, label) if safe_url(shown) else escape(label)
     return f"Its runbook_url ({where}) is not an indexed runbook."
 

@@ -10,6 +10,7 @@ shortcut's ``response_url``; "Post to channel" shares it in the message's thread
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from slack_bolt import Ack, App, Respond
@@ -20,7 +21,7 @@ from bot.slack.alerts import focused_query
 from bot.slack.answering import Asked, alert_preface
 from bot.slack.blockkit import clip, escape
 from bot.slack.context import SlackContext
-from bot.slack.messages import MAX_QUESTION_CHARS, message_text, strip_mention
+from bot.slack.messages import MAX_QUESTION_CHARS, message_text
 from bot.slack.slash import failure
 from retrieval.redact import redact
 
@@ -29,6 +30,7 @@ SURFACE = "slack_shortcut"
 CALLBACK_ID = "find_runbook"
 NO_TEXT = "This message has no text to find a runbook by."
 _EXCERPT = 120
+_MENTION = re.compile(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>")
 
 
 class MessageShortcut:
@@ -53,13 +55,13 @@ class MessageShortcut:
         user = body.get("user") or {}
         user_id = str(user.get("id") or "")
         channel = str((body.get("channel") or {}).get("id") or "") or None
-        text = strip_mention(message_text(message), None)[:MAX_QUESTION_CHARS]
+        text = _MENTION.sub(" ", message_text(message))[:MAX_QUESTION_CHARS]
         with bind_request_id(request_id):
             if not text.strip():
                 ctx.sender.tell(respond, NO_TEXT)
                 ctx.metrics.request(SURFACE, "usage")
                 return
-            first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+            first = next((ln.strip(" `") for ln in text.splitlines() if re.search(r"\w", ln)), "")
             preface = f":mag: For the message “{escape(clip(redact(first), _EXCERPT))}”"
             alert = parse_alert_post(message)
             pinned = None
@@ -77,7 +79,7 @@ class MessageShortcut:
                 thread_ts=str(message.get("thread_ts") or message.get("ts") or "") or None,
                 incident=ctx.incident(channel, (body.get("channel") or {}).get("name")),
                 query=query,
-                alert=alert is not None or None,
+                alert=True,  # the message is right there: lead with what to do
                 external_user=bool(team and user.get("team_id") and user["team_id"] != team),
             )
             try:
