@@ -9,6 +9,7 @@ channels shared outside the company (Slack Connect) held to shareable runbooks.
   give counts as external for public replies (fail closed).
 * Everywhere else the external group is part of everyone's scope and every channel's
   audience: a runbook that may be shown outside the company may be shown inside it.
+  Without an external group (set empty) nothing is answered in shared channels.
 """
 
 from __future__ import annotations
@@ -37,14 +38,14 @@ class Audiences:
     def is_external(self, channel_id: str | None, *, public: bool = True) -> bool:
         """Is the channel shared outside the company? ``public``: for a reply everyone
         there reads, where a channel Slack says nothing about counts as shared."""
-        if not channel_id or is_direct_message(channel_id) or not self._external:
+        if not channel_id or is_direct_message(channel_id):
             return False
         info = self._channels.info(channel_id)
         return info.external or (public and not info.known)
 
     def outside(self, complete: bool = True) -> Scope:
-        """What anyone outside the company may read."""
-        return Scope(frozenset({self._external}), complete)
+        """What anyone outside the company may read (nothing without an external group)."""
+        return Scope(frozenset({self._external} if self._external else ()), complete)
 
     def audience(self, channel_id: str | None, *, external_user: bool = False) -> Scope | None:
         """What everyone in the channel may read; None in a direct message or without a

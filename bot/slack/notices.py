@@ -49,7 +49,10 @@ def render_usage() -> Message:
             "• `/runbook checkout-api database connection refused`",
             "• `/runbook payments how do I switch traffic to the secondary provider?`",
             "• `/runbook PaymentProviderLatencyHigh`: an alert name works too",
-            "• Mention the bot in an alert's thread: `@runbook what do I do?`",
+            "• Mention the bot in an alert's thread: `@runbook what do I do?`; "
+            "then `@runbook and if that doesn't work?` for the runbook's next steps",
+            "• Message the bot directly, or use *Find runbook for this message* on any "
+            "message (an alert, a pasted log)",
             "Start with a service name to search that service's runbooks "
             "(`/runbook [service] question`). `/runbook help` shows this message.",
         ]
