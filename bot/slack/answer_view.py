@@ -270,7 +270,9 @@ def _add_documents(
     for d, group in enumerate(_grouped(citations)):
         for n, citation in enumerate(group):
             heading: list[dict[str, Any]] = []
-            if d or n:  # the lead line already links the first quote
+            # the lead line links the first quote; a section quoted in pieces has one heading
+            continued = n > 0 and group[n - 1].section == citation.section
+            if (d or n) and not continued:
                 label = clip(citation.section, _TITLE_MAX)
                 line = lead_link(citation) if n == 0 else f"*{link(citation.url, label)}*"
                 heading.append(section(line))
