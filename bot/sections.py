@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from retrieval.answerer import chunk_url, make_citation
-from retrieval.composer import quote_part
+from retrieval.composer import quote_part, quote_parts
 from retrieval.evidence import query_terms
 from retrieval.intent import SectionKind, heading_kinds
 from retrieval.outline import OutlineCache, Part
@@ -126,6 +126,53 @@ class RunbookSections:
         kept = [c for c in answer.citations if c.source_id != lead.source_id]
         return answer.model_copy(update={"citations": (first, *kept)})
 
+    def continue_after(
+        self, answer: Answer, shown: Sequence[str], *, escalate: bool, question: str = ""
+    ) -> Answer | None:
+        """A follow-up in a thread about ``answer``'s lead runbook, which has shown the
+        sections ``shown``: the runbook's next action section after the last one shown
+        (``escalate``: its Escalation section; also when no action follows), quoted
+        whole and verbatim; None when the runbook has neither."""
+        if answer.state != "answer" or not answer.citations:
+            return None
+        lead = answer.citations[0]
+        snap = self._snapshot()
+        parts = self._parts(snap, lead.source_id)
+        pick: Part | None = None
+        if not escalate:
+            seen = [i for i, p in enumerate(parts) if _is_shown(p.section, shown)]
+            after = parts[seen[-1] + 1 :] if seen else parts
+            pick = next(
+                (
+                    p
+                    for p in after
+                    if "act" in heading_kinds(p.heading_path)
+                    and "escalate" not in heading_kinds(p.heading_path)
+                    and not _is_shown(p.section, shown)
+                ),
+                None,
+            )
+        if pick is None:
+            pick = next((p for p in parts if "escalate" in heading_kinds(p.heading_path)), None)
+        if pick is None:
+            return None
+        pick = _section_start(parts, pick)
+        today = self._today()
+        citations = tuple(
+            make_citation(
+                q.part.chunk,
+                q.start,
+                q.end,
+                q.text,
+                q.part.line_of(q.start),
+                today,
+                q.part.section,
+                q.note,
+            )
+            for q in quote_parts(pick, parts, _terms(question), snap.term_stats)
+        )
+        return answer.model_copy(update={"citations": citations, "related": ()})
+
     def actions(self, source_id: str) -> list[Section]:
         """The document's action sections, in the document's order (one per heading)."""
         snap = self._snapshot()
@@ -144,6 +191,11 @@ class RunbookSections:
                 if kind in heading_kinds(part.heading_path):
                     return _section_start(parts, part)
         return None
+
+
+def _is_shown(section: str, shown: Sequence[str]) -> bool:
+    """Was ``section`` shown, itself or as part of a section shown whole?"""
+    return any(section == s or section.startswith(s + " > ") for s in shown)
 
 
 def _terms(question: str) -> list[str]:

@@ -95,8 +95,11 @@ class AnswerService:
         )
         return for_audience(answer, audience.groups, snapshot_lookup(snapshot))
 
-    def _answer(self, question: str, scope: Scope, generation: int) -> tuple[Answer, bool]:
-        key = CacheKey(question, scope.scope_id, generation, self._mode)
+    def _answer(
+        self, question: str, scope: Scope, generation: int, pinned: str | None = None
+    ) -> tuple[Answer, bool]:
+        mode = self._mode + (f"|doc:{pinned}" if pinned else "")
+        key = CacheKey(question, scope.scope_id, generation, mode)
         cacheable = self._cache is not None and scope.complete
         if cacheable:
             assert self._cache is not None
@@ -108,7 +111,10 @@ class AnswerService:
             if cached is not None:
                 return cached.model_copy(update={"question": question}), True
         started = self._clock()
-        answer = self._answerer.answer(question, scope.as_filter())
+        flt = scope.as_filter()
+        if pinned:
+            flt = flt.model_copy(update={"sources": (pinned,)})
+        answer = self._answerer.answer(question, flt)
         self._observer.stage("answer", self._clock() - started)
         if cacheable and answer.reason != "error":
             assert self._cache is not None
@@ -124,18 +130,21 @@ class AnswerService:
         audience: Scope | None = None,
         user_id: str | None = None,
         channel_id: str | None = None,
+        pinned: str | None = None,
     ) -> Delivery:
-        """Answer ``question``; ``audience`` None means only the asker will see it."""
+        """Answer ``question``; ``audience`` None means only the asker will see it.
+        ``pinned`` (a source id) answers from that document only: the runbook an alert
+        names, or the one a thread is already about."""
         t0 = self._clock()
         generation = self._searcher.generation()
         if audience is None:
             public_scope = asker
         else:
             public_scope = Scope(asker.groups & audience.groups, asker.complete)
-        public, hit = self._answer(question, public_scope, generation)
+        public, hit = self._answer(question, public_scope, generation, pinned)
         private: Answer | None = None
         if audience is not None and asker.groups - public_scope.groups:
-            mine, hit_private = self._answer(question, asker, generation)
+            mine, hit_private = self._answer(question, asker, generation, pinned)
             hit = hit and hit_private
             public_ids = {c.source_id for c in public.citations}
             extra = [c for c in mine.citations if c.source_id not in public_ids]

@@ -7,12 +7,13 @@ which win over both.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, Field, SecretStr, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from retrieval.cache import DEFAULT_NAMESPACE, NAMESPACE_PATTERN
 from retrieval.fusion import DEFAULT_RRF_K
@@ -126,11 +127,36 @@ class Settings(BaseSettings):
     web_local_mode: bool = False
     web_local_groups: tuple[str, ...] = ()  # local mode: access groups besides the default
     web_report_groups: tuple[str, ...] = ()  # who sees the gaps report; empty: everyone
+    # alert posts answered without a mention: channels whose names match these globs
+    # (comma-separated; unset: nowhere)
+    alert_channels: Annotated[tuple[str, ...], NoDecode] = ()
+    # one reply per alert (name and labels) per channel within this window
+    alert_window_seconds: int = Field(default=12 * 3600, gt=0)
+    # a re-notification within the window: a one-line pointer to the first reply, or nothing
+    alert_repeats: Literal["pointer", "silence"] = "pointer"
+    # no confident runbook for an alert: say nothing, or one line "no runbook for X"
+    alert_unsure: Literal["silence", "note"] = "silence"
+    # at most this many alert replies per channel per rate window
+    alert_rate_limit: int = Field(default=10, ge=0)
+    alert_rate_window_seconds: int = Field(default=600, gt=0)
+    # the access group of documents that may be shown outside the company: in channels
+    # shared with other organizations (Slack Connect) only these are answered from
+    external_access_group: str = "external"
 
     # /metrics: on the main port with this bearer token, and/or without a token on
     # 127.0.0.1:<metrics_port>; with neither it is not served
     metrics_token: SecretStr | None = None
     metrics_port: int | None = None
+
+    @field_validator("alert_channels", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return tuple(json.loads(text))
+            return tuple(p.strip() for p in text.split(",") if p.strip())
+        return value
 
     @field_validator("metrics_token", mode="before")
     @classmethod

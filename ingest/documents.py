@@ -58,6 +58,7 @@ KNOWN_KEYS = frozenset(
         "superseded_by",
         "tags",
         "url",
+        "alerts",
     }
 )
 # Keys of common static site generators (Hugo, Jekyll, MkDocs, Docusaurus, Middleman):
@@ -307,6 +308,7 @@ def parse_document(
         revision=revision,
         url=url,
         superseded_by=str(superseded_by).strip() if superseded_by else None,
+        alerts=as_list(f.get("alerts")),
     )
     doc = Document(
         source_id=source_id_for(src.rel),

@@ -33,6 +33,7 @@ from retrieval.types import (
     Chunk,
     Citation,
     DocumentHits,
+    Hit,
     SearchFilter,
     Suggestion,
 )
@@ -211,7 +212,8 @@ class ExtractiveAnswerer:
             embed = self._dense_query or self._searcher.embedder.embed_query
             vector = embed(query)
         names = query_names(query)
-        base = flt or SearchFilter()
+        pinned = flt.sources if flt is not None else None
+        base = (flt or SearchFilter()).model_copy(update={"sources": None})
 
         def search(types: tuple[str, ...]) -> tuple[list[DocumentHits], list[float]]:
             f = base.model_copy(
@@ -240,11 +242,53 @@ class ExtractiveAnswerer:
             dense_scores=tuple(dense_scores),
             everyday=everyday_terms(query, doc_freq, self._vocabulary),
         )
+        if pinned is not None:
+            runbooks = self._pinned(pinned, [*runbooks, *incidents], snap, vector, base.groups)
+            incidents = []
+            pinned_names = {n for d in runbooks for n in document_names(d.best.chunk)}
+            names = names | frozenset(pinned_names)  # the document is named outright
         return replace(
             r,
             runbooks=self._candidates(runbooks, r, names),
             incidents=self._candidates(incidents, r, names),
         )
+
+    @staticmethod
+    def _pinned(
+        sources: Sequence[str],
+        found: Sequence[DocumentHits],
+        snap: Snapshot,
+        vector: Vectors,
+        groups: tuple[str, ...] | None,
+    ) -> list[DocumentHits]:
+        """The pinned documents (``SearchFilter.sources``) the filter's groups may read, in
+        the pinned order: as the search found them, or else all their chunks."""
+        by_source = {d.source_id: d for d in found}
+        out: list[DocumentHits] = []
+        for sid in dict.fromkeys(sources):
+            if sid in by_source:
+                out.append(by_source[sid])
+                continue
+            chunks = snap.chunks_by_source.get(sid)
+            if not chunks or (
+                groups is not None and not set(groups) & set(chunks[0].metadata.access)
+            ):
+                continue
+            hits = sorted(
+                (Hit(chunk=c, dense_score=snap.dense_score(c.chunk_id, vector)) for c in chunks),
+                key=lambda h: -(h.dense_score or 0.0),
+            )
+            first = chunks[0]
+            out.append(
+                DocumentHits(
+                    source_id=sid,
+                    path=first.path,
+                    title=first.title,
+                    score=0.0,
+                    hits=tuple(hits),
+                )
+            )
+        return out
 
     # -- answering -----------------------------------------------------------
 
@@ -300,7 +344,9 @@ class ExtractiveAnswerer:
         today = self._clock()
         link = search_link(cfg.search_link_template, redact(r.question))
         lead = self.lead(r)
-        confident = [c for c in r.runbooks if c.confidence >= model.answer_at]
+        # a pinned document (the alert's own runbook) is the answer however the words match
+        pinned = flt is not None and flt.sources is not None
+        confident = [c for c in r.runbooks if pinned or c.confidence >= model.answer_at]
         if lead is not None and lead in confident:
             confident.remove(lead)
             confident.insert(0, lead)
@@ -413,7 +459,7 @@ class ExtractiveAnswerer:
         return (
             lead is not None
             and lead.active
-            and lead.confidence >= self._config.model.answer_at
+            and (flt.sources is not None or lead.confidence >= self._config.model.answer_at)
             and not groups & set(lead.chunk.metadata.access)
         )
 

@@ -57,6 +57,7 @@ class DocumentMetadata(Frozen):
     revision: str = ""
     url: str | None = None
     superseded_by: str | None = None
+    alerts: tuple[str, ...] = ()  # alert names this runbook answers (front matter ``alerts:``)
 
 
 class Document(Frozen):
@@ -117,6 +118,8 @@ class SearchFilter(Frozen):
     groups: tuple[str, ...] | None = None  # None = no access filtering (admin)
     doc_types: tuple[str, ...] | None = None
     services: tuple[str, ...] | None = None
+    # answer from these documents only (an alert's runbook_url, a thread's runbook)
+    sources: tuple[str, ...] | None = None
 
 
 class Citation(Frozen):

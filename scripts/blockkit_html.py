@@ -35,6 +35,9 @@ EMOJI = {
     "bulb": "💡",
     "exclamation": "❗",
     "fire": "🔥",
+    "white_check_mark": "✅",
+    "leftwards_arrow_with_hook": "↩️",
+    "spiral_note_pad": "🗒️",
 }
 
 CSS = """
@@ -102,9 +105,11 @@ def _link(m: re.Match[str]) -> str:
     if target.startswith("#"):
         name = label or target[1:].lower()
         return f'<span class="mention">#{name}</span>'
+    if target.startswith("!date^"):
+        return html.escape(label or "")  # Slack shows the date in the reader's time zone
     if target.startswith("!"):
         return f'<span class="mention">@{target[1:]}</span>'
-    return f'<a href="{target}">{label if label is not None else target}</a>'
+    return f'<a href="{target}">{_emoji(label) if label is not None else target}</a>'
 
 
 def _inline(text: str) -> str:
@@ -193,8 +198,9 @@ def message(
     else:
         body = f'<div class="block section">{mrkdwn(str(m.get("text", "")))}</div>'
     for att in m.get("attachments") or []:
-        title = f'<div class="title">{mrkdwn(html.escape(att.get("title", "")))}</div>'
-        text = f'<div class="section">{mrkdwn(html.escape(att.get("text", "")))}</div>'
+        # as Slack delivers it: entities escaped, links as <url|label>
+        title = f'<div class="title">{mrkdwn(str(att.get("title", "")))}</div>'
+        text = f'<div class="section">{mrkdwn(str(att.get("text", "")))}</div>'
         body += f'<div class="attachment">{title}{text}</div>'
     badge = '<span class="badge">APP</span>' if app else ""
     note = '<div class="only-you">👁 Only visible to you</div>' if only_you else ""
@@ -224,7 +230,8 @@ def page(scene: Mapping[str, Any]) -> str:
             )
         )
         if i == 0 and scene.get("thread"):
-            parts.append(f'<div class="replies">{len(above)} replies</div>')
+            n = len(above)
+            parts.append(f'<div class="replies">{n} {"reply" if n == 1 else "replies"}</div>')
     parts.append(message(scene["message"], only_you=bool(scene.get("ephemeral"))))
     return (
         '<!doctype html><html><head><meta charset="utf-8"><style>'

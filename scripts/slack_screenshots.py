@@ -1,12 +1,15 @@
 """Screenshots of what the bot posts in Slack, from the payloads it really sends.
 
 Runs the real bolt App (signed HTTP, the sample runbooks indexed with the real model, a
-private redis-server) against the fake Slack Web API of the tests, asks it three
-questions, and keeps what it posted:
+private redis-server) against the fake Slack Web API of the tests, asks it questions,
+and keeps what it posted:
 
 * ``slash-answer``: ``/runbook`` in a channel, the ephemeral answer;
 * ``alert-thread``: ``@runbook`` in the thread of an Alertmanager alert;
-* ``abstention``: ``/runbook`` about something no runbook covers.
+* ``abstention``: ``/runbook`` about something no runbook covers;
+* ``alert-auto-reply``: an Alertmanager alert in an alert channel, answered in its thread
+  without a mention (from its ``runbook_url``);
+* ``follow-up``: "and if that doesn't work?" in that thread.
 
 Each payload is saved as JSON next to its screenshot (``docs/slack/<name>.json``), turned
 into a Slack-looking page by ``scripts/blockkit_html.py`` and photographed by headless
@@ -32,12 +35,14 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 import blockkit_html  # noqa: E402
 
 from retrieval.embeddings import FastEmbedder  # noqa: E402
+from tests.bot.alert_fixtures import alert_message  # noqa: E402
 from tests.bot.slack_harness import SlackHarness, make_runtime, next_ts  # noqa: E402
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer  # noqa: E402
 from tests.fakes.slack_api import FakeSlackAPI  # noqa: E402
 
 WIDTH = 700
 ALERT_CHANNEL = "C0INC04242"
+AUTO_CHANNEL = "C0ALERTS01"
 ALERT = {
     "type": "message",
     "subtype": "bot_message",
@@ -68,9 +73,12 @@ def capture(out: Path) -> list[Path]:
         try:
             with FakeSlackAPI() as fake:
                 embedder = FastEmbedder(cache_dir=work / "models")
-                runtime = make_runtime(work / "data", redis.url, fake, embedder)
+                runtime = make_runtime(
+                    work / "data", redis.url, fake, embedder, alert_channels="alerts-*"
+                )
                 runtime.ingest(SAMPLE_RUNBOOKS)
                 fake.set_conversation(ALERT_CHANNEL, name="inc-4242-checkout-db")
+                fake.set_conversation(AUTO_CHANNEL, name="alerts-checkout")
                 fake.set_usergroups({"checkout-oncall": ("S0CHECKOUT", ["U0DANA001"])})
                 harness = SlackHarness(runtime, fake)
                 try:
@@ -124,6 +132,32 @@ def _scenes(h: SlackHarness, fake: FakeSlackAPI) -> dict[str, dict[str, Any]]:
         "channel": f"/runbook {question}",
         "ephemeral": True,
         "message": _message(none.params),
+    }
+    alert = alert_message("alertmanager-firing", ts=next_ts())
+    fake.set_thread(AUTO_CHANNEL, alert["ts"], [alert])
+    h.message(alert, channel=AUTO_CHANNEL)
+    (auto,) = h.thread_posts(AUTO_CHANNEL, alert["ts"])
+    shown_alert = {"author": "Alertmanager", "app": True, "color": "#e6522c", **alert}
+    scenes["alert-auto-reply"] = {
+        "pane": "Thread",
+        "channel": "# alerts-checkout",
+        "thread": True,
+        "above": [shown_alert],
+        "message": _message(auto.params),
+    }
+
+    ask = "and if that doesn't work?"
+    h.mention(ask, channel=AUTO_CHANNEL, user="U0DANA001", thread_ts=alert["ts"])
+    follow = h.thread_posts(AUTO_CHANNEL, alert["ts"], count=2)[1]
+    scenes["follow-up"] = {
+        "pane": "Thread",
+        "channel": "# alerts-checkout",
+        "thread": True,
+        "above": [
+            shown_alert,
+            {"author": "Dana", "text": f"<@UBOT|runbook> {ask}", "color": "#2eb67d"},
+        ],
+        "message": _message(follow.params),
     }
     h.settle()
     h.assert_valid()

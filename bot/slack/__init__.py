@@ -1,11 +1,16 @@
 """runbook-bot in Slack.
 
 ``app`` wires a bolt App from one module per surface (``slash``, ``mentions``,
-``buttons``, ``directory_events``), all sharing ``context.SlackContext``. ``answering``
-turns a question into a reply for any surface; ``answer_view`` and ``notices`` render
-messages with the one Block Kit toolkit (``blockkit``) and the Markdown display
-conversion (``mrkdwn``); ``report_view`` renders the health reports. ``messages`` and
-``alerts`` read Slack messages and alerts, ``channels`` knows channels, ``contacts`` turns
-owners into Slack user groups, ``requests`` keeps delivered answers for their buttons,
-``sender`` sends with a minimal fallback, ``client`` builds the one WebClient.
+``alert_replies``, ``direct_messages``, ``shortcuts``, ``app_home``, ``buttons``,
+``directory_events``), all sharing ``context.SlackContext``. ``answering`` turns a
+question (or an alert) into a reply for any surface; ``answer_view``, ``notices`` and
+``home_view`` render messages with the one Block Kit toolkit (``blockkit``) and the
+Markdown display conversion (``mrkdwn``); ``report_view`` renders the health reports.
+``messages``, ``alerts`` and ``alert_post`` read Slack messages and the alerts
+integrations post; ``alert_ledger`` keeps alert replies quiet (one per alert, rate
+limit, resolution); ``thread_memory`` remembers the runbook each thread is about;
+``channels`` knows channels and ``audiences`` who may read what in them (Slack
+Connect); ``contacts`` turns owners into Slack user groups; ``requests`` keeps
+delivered answers for their buttons; ``ttl_store`` is the fail-soft Redis state they
+share; ``sender`` sends with a minimal fallback; ``client`` builds the one WebClient.
 """

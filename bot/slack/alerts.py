@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bot.slack.alert_post import AlertPost, parse_alert_post
 from bot.slack.messages import is_from_integration, message_text, strip_mention
 from retrieval.query import AlertContext, build_query, parse_alert_text
 
@@ -24,6 +25,7 @@ class ThreadParent:
     text: str
     context: AlertContext
     is_alert: bool
+    post: AlertPost | None = None  # the alert, as its integration posted it
 
     @property
     def service(self) -> str | None:
@@ -35,8 +37,9 @@ def read_parent(message: Mapping[str, Any], bot_user_id: str | None) -> ThreadPa
     if not text.strip():
         return None
     ctx = parse_alert_text(text)
+    post = parse_alert_post(message)
     alert = is_from_integration(message) or bool(ctx.alert_name)
-    return ThreadParent(text, ctx, alert)
+    return ThreadParent(text, ctx, alert, post)
 
 
 def focused_query(alert: str, question: str) -> str:

@@ -23,7 +23,7 @@ section, with owners) and offer one search of the runbooks repository. The top-l
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 
 from bot.slack import actions as ids
@@ -190,6 +190,24 @@ def _rest_note(citation: Citation) -> str | None:
     return f"{note} · {rest}" if rest else note
 
 
+def resolved_line(at: float) -> str:
+    """``Resolved at 14:32``, in the reader's time zone (Slack's date formatting)."""
+    seconds = int(at)
+    utc = datetime.fromtimestamp(seconds, tz=UTC).strftime("%Y-%m-%d %H:%M UTC")
+    when = f"<!date^{seconds}^{{date_short_pretty}} at {{time}}|{utc}>"
+    return f":white_check_mark: *Resolved* {when}: the alert has cleared."
+
+
+def _preface(view: View) -> list[dict[str, Any]]:
+    """Lines above the answer: the alert resolved, why this runbook."""
+    out: list[dict[str, Any]] = []
+    if view.resolved:
+        out.append(context(resolved_line(view.resolved), block_id="resolved"))
+    if view.preface:
+        out.append(context(view.preface, block_id=_block_id(view.preface, "preface") or "preface"))
+    return out
+
+
 def _grouped(citations: Sequence[Citation]) -> list[list[Citation]]:
     """Citations by document, documents in order of first appearance."""
     groups: dict[str, list[Citation]] = {}
@@ -218,7 +236,7 @@ def render_answer(
     lead_facts = facts.get(lead.source_id)
     weak = lead_facts is not None and lead_facts.other_service is not None
 
-    head: list[dict[str, Any]] = []
+    head: list[dict[str, Any]] = _preface(view)
     if view.restricted:
         note = escape(view.withheld_note or RESTRICTED)
         head.append(context(f":lock: {note} *{DO_NOT_PASTE}*", block_id="restricted"))
@@ -252,7 +270,9 @@ def _add_documents(
     for d, group in enumerate(_grouped(citations)):
         for n, citation in enumerate(group):
             heading: list[dict[str, Any]] = []
-            if d or n:  # the lead line already links the first quote
+            # the lead line links the first quote; a section quoted in pieces has one heading
+            continued = n > 0 and group[n - 1].section == citation.section
+            if (d or n) and not continued:
                 label = clip(citation.section, _TITLE_MAX)
                 line = lead_link(citation) if n == 0 else f"*{link(citation.url, label)}*"
                 heading.append(section(line))
@@ -462,7 +482,7 @@ def render_not_answered(
         )
     elif reason in ("no-match", "low-confidence") and answer.search_link:
         headline += " Search the runbooks repository, or ask the owning team."
-    blocks: list[dict[str, Any]] = [section(headline, block_id="lead")]
+    blocks: list[dict[str, Any]] = [*_preface(view), section(headline, block_id="lead")]
     warnings = _warnings_block(answer, today)
     if warnings is not None:
         blocks.append(warnings)

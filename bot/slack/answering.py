@@ -6,8 +6,14 @@ a "what do I do" question the answer opens with the runbook's action section
 (:class:`bot.sections.RunbookSections`); the facts shown besides the quotes are
 gathered (owner or fallback contact, Escalation section, whether the runbook is about
 another service than the one asked about); the request is stored for the buttons; and
-the message is rendered. Surfaces (slash command, mentions, buttons) only decide where
-the result goes.
+the message is rendered. Surfaces (slash command, mentions, direct messages, the message
+shortcut, alert auto-replies, buttons) only decide where the result goes.
+
+Who may read what comes from :class:`bot.slack.audiences.Audiences` (channels shared
+outside the company answer only from shareable runbooks). An alert's own runbook (its
+``runbook_url``, else its name) is answered from directly (:meth:`Answering.for_alert`);
+a follow-up in a thread continues the runbook the thread is about
+(:meth:`Answering.follow_up`).
 """
 
 from __future__ import annotations
@@ -16,28 +22,36 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from urllib.parse import urlsplit
 
+from bot.follow_ups import FollowUp
 from bot.sections import RunbookSections, citation_kinds
 from bot.service import AnswerService
 from bot.service_names import named_services, other_service
+from bot.slack.alert_post import AlertPost
 from bot.slack.alerts import ThreadParent, focused_query
 from bot.slack.answer_view import render_answer
-from bot.slack.blockkit import Message
+from bot.slack.audiences import Audiences
+from bot.slack.blockkit import Message, bold, clip, escape, link, safe_url
 from bot.slack.channels import is_direct_message
 from bot.slack.contacts import Contacts
 from bot.slack.notices import (
+    render_external_decline,
     render_minimal,
+    render_no_runbook,
     render_restricted_notice,
     restricted_private_note,
     withheld_note,
 )
 from bot.slack.presentation import DocFacts, Link, View
 from bot.slack.requests import PRIVATE_SUFFIX, RequestStore, StoredRequest, Surface
+from bot.slack.thread_memory import ThreadTopic
 from retrieval.disclosure import DocumentLookup
 from retrieval.intent import question_intent
 from retrieval.permissions import Scope
 from retrieval.query import parse_alert_text
 from retrieval.redact import redact
+from retrieval.runbook_match import RunbookMatch, RunbookMatcher
 from retrieval.types import Answer
 
 log = logging.getLogger("runbook_bot.slack")
@@ -58,6 +72,7 @@ class Asked:
     parent: ThreadParent | None = None  # the message the thread hangs off
     query: str | None = None  # what to search, when not derived from text and parent
     alert: bool | None = None  # known to be about an alert (a retry of an alert's thread)
+    external_user: bool = False  # the asker is a member of another organization
 
     @property
     def search(self) -> str:
@@ -89,9 +104,19 @@ class Reply:
 
 @dataclass(frozen=True)
 class ThreadReply:
-    public: Reply
+    public: Reply | None  # None: nothing is posted for everyone (a declined question)
     private: Reply | None = None  # for the asker only: what the channel may not read
     state: str = "answer"
+    answer: Answer | None = None  # what the public reply shows
+
+
+@dataclass(frozen=True)
+class AlertReply:
+    """The reply to an alert post: an answer, or a one-line note."""
+
+    reply: Reply
+    answer: Answer | None  # None: the note that no runbook answers
+    match: RunbookMatch
 
 
 @dataclass
@@ -103,30 +128,52 @@ class Answering:
     lookup: Callable[[], DocumentLookup]  # the live index's document metadata
     known_services: Callable[[], frozenset[str]]
     hidden_owner: Callable[[str], str | None]  # owner of the runbook an asker may not read
+    audiences: Audiences
+    matcher: RunbookMatcher
     today: Callable[[], date] = field(default=date.today)
+    alert_keep_seconds: int = 12 * 3600  # an alert reply's buttons work this long
+    alert_note: bool = False  # no confident runbook for an alert: one line (else nothing)
 
     # -- the two deliveries ----------------------------------------------------------
 
-    def for_asker(self, request_id: str, asked: Asked, surface: Surface = "slash") -> Reply:
-        """An answer only the asker sees (a slash command's ephemeral reply)."""
-        resolver = self.service.resolver
+    def for_asker(
+        self,
+        request_id: str,
+        asked: Asked,
+        surface: Surface = "slash",
+        *,
+        pinned: str | None = None,
+        preface: str | None = None,
+    ) -> Reply:
+        """An answer only the asker sees: a slash command's or the message shortcut's
+        ephemeral reply, or a direct message."""
+        asker = self.audiences.asker(asked.user_id, asked.place, external_user=asked.external_user)
         delivery = self.service.ask(
             asked.search,
             request_id,
-            asker=resolver.scope_for_user(asked.user_id),
+            asker=asker,
             audience=None,
             user_id=asked.user_id,
             channel_id=asked.channel_id,
+            pinned=pinned,
         )
         answer = self._lead(delivery.public, asked)
+        if answer.state != "answer" and self._external(asked, public=False):
+            notice = render_external_decline()
+            return Reply(notice, notice)
         facts = self._facts(answer, asked)
-        audience = resolver.audience_for_channel(asked.place) if asked.place else None
+        audience = (
+            self.audiences.audience(asked.place, external_user=asked.external_user)
+            if asked.place
+            else None
+        )
         blocked = self._blocked(answer, audience)
         weak = any(f.other_service for f in facts[:1])
         view = View(
             audience="private",
             incident=asked.incident,
-            asked=redact(asked.text),  # as it is kept: a pasted secret is not echoed
+            # as it is kept: a pasted secret is not echoed; elsewhere the question is above
+            asked=redact(asked.text) if surface == "slash" else None,
             offer_post=audience is not None
             and answer.state == "answer"
             and not blocked
@@ -134,23 +181,40 @@ class Answering:
             offer_escalate=asked.place is not None,
             restricted=blocked,
             access_owner=self._access_owner(answer, asked),
+            preface=preface,
         )
         stored = self._store(request_id, asked, surface, answer, view, facts)
         return Reply(self.render(stored), render_minimal(answer, request_id), stored)
 
-    def in_thread(self, request_id: str, asked: Asked) -> ThreadReply:
+    def in_thread(
+        self,
+        request_id: str,
+        asked: Asked,
+        *,
+        pinned: str | None = None,
+        preface: str | None = None,
+    ) -> ThreadReply:
         """An answer in a thread, for the channel's whole audience; what only the asker
-        may read goes to them privately."""
-        resolver = self.service.resolver
-        audience = resolver.audience_for_channel(asked.place) if asked.place else None
+        may read goes to them privately. In a channel shared outside the company a
+        question no shareable runbook answers is declined, privately."""
+        audience = (
+            self.audiences.audience(asked.place, external_user=asked.external_user)
+            if asked.place
+            else None
+        )
+        asker = self.audiences.asker(asked.user_id, asked.place, external_user=asked.external_user)
         delivery = self.service.ask(
             asked.search,
             request_id,
-            asker=resolver.scope_for_user(asked.user_id),
+            asker=asker,
             audience=audience,
             user_id=asked.user_id,
             channel_id=asked.channel_id,
+            pinned=pinned,
         )
+        if delivery.public.state != "answer" and self._external(asked, public=True):
+            notice = render_external_decline()
+            return ThreadReply(None, Reply(notice, notice), "declined")
         private_reply: Reply | None = None
         documents = 0
         restricted: list[str] = []
@@ -169,6 +233,7 @@ class Answering:
                 restricted=True,
                 incident=asked.incident,
                 withheld_note=restricted_private_note(documents),
+                preface=preface,
             )
             key = request_id + PRIVATE_SUFFIX
             stored = self._store(key, asked, "mention", private, private_view, private_facts)
@@ -188,10 +253,96 @@ class Answering:
             offer_escalate=asked.place is not None,
             withheld_note=withheld_note(asked.user_id, documents) if private_reply else None,
             access_owner=self._access_owner(public, asked),
+            preface=preface,
         )
         stored = self._store(request_id, asked, "mention", public, view, facts)
         reply = Reply(self.render(stored), render_minimal(public, request_id), stored)
-        return ThreadReply(reply, private_reply, public.state)
+        return ThreadReply(reply, private_reply, public.state, public)
+
+    def for_alert(self, request_id: str, asked: Asked, alert: AlertPost) -> AlertReply | None:
+        """The reply in an alert's thread: its own runbook (by ``runbook_url``, else by
+        name) or the best confident match, for the channel's whole audience. None when
+        nothing is confident (or a one-line note, when so configured)."""
+        match = self.matcher.find(alert.runbook_url, alert.alertname)
+        audience = self.audiences.audience(asked.place) or self.audiences.outside()
+        delivery = self.service.ask(
+            asked.search,
+            request_id,
+            asker=audience,
+            audience=audience,
+            user_id="alert",
+            channel_id=asked.channel_id,
+            pinned=match.source_id,
+        )
+        answer = self._lead(delivery.public, asked)
+        facts = self._facts(answer, asked)
+        weak = match.source_id is None and any(f.other_service for f in facts[:1])
+        name = alert.alertname or alert.title
+        if answer.state != "answer" or weak:
+            if not self.alert_note:
+                return None
+            note = render_no_runbook(name, _unindexed_note(match.unindexed_url))
+            return AlertReply(Reply(note, note), None, match)
+        view = View(
+            audience="public",
+            incident=asked.incident,
+            offer_escalate=True,
+            preface=alert_preface(name, match),
+        )
+        stored = self._store(request_id, asked, "alert", answer, view, facts)
+        reply = Reply(self.render(stored), render_minimal(answer, request_id), stored)
+        return AlertReply(reply, answer, match)
+
+    def follow_up(
+        self, request_id: str, asked: Asked, topic: ThreadTopic, wants: FollowUp
+    ) -> ThreadReply | None:
+        """A follow-up on the runbook the thread is about: its next action section after
+        what the thread has shown, or its Escalation section, saying which runbook it
+        continues. None when the asker (or the channel) may no longer read that runbook,
+        or it has nothing more: then the question is answered as a new one."""
+        audience = (
+            self.audiences.audience(asked.place, external_user=asked.external_user)
+            if asked.place
+            else None
+        )
+        asker = self.audiences.asker(asked.user_id, asked.place, external_user=asked.external_user)
+        if audience is not None:
+            asker = Scope(asker.groups & audience.groups, asker.complete)  # public: both
+        delivery = self.service.ask(
+            f"{topic.title}: {asked.text}",
+            request_id,
+            asker=asker,
+            audience=audience,
+            user_id=asked.user_id,
+            channel_id=asked.channel_id,
+            pinned=topic.source_id,
+        )
+        base = delivery.public
+        if base.state != "answer" or not base.citations:
+            return None
+        try:
+            nxt = self.sections.continue_after(
+                base, topic.sections, escalate=wants == "escalate", question=asked.text
+            )
+        except Exception:
+            log.exception("could not continue the runbook; answering the question anew")
+            return None
+        if nxt is None:
+            return None
+        if audience is not None and self.service.disclose(nxt, audience).blocked:
+            return None
+        lead = nxt.citations[0]
+        facts = self._facts(nxt, asked)
+        public = audience is not None
+        view = View(
+            audience="public" if public else "private",
+            incident=asked.incident,
+            offer_escalate=asked.place is not None,
+            preface=continuing_preface(topic, lead.url),
+        )
+        stored = self._store(request_id, asked, "mention" if public else "dm", nxt, view, facts)
+        reply = Reply(self.render(stored), render_minimal(nxt, request_id), stored)
+        return ThreadReply(reply, None, nxt.state, nxt)
 
     def render(self, stored: StoredRequest) -> Message:
         return render_answer(
@@ -248,6 +399,9 @@ class Answering:
             )
         return tuple(out)
 
+    def _external(self, asked: Asked, *, public: bool) -> bool:
+        return asked.external_user or self.audiences.is_external(asked.place, public=public)
+
     def _blocked(self, answer: Answer, audience: Scope | None) -> bool:
         """Does ``answer`` cite what the channel's audience may not read?"""
         if audience is None or answer.state != "answer" or not answer.citations:
@@ -286,6 +440,40 @@ class Answering:
             answer=answer,
             view=view,
             facts=facts,
+            keep_seconds=self.alert_keep_seconds if surface == "alert" else None,
         )
         self.requests.put(stored)
         return stored
+
+
+def _unindexed_note(url: str | None) -> str | None:
+    if not url:
+        return None
+    shown = redact(url)
+    path = urlsplit(shown).path.strip("/")
+    label = clip("/".join(path.split("/")[-2:]) or shown, 120)
+    where = link(shown, label) if safe_url(shown) else escape(label)
+    return f"Its runbook_url ({where}) is not an indexed runbook."
+
+
+def alert_preface(alertname: str, match: RunbookMatch) -> str:
+    """Why this runbook, above an alert's reply."""
+    name = bold(clip(alertname.strip(), 150) or "This alert")
+    if match.matched_by == "runbook_url":
+        why = "the runbook its `runbook_url` names"
+    elif match.matched_by == "alert_name":
+        why = "the runbook that names this alert"
+    else:
+        why = "the closest runbook"
+    line = f":rotating_light: {name}: {why}."
+    unindexed = _unindexed_note(match.unindexed_url)
+    if unindexed:
+        line = f":warning: {name}: {unindexed[0].lower()}{unindexed[1:]} Showing {why}."
+    return line
+
+
+def continuing_preface(topic: ThreadTopic, url: str | None) -> str:
+    """Which runbook a follow-up continues, and after what."""
+    title = link(url, clip(topic.title, 150)) if safe_url(url) else escape(clip(topic.title, 150))
+    after = f", after “{escape(clip(topic.sections[-1], 120))}”" if topic.sections else ""
+    return f":leftwards_arrow_with_hook: Continuing from *{title}*{after}."

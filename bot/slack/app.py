@@ -3,9 +3,12 @@ listeners on a bolt ``App``, and runs answers on a worker pool of their own.
 
 Every request is acknowledged first (Slack gives 3 seconds) and answered afterwards, so
 a slow search never delays an acknowledgement. Surfaces live in their own modules:
-``/runbook`` (:mod:`bot.slack.slash`), mentions (:mod:`bot.slack.mentions`), buttons
-(:mod:`bot.slack.buttons`), workspace events (:mod:`bot.slack.directory_events`); a new
-surface is one listeners module registered here, plus the manifest.
+``/runbook`` (:mod:`bot.slack.slash`), mentions (:mod:`bot.slack.mentions`), alert posts
+(:mod:`bot.slack.alert_replies`), direct messages (:mod:`bot.slack.direct_messages`),
+the message shortcut (:mod:`bot.slack.shortcuts`), the App Home
+(:mod:`bot.slack.app_home`), buttons (:mod:`bot.slack.buttons`), workspace events
+(:mod:`bot.slack.directory_events`); a new surface is one listeners module registered
+here, plus the manifest.
 """
 
 from __future__ import annotations
@@ -24,21 +27,30 @@ from bot.metrics import Metrics
 from bot.runtime import Runtime
 from bot.sections import RunbookSections
 from bot.service import AnswerService, Observer
+from bot.slack.alert_ledger import AlertLedger
+from bot.slack.alert_replies import AlertReplies
 from bot.slack.answering import Answering
+from bot.slack.app_home import AppHome, HomeSources
+from bot.slack.audiences import Audiences
 from bot.slack.buttons import AnswerButtons
 from bot.slack.channels import Channels
 from bot.slack.client import make_client
 from bot.slack.contacts import Contacts
 from bot.slack.context import SlackContext
+from bot.slack.direct_messages import DirectMessages
 from bot.slack.directory import SlackUsergroupDirectory
 from bot.slack.directory_events import DirectoryEvents
 from bot.slack.mentions import Mentions
 from bot.slack.requests import RequestStore
 from bot.slack.sender import Sender
+from bot.slack.shortcuts import MessageShortcut
 from bot.slack.slash import SlashCommand
+from bot.slack.thread_memory import ThreadMemory
+from bot.slack.ttl_store import TtlStore
 from bot.slack.workers import InFlight, TrackedPool, backstop
 from retrieval.disclosure import DocumentLookup, snapshot_lookup
 from retrieval.errors import IndexLockedError, RetrievalError
+from retrieval.runbook_match import RunbookMatcher
 from retrieval.types import Answer, SearchFilter
 
 log = logging.getLogger("runbook_bot.slack")
@@ -98,8 +110,13 @@ class SlackBot:
 
         directory = SlackUsergroupDirectory(self.client)
         self.service: AnswerService = runtime.service(directory, MetricsObserver(self.metrics))
-        self.requests = RequestStore(_redis_or_none(runtime), namespace=settings.redis_namespace)
+        store = _redis_or_none(runtime)
+        namespace = settings.redis_namespace
+        self.requests = RequestStore(store, namespace=namespace)
         self.channels = Channels(self.client)
+        self.audiences = Audiences(
+            lambda: self.service.resolver, self.channels, settings.external_access_group
+        )
         searcher = runtime.searcher
         self.answering = Answering(
             service=self.service,
@@ -114,7 +131,11 @@ class SlackBot:
             lookup=self._lookup,
             known_services=self._known_services,
             hidden_owner=self._hidden_owner,
+            audiences=self.audiences,
+            matcher=RunbookMatcher(lambda: searcher.snapshot()),
             today=today,
+            alert_keep_seconds=settings.alert_window_seconds,
+            alert_note=settings.alert_unsure == "note",
         )
         self.context = SlackContext(
             settings=settings,
@@ -131,6 +152,15 @@ class SlackBot:
             submit=self._submit,
             today=today,
             ack_seconds=ack_seconds,
+            audiences=self.audiences,
+            threads=ThreadMemory(TtlStore(store, "thread", namespace)),
+            alerts=AlertLedger(
+                TtlStore(store, "alert", namespace),
+                TtlStore(store, "alert-rate", namespace),
+                window_seconds=settings.alert_window_seconds,
+                rate_limit=settings.alert_rate_limit,
+                rate_window_seconds=settings.alert_rate_window_seconds,
+            ),
         )
         self.warm()
         self.app = App(
@@ -143,9 +173,18 @@ class SlackBot:
             listener_executor=self._listeners,
             logger=_bolt_logger(),
         )
+        home = HomeSources(
+            chunks=lambda: searcher.snapshot().chunks,
+            query_log=lambda: runtime.query_log,
+            directory=directory,
+        )
         for surface in (
             SlashCommand(self.context),
             Mentions(self.context),
+            AlertReplies(self.context),
+            DirectMessages(self.context),
+            MessageShortcut(self.context),
+            AppHome(self.context, home),
             AnswerButtons(self.context),
             DirectoryEvents(self.context),
         ):

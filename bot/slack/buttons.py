@@ -210,7 +210,8 @@ class AnswerButtons:
         if answer.state != "answer" or not answer.citations:
             return None, "Only answers that cite a runbook can be posted to the channel."
         service = self.ctx.service
-        shown = service.disclose(answer, service.resolver.audience_for_channel(channel))
+        audience = self.ctx.audiences.audience(channel) or self.ctx.audiences.outside()
+        shown = service.disclose(answer, audience)
         if not shown.blocked:
             return shown, None
         lookup = self.ctx.answering.lookup()
@@ -254,8 +255,8 @@ class AnswerButtons:
         if not ctx.dedup.first_time(f"escalate:{base_request_id(key)}"):
             ctx.sender.tell(respond, f"Already escalated to {contact.label}.")
             return
-        service = ctx.service
-        shown = service.disclose(stored.answer, service.resolver.audience_for_channel(channel))
+        audience = ctx.audiences.audience(channel) or ctx.audiences.outside()
+        shown = ctx.service.disclose(stored.answer, audience)
         citation = lead if not shown.blocked else None  # never name what the channel may not read
         container = body.get("container") or {}
         thread_ts = _thread_of(body) or stored.thread_ts
@@ -299,17 +300,23 @@ class AnswerButtons:
             query=stored.question,
             alert=stored.alert,
         )
-        public = stored.surface == "mention"
+        public = stored.surface in ("mention", "alert")
         with bind_request_id(request_id):
             try:
                 if not public:
-                    reply = ctx.answering.for_asker(request_id, asked)
+                    surface = stored.surface if stored.surface in ("dm", "shortcut") else "slash"
+                    reply = ctx.answering.for_asker(request_id, asked, surface)
                     ctx.sender.respond(respond, reply.message, replace=True, minimal=reply.minimal)
                     return
                 thread = ctx.answering.in_thread(request_id, asked)
-                ctx.sender.replace(
-                    body, respond, thread.public.message, public=True, minimal=thread.public.minimal
-                )
+                if thread.public is not None:
+                    ctx.sender.replace(
+                        body,
+                        respond,
+                        thread.public.message,
+                        public=True,
+                        minimal=thread.public.minimal,
+                    )
                 if thread.private is not None and channel and user_id:
                     ctx.sender.ephemeral(
                         channel, user_id, thread.private.message, thread_ts=stored.thread_ts

@@ -30,17 +30,29 @@ class ChannelInfo:
     is_private: bool = False
     is_im: bool = False
     is_ext_shared: bool = False
+    is_pending_ext_shared: bool = False
+    known: bool = True  # False: conversations.info could not be read
+
+    @property
+    def external(self) -> bool:
+        """Shared with another organization (Slack Connect), or about to be."""
+        return self.is_ext_shared or self.is_pending_ext_shared
 
 
 def is_direct_message(channel_id: str | None) -> bool:
     return bool(channel_id) and str(channel_id).startswith("D")
 
 
-def is_incident_channel(name: str | None, patterns: Sequence[str]) -> bool:
+def matches_channel(name: str | None, patterns: Sequence[str]) -> bool:
+    """Does the channel name match one of the glob ``patterns`` (``#`` and case aside)?"""
     if not name:
         return False
     lowered = name.lower().lstrip("#")
-    return any(fnmatch.fnmatchcase(lowered, p.lower()) for p in patterns)
+    return any(fnmatch.fnmatchcase(lowered, p.lower().strip().lstrip("#")) for p in patterns)
+
+
+def is_incident_channel(name: str | None, patterns: Sequence[str]) -> bool:
+    return matches_channel(name, patterns)
 
 
 class Channels:
@@ -52,26 +64,23 @@ class Channels:
         self._ttl = ttl_seconds
         self._lock = threading.Lock()
         self._info: dict[str, tuple[float, ChannelInfo]] = {}
+        self._names: dict[str, str] = {}  # names Slack sent with requests
         self._by_name: tuple[float, dict[str, str]] | None = None
 
     def remember(self, channel_id: str, name: str | None) -> None:
         """A name Slack sent with a request (a slash command's channel_name)."""
         if name and name not in NON_CHANNEL_NAMES:
             with self._lock:
-                known = self._info.get(channel_id)
-                info = known[1] if known else ChannelInfo(channel_id)
-                self._info[channel_id] = (
-                    time.monotonic() + self._ttl,
-                    ChannelInfo(info.id, name, info.is_private, info.is_im, info.is_ext_shared),
-                )
+                self._names[channel_id] = name
 
     def info(self, channel_id: str) -> ChannelInfo:
         now = time.monotonic()
         with self._lock:
             entry = self._info.get(channel_id)
+            remembered = self._names.get(channel_id)
         if entry is not None and entry[0] > now:
             return entry[1]
-        info = ChannelInfo(channel_id, is_im=is_direct_message(channel_id))
+        info = ChannelInfo(channel_id, remembered, is_im=is_direct_message(channel_id), known=False)
         ttl = FAILURE_TTL_SECONDS
         try:
             channel = self._client.conversations_info(channel=channel_id).get("channel") or {}
@@ -81,6 +90,7 @@ class Channels:
                 bool(channel.get("is_private")),
                 bool(channel.get("is_im")),
                 bool(channel.get("is_ext_shared")),
+                bool(channel.get("is_pending_ext_shared")),
             )
             ttl = self._ttl
         except (SlackApiError, SlackRequestError, OSError) as exc:
@@ -90,7 +100,9 @@ class Channels:
         return info
 
     def name(self, channel_id: str) -> str | None:
-        return self.info(channel_id).name
+        with self._lock:
+            remembered = self._names.get(channel_id)
+        return remembered or self.info(channel_id).name
 
     def id_for_name(self, name: str) -> str | None:
         """The id of the public channel called ``name`` (``#`` optional), or None."""

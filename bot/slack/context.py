@@ -14,10 +14,13 @@ from slack_sdk.errors import SlackClientError
 from bot.metrics import Metrics
 from bot.service import AnswerService
 from bot.settings import Settings
+from bot.slack.alert_ledger import AlertLedger
 from bot.slack.answering import Answering
+from bot.slack.audiences import Audiences
 from bot.slack.channels import Channels, is_direct_message, is_incident_channel
 from bot.slack.requests import RequestStore
 from bot.slack.sender import Sender, slack_error
+from bot.slack.thread_memory import ThreadMemory
 from retrieval.answerer import search_link
 from retrieval.dedup import Deduplicator
 from retrieval.errors import EmbeddingError, IndexLockedError, IndexUnavailableError
@@ -43,6 +46,9 @@ class SlackContext:
     submit: Callable[..., None]  # run (fn, *args) on the answer pool
     today: Callable[[], date]
     ack_seconds: float  # how long a slash command waits to acknowledge with the answer
+    audiences: Audiences
+    threads: ThreadMemory  # the runbook each thread is about
+    alerts: AlertLedger  # alert auto-replies: one per alert and channel, rate limit
 
     def incident(self, channel_id: str | None, name: str | None = None) -> bool:
         """Is this an incident channel (by its name and the configured patterns)?"""
@@ -52,6 +58,12 @@ class SlackContext:
         if name:
             self.channels.remember(channel_id, name)
         return is_incident_channel(self.channels.name(channel_id), patterns)
+
+    def external_user(self, body: dict[str, Any], event: dict[str, Any]) -> bool:
+        """Was the event sent by a member of another organization (Slack Connect)?"""
+        team = str(body.get("team_id") or "")
+        user_team = str(event.get("user_team") or "")
+        return bool(team and user_team and team != user_team)
 
     def search_link(self, question: str) -> str | None:
         """The repository-scoped search for ``question`` (redacted first)."""

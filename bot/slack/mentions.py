@@ -3,12 +3,17 @@
 The reply is for the channel's whole audience (it cites only what everyone there may
 read); runbooks only the asker may read go to them as an ephemeral message, and the
 thread says so without naming them. In an alert's thread the alert (the thread's
-parent) focuses the search, and the answer opens with what to do. Each event is
-answered once, across Slack's retries and across replicas.
+parent) focuses the search, and the answer opens with what to do; a bare mention there
+answers from the alert's own runbook (its ``runbook_url``, else its name). In a thread
+the bot has already answered, a follow-up ("and if that doesn't work?") continues the
+same runbook. In a channel shared outside the company only shareable runbooks are
+answered from; otherwise the asker is told so privately. Each event is answered once,
+across Slack's retries and across replicas.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -16,9 +21,10 @@ from typing import Any
 from slack_bolt import App, BoltContext
 from slack_sdk.errors import SlackApiError, SlackRequestError
 
+from bot.follow_ups import follow_up
 from bot.logs import bind_request_id, new_request_id
 from bot.slack.alerts import ThreadParent, read_parent
-from bot.slack.answering import Asked
+from bot.slack.answering import Asked, ThreadReply, alert_preface
 from bot.slack.context import SlackContext
 from bot.slack.messages import MAX_QUESTION_CHARS, is_help, strip_mention
 from bot.slack.notices import render_usage
@@ -56,17 +62,25 @@ class Mentions:
             log.info("duplicate app_mention %s (%s:%s) ignored", event_id, channel, ts)
             self.ctx.metrics.request(SURFACE, "duplicate")
             return
-        self.ctx.submit(self.answer, new_request_id(), dict(event), context.bot_user_id)
+        external = self.ctx.external_user(body, event)
+        self.ctx.submit(self.answer, new_request_id(), dict(event), context.bot_user_id, external)
 
-    def answer(self, request_id: str, event: dict[str, Any], bot_user_id: str | None) -> None:
+    def answer(
+        self,
+        request_id: str,
+        event: dict[str, Any],
+        bot_user_id: str | None,
+        external_user: bool = False,
+    ) -> None:
         ctx = self.ctx
         channel = str(event["channel"])
         thread_ts = str(event.get("thread_ts") or event["ts"])
         question = strip_mention(str(event.get("text") or ""), bot_user_id)[:MAX_QUESTION_CHARS]
         parent: ThreadParent | None = None
+        threaded = bool(event.get("thread_ts")) and event.get("thread_ts") != event.get("ts")
         with bind_request_id(request_id):
             try:
-                if event.get("thread_ts") and event.get("thread_ts") != event.get("ts"):
+                if threaded:
                     parent = self._thread_parent(channel, thread_ts, bot_user_id)
                 if is_help(question):
                     question = ""
@@ -81,15 +95,17 @@ class Mentions:
                     thread_ts=thread_ts,
                     incident=ctx.incident(channel),
                     parent=parent,
+                    external_user=external_user,
                 )
-                reply = ctx.answering.in_thread(request_id, asked)
+                reply = self._reply(request_id, asked, in_thread=threaded)
                 with ctx.metrics.time_stage("slack"):
-                    ctx.sender.post(
-                        channel,
-                        reply.public.message,
-                        thread_ts=thread_ts,
-                        minimal=reply.public.minimal,
-                    )
+                    if reply.public is not None:
+                        ctx.sender.post(
+                            channel,
+                            reply.public.message,
+                            thread_ts=thread_ts,
+                            minimal=reply.public.minimal,
+                        )
                     if reply.private is not None and asked.user_id:
                         # ephemeral: only the asker sees it, never a reply in the thread
                         ctx.sender.ephemeral(
@@ -99,6 +115,8 @@ class Mentions:
                             thread_ts=thread_ts,
                             minimal=reply.private.minimal,
                         )
+                if reply.public is not None and reply.answer is not None:
+                    ctx.threads.remember(channel, thread_ts, reply.answer, request_id)
                 ctx.metrics.request(SURFACE, reply.state)
             except Exception as exc:
                 ctx.failed(request_id, exc, SURFACE)
@@ -118,6 +136,30 @@ class Mentions:
                     ctx.sender.post(channel, message, thread_ts=thread_ts)
                 except Exception:
                     log.exception("could not post to %s (thread %s)", channel, thread_ts)
+
+    def _reply(self, request_id: str, asked: Asked, *, in_thread: bool) -> ThreadReply:
+        """A follow-up on the thread's runbook, the alert's own runbook for a bare
+        mention under an alert, or an answer to the question."""
+        ctx = self.ctx
+        channel, thread_ts = asked.channel_id or "", asked.thread_ts or ""
+        wants = follow_up(asked.text) if in_thread else None
+        topic = ctx.threads.get(channel, thread_ts) if wants else None
+        if topic is not None and wants is not None:
+            continued = ctx.answering.follow_up(request_id, asked, topic, wants)
+            if continued is not None:
+                return continued
+        post = asked.parent.post if asked.parent is not None else None
+        if post is not None and not asked.text:
+            match = ctx.answering.matcher.find(post.runbook_url, post.alertname)
+            if match.source_id is not None:
+                preface = alert_preface(post.alertname or post.title, match)
+                return ctx.answering.in_thread(
+                    request_id,
+                    dataclasses.replace(asked, query=post.query()),
+                    pinned=match.source_id,
+                    preface=preface,
+                )
+        return ctx.answering.in_thread(request_id, asked)
 
     def _thread_parent(
         self, channel: str, thread_ts: str, bot_user_id: str | None

@@ -1,12 +1,14 @@
 """The bot's short messages: searching, usage, errors, the restricted-runbook notice,
-the minimal answer Slack accepts when it rejects the full one, and the escalation post."""
+the minimal answer Slack accepts when it rejects the full one, the escalation post, and
+the lines under alerts (no runbook, fired again, resolved) and in shared channels."""
 
 from __future__ import annotations
 
 from bot.slack import actions as ids
-from bot.slack.answer_view import contact_text, lead_link, notification_text
+from bot.slack.answer_view import contact_text, lead_link, notification_text, resolved_line
 from bot.slack.blockkit import (
     FENCE,
+    MAX_BLOCKS,
     MENTION_BLOCK,
     Message,
     actions,
@@ -16,6 +18,7 @@ from bot.slack.blockkit import (
     context,
     escape,
     fallback,
+    link,
     plural,
     safe_url,
     section,
@@ -46,7 +49,10 @@ def render_usage() -> Message:
             "• `/runbook checkout-api database connection refused`",
             "• `/runbook payments how do I switch traffic to the secondary provider?`",
             "• `/runbook PaymentProviderLatencyHigh`: an alert name works too",
-            "• Mention the bot in an alert's thread: `@runbook what do I do?`",
+            "• Mention the bot in an alert's thread: `@runbook what do I do?`; "
+            "then `@runbook and if that doesn't work?` for the runbook's next steps",
+            "• Message the bot directly, or use *Find runbook for this message* on any "
+            "message (an alert, a pasted log)",
             "Start with a service name to search that service's runbooks "
             "(`/runbook [service] question`). `/runbook help` shows this message.",
         ]
@@ -170,3 +176,46 @@ def render_escalation(clicker_id: str, owner: Contact, citation: Citation | None
         text=fallback(escape(text)),
         blocks=[section(line, block_id=f"{MENTION_BLOCK}_escalation")],
     )
+
+
+def render_external_decline() -> Message:
+    """To the asker, privately, in a channel shared outside the company when no runbook
+    that may be shown outside answers."""
+    line = (
+        ":lock: *This channel is shared with people outside the company*, so I answer here "
+        "only from runbooks marked shareable, and none of them answers this. Ask me in a "
+        "direct message or in an internal channel."
+    )
+    text = "No shareable runbook answers this here; ask me in a direct message."
+    return Message(text=text, blocks=[section(line, block_id="external")])
+
+
+def render_no_runbook(alertname: str, note: str | None = None) -> Message:
+    """The one line under an alert no runbook answers with confidence (when configured)."""
+    name = clip(alertname.strip(), 150) or "this alert"
+    line = f":grey_question: No runbook for *{escape(name)}*."
+    if note:
+        line += " " + note
+    return Message(text=fallback(f"No runbook for {escape(name)}."), blocks=[context(line)])
+
+
+def render_repeat(alertname: str, permalink: str | None, when: str | None) -> Message:
+    """The one line under a re-notification: the runbook answer is under the first one."""
+    name = escape(clip(alertname.strip(), 150)) or "this alert"
+    target = (
+        link(permalink, "the first notification")
+        if safe_url(permalink)
+        else ("the first notification" + (f" ({escape(when)})" if when else ""))
+    )
+    line = f":repeat: *{name}* fired again: the runbook answer is in the thread of {target}."
+    text = f"{name} fired again: the runbook answer is in the thread of the first notification."
+    return Message(text=fallback(text), blocks=[context(line)])
+
+
+def mark_resolved(message: Message, at: float) -> Message:
+    """``message`` with the alert's resolution on top (an alert reply updated in place)."""
+    blocks = [b for b in message.blocks if b.get("block_id") != "resolved"]
+    line = context(resolved_line(at), block_id="resolved")
+    if len(blocks) >= MAX_BLOCKS:
+        blocks = blocks[: MAX_BLOCKS - 1]
+    return Message(text=fallback(f"Resolved: {message.text}"), blocks=[line, *blocks])

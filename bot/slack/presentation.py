@@ -59,3 +59,5 @@ class View(Frozen):
     posted_note: str | None = None  # what the posted copy left out
     escalated_by: str | None = None
     shared_by: str | None = None  # the copy posted to the channel, by this user
+    preface: str | None = None  # a line above the answer (mrkdwn): why this runbook
+    resolved: float | None = None  # the alert this answers resolved at (epoch seconds)

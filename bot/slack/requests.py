@@ -32,7 +32,9 @@ MAX_LOCAL_REQUESTS = 2_000
 PRIVATE_SUFFIX = ".private"  # the asker's private copy of a thread answer
 SHARED_SUFFIX = ".shared"  # the copy posted with "Post to channel"
 
-Surface = Literal["slash", "mention"]
+#: where the answer went: a slash command's or shortcut's ephemeral reply, a thread
+#: (a mention), an alert's thread (an auto-reply), a direct message
+Surface = Literal["slash", "mention", "alert", "dm", "shortcut"]
 
 
 def base_request_id(key: str) -> str:
@@ -57,6 +59,7 @@ class StoredRequest(Frozen):
     view: View = View()
     facts: tuple[DocFacts, ...] = ()
     post_failures: int = 0  # failed "Post to channel" attempts (each may be retried)
+    keep_seconds: int | None = None  # kept longer than a response_url lives (an alert's reply)
 
     def facts_by_source(self) -> dict[str, DocFacts]:
         return {f.source_id: f for f in self.facts}
@@ -85,7 +88,9 @@ class RequestStore:
         return f"{self._ns}:req:{request_id}"
 
     def put(self, stored: StoredRequest) -> None:
-        """Keep ``stored``: its questions redacted, none of their secrets in the answer."""
+        """Keep ``stored`` (as long as a response_url lives, or its ``keep_seconds``):
+        its questions redacted, none of their secrets in the answer."""
+        ttl = stored.keep_seconds or self._ttl
         asked = redact(stored.asked) if stored.asked else stored.asked
         view = stored.view
         if view.asked:
@@ -103,13 +108,13 @@ class RequestStore:
         payload = stored.model_dump_json()
         with self._lock:
             self._local.pop(stored.request_id, None)
-            self._local[stored.request_id] = (self._clock() + self._ttl, payload)
+            self._local[stored.request_id] = (self._clock() + ttl, payload)
             while len(self._local) > self._max:
                 self._local.popitem(last=False)
         if self._client is None or not self._health.usable():
             return
         try:
-            self._client.set(self.key(stored.request_id), payload, ex=self._ttl)
+            self._client.set(self.key(stored.request_id), payload, ex=ttl)
         except REDIS_ERRORS as exc:
             self._health.failed(exc)
             return

@@ -24,7 +24,7 @@ from bot.slack.context import SlackContext, error_detail
 from bot.slack.messages import MAX_QUESTION_CHARS, is_help
 from bot.slack.notices import render_error, render_searching, render_usage
 from bot.slack.presentation import View
-from bot.slack.requests import StoredRequest
+from bot.slack.requests import StoredRequest, Surface
 from bot.slack.workers import Handoff
 from retrieval.types import Answer
 
@@ -114,7 +114,7 @@ def failure(
     *,
     thread_ts: str | None = None,
     query: str | None = None,
-    surface: str = "slash",
+    surface: Surface = "slash",
     alert: bool = False,
 ) -> Message:
     """The error message (next step first, a Retry button), with the request stored so
@@ -126,12 +126,12 @@ def failure(
                 request_id=request_id,
                 question=query or question,
                 asked=question,
-                surface="mention" if surface == "mention" else "slash",
+                surface=surface,
                 channel_id=channel_id,
                 thread_ts=thread_ts,
                 alert=alert,
                 answer=Answer(state="abstain", text="The search failed.", reason="error"),
-                view=View(audience="public" if surface == "mention" else "private"),
+                view=View(audience="public" if surface in ("mention", "alert") else "private"),
             )
         )
     except Exception:

@@ -50,17 +50,19 @@ def next_ts() -> str:
 
 
 def make_runtime(
-    data_dir: Path, redis_url: str, fake: FakeSlackAPI, embedder: FastEmbedder
+    data_dir: Path, redis_url: str, fake: FakeSlackAPI, embedder: FastEmbedder, **settings: Any
 ) -> Runtime:
-    settings = load_settings(
+    """A Runtime for the harness; ``settings`` override (e.g. ``alert_channels=...``)."""
+    loaded = load_settings(
         data_dir=data_dir,
         redis_url=redis_url,
         slack_bot_token="xoxb-test",
         slack_signing_secret=SECRET,
         slack_api_url=fake.base_url,
         access_map_path=ACCESS_MAP,
+        **settings,
     )
-    return Runtime(settings, embedder=embedder)
+    return Runtime(loaded, embedder=embedder)
 
 
 def copy_index(template: Path, target: Path) -> Path:
@@ -247,6 +249,73 @@ class SlackHarness:
         if thread_ts is not None:
             event["thread_ts"] = thread_ts
         return self.event(event, event_id=event_id, retry_num=retry_num), event
+
+    def message(
+        self,
+        message: dict[str, Any],
+        *,
+        channel: str,
+        channel_type: str = "channel",
+        ts: str | None = None,
+        event_id: str | None = None,
+        retry_num: int | None = None,
+    ) -> tuple[HttpResult, dict[str, Any]]:
+        """A ``message`` event (``message.channels``/``.groups``/``.im``): ``message`` as
+        posted (an alert from tests/fixtures/alerts, a person's text), in ``channel``."""
+        ts = ts or str(message.get("ts") or next_ts())
+        event = {
+            **message,
+            "type": "message",
+            "channel": channel,
+            "channel_type": channel_type,
+            "ts": ts,
+            "event_ts": ts,
+        }
+        return self.event(event, event_id=event_id, retry_num=retry_num), event
+
+    def direct_message(
+        self, text: str, *, user: str = "U0ALICE01", channel: str = "D0ALICE001", **kwargs: Any
+    ) -> tuple[HttpResult, dict[str, Any]]:
+        return self.message(
+            {"user": user, "text": text}, channel=channel, channel_type="im", **kwargs
+        )
+
+    def shortcut(
+        self,
+        message: dict[str, Any],
+        *,
+        user: str = "U0ALICE01",
+        channel: str = "C0GENERAL1",
+        callback_id: str = "find_runbook",
+    ) -> tuple[HttpResult, str]:
+        """Run the message shortcut on ``message``; its answer goes to the response_url."""
+        response_id = unique("shortcut-")
+        ts = str(message.get("ts") or next_ts())
+        payload = {
+            "type": "message_action",
+            "callback_id": callback_id,
+            "trigger_id": unique("trigger."),
+            "action_ts": str(time.time()),
+            "team": {"id": "T1", "domain": "fake"},
+            "user": {"id": user, "name": user.lower(), "team_id": "T1"},
+            "channel": {"id": channel, "name": channel.lower()},
+            "message_ts": ts,
+            "message": {"type": "message", **message, "ts": ts},
+            "response_url": self.fake.response_url(response_id),
+            "token": "legacy",
+        }
+        body = urlencode({"payload": json.dumps(payload)})
+        return self.post(body, "application/x-www-form-urlencoded"), response_id
+
+    def home_opened(self, user: str = "U0ALICE01") -> HttpResult:
+        event = {
+            "type": "app_home_opened",
+            "user": user,
+            "channel": "D0HOME0001",
+            "tab": "home",
+            "event_ts": str(time.time()),
+        }
+        return self.event(event)
 
     def action(
         self,

@@ -162,6 +162,20 @@ def test_one_header_and_one_owner_line_per_document() -> None:
     assert "Asked" not in body
 
 
+def test_a_section_quoted_in_pieces_has_one_heading() -> None:
+    failover = "Mitigation > Fail over to the standby"
+    a = answer(
+        citations=(
+            cite(1),
+            cite(1, section=failover, quote="1. Confirm a healthy replica."),
+            cite(1, section=failover, quote="4. Restart pgbouncer."),
+        )
+    )
+    body = shown(render(a))
+    assert body.count("Fail over to the standby") == 1
+    assert "1. Confirm a healthy replica." in body and "4. Restart pgbouncer." in body
+
+
 def test_asked_only_where_the_question_is_not_visible() -> None:
     assert "Asked: “why &lt;b&gt;?”" in shown(render(answer(), view=View(asked="why <b>?")))
     assert "Asked" not in shown(render(answer(), view=View(audience="public")))

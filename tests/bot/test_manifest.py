@@ -25,6 +25,7 @@ def test_bot_scopes(manifest: dict[str, Any]) -> None:
         "chat:write",
         "channels:history",
         "groups:history",
+        "im:history",
         "usergroups:read",
         "users:read",
     } <= scopes
@@ -34,7 +35,14 @@ def test_events_and_interactivity(manifest: dict[str, Any]) -> None:
     settings = manifest["settings"]
     events = settings["event_subscriptions"]
     assert events["request_url"] == EVENTS_URL
-    assert {"app_mention", "subteam_members_changed"} <= set(events["bot_events"])
+    assert {
+        "app_mention",
+        "subteam_members_changed",
+        "message.channels",  # alert posts in public channels
+        "message.groups",  # ... and in private ones
+        "message.im",  # direct messages
+        "app_home_opened",
+    } <= set(events["bot_events"])
     assert settings["interactivity"] == {"is_enabled": True, "request_url": EVENTS_URL}
     assert settings["socket_mode_enabled"] is False
     assert settings["org_deploy_enabled"] is False
@@ -48,6 +56,36 @@ def test_bot_user_and_slash_command(manifest: dict[str, Any]) -> None:
     assert command["url"] == EVENTS_URL
     assert command["usage_hint"] == "[service] question"
     assert command["description"]
+
+
+def test_app_home_and_the_message_shortcut(manifest: dict[str, Any]) -> None:
+    from bot.slack.shortcuts import CALLBACK_ID
+
+    features = manifest["features"]
+    assert features["app_home"]["home_tab_enabled"] is True
+    assert features["app_home"]["messages_tab_enabled"] is True  # people can DM the bot
+    assert features["app_home"]["messages_tab_read_only_enabled"] is False
+    (shortcut,) = features["shortcuts"]
+    assert shortcut["type"] == "message"
+    assert shortcut["callback_id"] == CALLBACK_ID
+    assert shortcut["name"] == "Find runbook for this message"
+    assert 0 < len(shortcut["description"]) <= 150  # Slack's limit
+
+
+# Events the code listens to -> the scope each needs.
+EVENT_SCOPES = {
+    "message.channels": "channels:history",
+    "message.groups": "groups:history",
+    "message.im": "im:history",
+    "app_mention": "app_mentions:read",
+}
+
+
+def test_every_event_has_its_scope(manifest: dict[str, Any]) -> None:
+    scopes = set(manifest["oauth_config"]["scopes"]["bot"])
+    for event in manifest["settings"]["event_subscriptions"]["bot_events"]:
+        if event in EVENT_SCOPES:
+            assert EVENT_SCOPES[event] in scopes, event
 
 
 def test_manifest_field_limits(manifest: dict[str, Any]) -> None:
@@ -65,6 +103,8 @@ METHOD_SCOPES = {
     "chat_postMessage": {"chat:write"},
     "chat_postEphemeral": {"chat:write"},
     "chat_update": {"chat:write"},
+    "chat_getPermalink": set(),  # no scope: any message the bot can see
+    "views_publish": set(),  # no scope: the App Home of someone who opened it
     "conversations_replies": {"channels:history", "groups:history"},
     "conversations_history": {"channels:history", "groups:history"},
     "conversations_info": {"channels:read", "groups:read"},

@@ -8,7 +8,7 @@ from datetime import date
 from bot.runtime import Runtime
 from bot.sections import RunbookSections, restates
 from bot.service_names import named_services, other_service
-from retrieval.types import DocumentMetadata
+from retrieval.types import DocumentMetadata, SearchFilter
 from tests.conftest import SAMPLE_RUNBOOKS
 
 CHECKOUT = "checkout-api/database-connection-failures"
@@ -18,7 +18,8 @@ def test_an_answer_restating_symptoms_opens_with_the_first_action_verbatim(
     sample_runtime: Runtime,
 ) -> None:
     sections = RunbookSections(sample_runtime.searcher.snapshot, today=lambda: date(2026, 12, 1))
-    question = "[FIRING:1] CheckoutApiDbConnectionErrors checkout-api connection refused"
+    # a question about the alert's meaning: retrieval leads with the Symptoms section
+    question = "what does CheckoutApiDbConnectionErrors mean"
     answer = sample_runtime.answerer.answer(question)
     # retrieval already leads a bare alert with something to do...
     assert answer.state == "answer" and not restates(answer.citations[0])
@@ -56,7 +57,7 @@ def test_the_escalation_section(sample_runtime: Runtime) -> None:
     escalation = sections.escalation(CHECKOUT)
     assert escalation is not None and escalation.section == "Escalation"
     assert escalation.markdown.startswith("- Not resolved in 15 minutes")
-    assert escalation.url is not None and escalation.url.endswith("#L132")
+    assert escalation.url is not None and escalation.url.endswith("#L133")
     assert sections.escalation("no/such-doc") is None
 
 
@@ -80,3 +81,28 @@ def test_a_document_about_another_service() -> None:
     identity = DocumentMetadata(service="identity-service")
     assert other_service(["identity"], "Identity: 403s", "identity/403.md", identity) is None
     assert other_service([], *adr, sessions) is None
+
+
+def test_a_follow_up_continues_after_what_the_thread_showed(sample_runtime: Runtime) -> None:
+    sections = RunbookSections(sample_runtime.searcher.snapshot, today=lambda: date(2026, 12, 1))
+    pinned = SearchFilter(groups=("everyone",), sources=(CHECKOUT,))
+    answer = sample_runtime.extractive.answer("what do i do", pinned)
+    shown = ["Mitigation > Roll back a bad deploy"]
+    nxt = sections.continue_after(answer, shown, escalate=False)
+    assert nxt is not None
+    assert nxt.citations[0].section == "Mitigation > Relieve an exhausted pgbouncer pool"
+    assert {c.source_id for c in nxt.citations} == {CHECKOUT}
+    original = (SAMPLE_RUNBOOKS / nxt.citations[0].path).read_text(encoding="utf-8")
+    for c in nxt.citations:
+        assert original[c.start : c.end] == c.quote  # verbatim
+    # after the last action comes the Escalation section, and so does "who do I call"
+    shown = [*shown, "Mitigation > Relieve an exhausted pgbouncer pool"]
+    shown.append("Mitigation > Fail over to the standby")
+    last = sections.continue_after(answer, shown, escalate=False)
+    assert last is not None and last.citations[0].section == "Escalation"
+    asked = sections.continue_after(answer, ["Diagnosis"], escalate=True)
+    assert asked is not None and asked.citations[0].section == "Escalation"
+    assert (
+        sections.continue_after(answer.model_copy(update={"citations": ()}), [], escalate=True)
+        is None
+    )

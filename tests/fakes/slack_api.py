@@ -344,6 +344,13 @@ class FakeSlackAPI(LocalHTTPServer):
             "message": self._message(params, str(params["ts"])),
         }
 
+    def _api_chat_getPermalink(self, params: dict[str, Any]) -> dict[str, Any]:
+        channel, ts = str(params.get("channel", "")), str(params.get("message_ts", ""))
+        if not channel or not ts:
+            return {"ok": False, "error": "message_not_found"}
+        link = f"https://fake.slack.com/archives/{channel}/p{ts.replace('.', '')}"
+        return {"ok": True, "channel": channel, "permalink": link}
+
     def _api_conversations_replies(self, params: dict[str, Any]) -> dict[str, Any]:
         key = (str(params.get("channel", "")), str(params.get("ts", "")))
         with self._lock:

@@ -241,3 +241,22 @@ def test_yaml_aliases_are_rejected(tmp_path: Path) -> None:
     with pytest.raises(MalformedDocumentError, match="aliases") as info:
         parse_all(tmp_path)
     assert info.value.line == 2
+
+
+def test_front_matter_alerts_name_the_alerts_a_runbook_answers(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "k8s/crashloop.md",
+        "---\ntitle: Crash loops\nalerts: [KubePodCrashLooping, KubePodNotReady]\n---\n# x\n",
+    )
+    write(tmp_path, "k8s/one.md", "---\nalerts: NodeDiskAlmostFull\n---\n# y\n")
+    write(tmp_path, "k8s/none.md", "# z\n")
+    docs = parse_all(tmp_path)
+    assert docs["k8s/crashloop.md"].metadata.alerts == ("KubePodCrashLooping", "KubePodNotReady")
+    assert docs["k8s/one.md"].metadata.alerts == ("NodeDiskAlmostFull",)
+    assert docs["k8s/none.md"].metadata.alerts == ()
+    git, owners = read_git_info(tmp_path), OwnerResolver(tmp_path)
+    problems = [
+        p for s in scan(tmp_path).files for p in parse_document(s, git, owners, CONFIG).problems
+    ]
+    assert problems == []  # a known key, not reported as unknown

@@ -168,3 +168,25 @@ def test_a_bare_alert_leads_with_what_to_do(sample_runtime: Runtime) -> None:
     lead = answer.citations[0]
     assert "Symptoms" not in lead.section
     assert any(w in lead.section for w in ("Mitigation", "Steps", "Relieve", "Fail", "Restart"))
+
+
+def test_a_pinned_document_is_the_answer_however_the_words_match(
+    sample_runtime: Runtime,
+) -> None:
+    # the alert's runbook_url names the runbook: its words need not match the question
+    pinned = EVERYONE.model_copy(update={"sources": ("orders/queue-backlog",)})
+    answer = sample_runtime.extractive.answer("SomethingVague fired on prod", pinned)
+    assert answer.state == "answer"
+    assert {c.source_id for c in answer.citations} == {"orders/queue-backlog"}
+    assert not answer.related  # nothing from other documents
+    assert_verbatim(answer)
+    unpinned = sample_runtime.extractive.answer("SomethingVague fired on prod", EVERYONE)
+    assert unpinned.state != "answer"
+
+
+def test_a_pinned_document_the_scope_may_not_read_is_not_shown(sample_runtime: Runtime) -> None:
+    pinned = EVERYONE.model_copy(update={"sources": ("sre/break-glass-access",)})
+    answer = sample_runtime.extractive.answer("what do i do", pinned)
+    assert answer.state != "answer"
+    assert answer.reason == "access-denied"
+    assert not answer.citations and not answer.suggestions

@@ -81,7 +81,8 @@ def test_loads_the_sample_access_map(redis_server: RedisServer) -> None:
         usergroups=("sre-oncall",), users=("U0SRE0001",), channels=("C0SREPRIV1",)
     )
     assert amap.groups["everyone"] == GroupRule()
-    assert amap.known_groups == {"sre", DEFAULT_ACCESS_GROUP}
+    assert amap.groups["external"] == GroupRule()  # runbooks shareable outside the company
+    assert amap.known_groups == {"sre", "external", DEFAULT_ACCESS_GROUP}
 
 
 def test_missing_access_map_is_empty(tmp_path: Path, redis_server: RedisServer) -> None:

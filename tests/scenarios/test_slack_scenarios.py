@@ -395,7 +395,10 @@ def test_alert_thread_answer_leads_with_mitigation_and_links_the_other_fixes(
     )
     slack.mention("", channel=channel, thread_ts=parent_ts)
     (reply,) = slack.thread_posts(channel, parent_ts)
-    lead = reply.blocks[0]["text"]["text"]
+    # a bare mention under an alert answers from the runbook that names the alert
+    preface = reply.blocks[0]["elements"][0]["text"]
+    assert "*OrderEventsConsumerLag*: the runbook that names this alert" in preface
+    lead = next(b for b in reply.blocks if b.get("block_id") == "lead")["text"]["text"]
     assert "Mitigation &gt; Scale the consumers" in lead
     assert "Symptoms" not in text_of(reply)
     assert "Alert `OrderEventsConsumerLag`" not in text_of(reply)  # not restated
@@ -602,7 +605,11 @@ def test_slack_rejecting_the_full_answer_gets_the_minimal_one(
     assert posts[0].response["error"] == "msg_blocks_too_long"
     minimal = posts[1]
     assert minimal.response["ok"] is True
-    assert "kubectl -n checkout rollout undo deploy/checkout-api" in text_of(minimal)
+    full = text_of(posts[0])
+    # the runbook link and the lead quote's first command, as the full answer had them
+    command = next(ln for ln in full.splitlines() if ln.startswith("kubectl -n checkout"))
+    assert command in text_of(minimal)
+    assert CHECKOUT in text_of(minimal)
     assert "did not fit in a Slack message" in text_of(minimal)
 
 
