@@ -9,3 +9,4 @@ ESCALATE = "escalate_to_owner"
 RETRY = "retry_question"
 # A link button still sends a block_actions payload, which the app must acknowledge.
 OPEN_SEARCH = "open_search"
+OPEN_IN_BROWSER = "open_in_browser"

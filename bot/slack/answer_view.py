@@ -226,12 +226,16 @@ def render_answer(
     today: date,
     view: View | None = None,
     facts: Mapping[str, DocFacts] | None = None,
+    browser_url: str | None = None,
 ) -> Message:
-    """The message for ``answer`` (any tier) as ``view`` shows it."""
+    """The message for ``answer`` (any tier) as ``view`` shows it; ``browser_url`` opens
+    the same question in the web pages."""
     view = view or View()
     facts = facts or {}
     if answer.state != "answer" or not answer.citations:
-        return render_not_answered(answer, request_id=request_id, today=today, view=view)
+        return render_not_answered(
+            answer, request_id=request_id, today=today, view=view, browser_url=browser_url
+        )
     lead = answer.citations[0]
     lead_facts = facts.get(lead.source_id)
     weak = lead_facts is not None and lead_facts.other_service is not None
@@ -246,7 +250,7 @@ def render_answer(
     if warnings is not None:
         head.append(warnings)
 
-    tail = _answer_tail(answer, view, facts, request_id, today, weak=weak)
+    tail = _answer_tail(answer, view, facts, request_id, today, weak=weak, browser_url=browser_url)
     reserve = sum(map(block_chars, tail)) + 100
     out = Blocks(reserve_blocks=len(tail) + 1, reserve_chars=reserve)
     out.force(*head)
@@ -310,6 +314,7 @@ def _answer_tail(
     today: date,
     *,
     weak: bool,
+    browser_url: str | None = None,
 ) -> list[dict[str, Any]]:
     lead = answer.citations[0]
     lead_facts = facts.get(lead.source_id)
@@ -325,7 +330,7 @@ def _answer_tail(
     footer = _footer(view)
     if footer:
         tail.append(context(footer, block_id=_block_id(footer, "footer")))
-    tail.extend(_actions(answer, view, facts, request_id, weak=weak))
+    tail.extend(_actions(answer, view, facts, request_id, weak=weak, browser_url=browser_url))
     return tail
 
 
@@ -378,6 +383,17 @@ def _footer(view: View) -> str:
     return " · ".join(parts)
 
 
+def _browser_button(url: str | None, request_id: str) -> list[dict[str, Any]]:
+    """ "Open in browser": the same question in the web pages (Sign in with Slack)."""
+    if not url or not safe_url(url):
+        return []
+    return [
+        button(
+            ":globe_with_meridians: Open in browser", ids.OPEN_IN_BROWSER, value=request_id, url=url
+        )
+    ]
+
+
 def _actions(
     answer: Answer,
     view: View,
@@ -385,6 +401,7 @@ def _actions(
     request_id: str,
     *,
     weak: bool,
+    browser_url: str | None = None,
 ) -> list[dict[str, Any]]:
     elements: list[dict[str, Any]] = []
     done: list[str] = []
@@ -416,6 +433,7 @@ def _actions(
                     f":rotating_light: Escalate to {owner.label}", ids.ESCALATE, value=request_id
                 )
             )
+    elements.extend(_browser_button(browser_url, request_id))
     out: list[dict[str, Any]] = []
     if done:
         text = " ".join(done)
@@ -452,7 +470,12 @@ def notification_text(answer: Answer, *, weak: bool = False) -> str:
 
 
 def render_not_answered(
-    answer: Answer, *, request_id: str, today: date, view: View | None = None
+    answer: Answer,
+    *,
+    request_id: str,
+    today: date,
+    view: View | None = None,
+    browser_url: str | None = None,
 ) -> Message:
     """The "not sure" and "none" tiers: the closest runbooks, linked and with their
     owners, and one search of the runbooks repository."""
@@ -508,6 +531,7 @@ def render_not_answered(
         elements.append(
             button(":mag: Search the runbooks", ids.OPEN_SEARCH, value=request_id, url=link_url)
         )
+    elements.extend(_browser_button(browser_url, request_id))
     if view.feedback is None:
         elements.append(button(":+1: Helpful", ids.FEEDBACK_HELPFUL, value=request_id))
         elements.append(button(":-1: Not helpful", ids.FEEDBACK_NOT_HELPFUL, value=request_id))

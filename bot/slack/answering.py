@@ -46,6 +46,7 @@ from bot.slack.notices import (
 from bot.slack.presentation import DocFacts, Link, View
 from bot.slack.requests import PRIVATE_SUFFIX, RequestStore, StoredRequest, Surface
 from bot.slack.thread_memory import ThreadTopic
+from bot.web.links import web_answer_url
 from retrieval.disclosure import DocumentLookup
 from retrieval.intent import question_intent
 from retrieval.permissions import Scope
@@ -133,6 +134,7 @@ class Answering:
     today: Callable[[], date] = field(default=date.today)
     alert_keep_seconds: int = 12 * 3600  # an alert reply's buttons work this long
     alert_note: bool = False  # no confident runbook for an alert: one line (else nothing)
+    public_url: str | None = None  # the web pages: every answer links to the same question
 
     # -- the two deliveries ----------------------------------------------------------
 
@@ -351,6 +353,7 @@ class Answering:
             today=self.today(),
             view=stored.view,
             facts=stored.facts_by_source(),
+            browser_url=web_answer_url(self.public_url, stored.asked or stored.question),
         )
 
     # -- pieces ----------------------------------------------------------------------

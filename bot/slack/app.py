@@ -135,6 +135,7 @@ class SlackBot:
             matcher=RunbookMatcher(lambda: searcher.snapshot()),
             today=today,
             alert_keep_seconds=settings.alert_window_seconds,
+            public_url=settings.public_url,
             alert_note=settings.alert_unsure == "note",
         )
         self.context = SlackContext(

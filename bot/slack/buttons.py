@@ -71,6 +71,7 @@ class AnswerButtons:
         app.action(ids.ESCALATE)(self.on_escalate)
         app.action(ids.RETRY)(self.on_retry)
         app.action(ids.OPEN_SEARCH)(self.on_open_search)
+        app.action(ids.OPEN_IN_BROWSER)(self.on_open_search)  # a link: nothing to do
 
     def _run(self, fn: Any, surface: str, body: dict[str, Any], respond: Respond) -> None:
         key, _, _ = _clicked(body)

@@ -858,3 +858,34 @@ def test_serve_on_a_port_in_use_exits_1(tmp_path: Path, redis_server: RedisServe
     assert result.returncode == 1, result.stderr
     assert f"cannot listen on 0.0.0.0:0 (metrics: 127.0.0.1:{port})" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_every_answer_links_to_the_same_question_in_the_browser(
+    sample_data_dir: Path, redis_server: RedisServer, fake: FakeSlackAPI, embedder: FastEmbedder
+) -> None:
+    rt = make_runtime(
+        sample_data_dir, redis_server.url, fake, embedder, public_url="https://runbooks.example.com"
+    )
+    h = SlackHarness(rt, fake)
+    try:
+        token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+        for question in (
+            f"checkout-api database connection refused, token {token}",
+            "how do i reset the grafana admin password",
+        ):
+            _, response_id = h.slash(question)
+            (reply,) = h.responses(response_id)
+            urls = [
+                e.get("url", "")
+                for b in reply.blocks
+                if b["type"] == "actions"
+                for e in b["elements"]
+                if e["action_id"] == "open_in_browser"
+            ]
+            assert len(urls) == 1, question
+            assert urls[0].startswith("https://runbooks.example.com/ask?q=")
+            assert token not in urls[0]  # the question is redacted before it travels
+        h.assert_valid()
+    finally:
+        h.close()
+        rt.close()
