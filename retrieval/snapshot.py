@@ -201,8 +201,10 @@ class SnapshotCache:
 
     def _build(self, generation: int, stamp: str) -> Snapshot:
         log.info("building search snapshot for generation %d", generation)
+        # in chunk id order, whatever order the store returns points in: ties in either
+        # ranking then break the same way in every process
         if self._mirror:
-            pairs = self._vectors.live_points(generation)
+            pairs = sorted(self._vectors.live_points(generation), key=lambda p: p[0].chunk_id)
             chunks = [c for c, _ in pairs]
             dim = len(pairs[0][1]) if pairs else 0
             dense = np.asarray([v for _, v in pairs], dtype=np.float32).reshape(len(pairs), dim)
@@ -210,7 +212,7 @@ class SnapshotCache:
             if norms is not None:
                 dense = dense / np.maximum(norms, 1e-12)
         else:
-            chunks = self._vectors.live_chunks(generation)
+            chunks = sorted(self._vectors.live_chunks(generation), key=lambda c: c.chunk_id)
             dense = None
         snap = Snapshot(generation, KeywordIndex(chunks), dense)
         if self._dir is not None:
