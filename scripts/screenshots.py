@@ -38,7 +38,7 @@ DESKTOP = {"width": 1200, "height": 900}
 PHONE = {"width": 390, "height": 844}
 MAX_DESKTOP_HEIGHT = 1500
 ANSWERED = "elasticsearch cluster red"
-UNSURE = "what does the pager rotation look like"
+UNSURE = "who approves a production database schema change"
 UNANSWERED = (
     "frobnicate the quantum llama zxqv",
     "xylophone tuning for the lobby piano",
