@@ -35,7 +35,10 @@ if TYPE_CHECKING:
     from retrieval.snapshot import SnapshotCache
     from retrieval.vector_index import QdrantVectorIndex
 
-EMBED_BATCH = 256
+# Chunks embedded and written per step: the vectors of one window are upserted and dropped
+# before the next, so an ingest holds at most this many (the model's own batches are cut
+# smaller by token budget, see retrieval.embed_batches).
+EMBED_WINDOW = 512
 
 
 @dataclass(frozen=True)
@@ -217,15 +220,16 @@ class Ingestor:
 
     def _embed_and_stage(self, chunks: Sequence[Chunk], progress: bool) -> None:
         bar = None
-        if progress and len(chunks) > EMBED_BATCH:
+        if progress and len(chunks) > EMBED_WINDOW:
             from tqdm import tqdm
 
             bar = tqdm(total=len(chunks), unit="chunk", file=sys.stderr, desc="embedding")
-        for i in range(0, len(chunks), EMBED_BATCH):
-            batch = chunks[i : i + EMBED_BATCH]
-            vectors = self._embedder.embed_documents([c.text for c in batch])
-            self._index.stage(batch, vectors)
+        for i in range(0, len(chunks), EMBED_WINDOW):
+            window = chunks[i : i + EMBED_WINDOW]
+            vectors = self._embedder.embed_documents([c.text for c in window])
+            self._index.stage(window, vectors)
+            del vectors
             if bar is not None:
-                bar.update(len(batch))
+                bar.update(len(window))
         if bar is not None:
             bar.close()

@@ -10,11 +10,11 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
+from retrieval.embed_batches import BatchBudget, budget_batches
 from retrieval.errors import EmbeddingError
 from retrieval.offline_model import OFFLINE_MODEL_NAME, assemble_offline_model
 
 Vectors = npt.NDArray[np.float32]
-DEFAULT_BATCH_SIZE = 64
 
 
 class Embedder(Protocol):
@@ -38,11 +38,14 @@ class FastEmbedder:
         model_path: Path | None = None,
         cache_dir: Path | None = None,
         threads: int | None = None,
+        budget: BatchBudget | None = None,
     ) -> None:
+        """``budget``: how big a batch of documents may get (:mod:`retrieval.embed_batches`)."""
         self._model_name = model_name
         self._model_path = model_path
         self._cache_dir = cache_dir
         self._threads = threads
+        self._budget = budget or BatchBudget()
         self._model: object | None = None
         self._dimension: int | None = None
         self._lock = threading.Lock()
@@ -103,22 +106,25 @@ class FastEmbedder:
         _ = self.dimension
 
     def embed_documents(self, texts: Sequence[str]) -> Vectors:
+        """Unit vectors of ``texts``, in their order, embedded in batches cut by token
+        budget (similar lengths together: little padding, bounded memory)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         model = self._load()
-        # similar lengths batch together: less padding, much less compute
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out: Vectors | None = None
         try:
-            rows = list(
-                model.embed(  # type: ignore[attr-defined]
-                    [texts[i] for i in order], batch_size=DEFAULT_BATCH_SIZE
+            lengths = [int(model.token_count(t)) for t in texts]  # type: ignore[attr-defined]
+            for batch in budget_batches(lengths, self._budget):
+                rows = model.embed(  # type: ignore[attr-defined]
+                    [texts[i] for i in batch], batch_size=len(batch)
                 )
-            )
+                for i, row in zip(batch, rows, strict=True):
+                    if out is None:
+                        out = np.empty((len(texts), len(row)), dtype=np.float32)
+                    out[i] = row
         except Exception as exc:
             raise EmbeddingError(f"embedding failed: {exc}") from exc
-        out = np.empty((len(texts), len(rows[0])), dtype=np.float32)
-        for pos, i in enumerate(order):
-            out[i] = rows[pos]
+        assert out is not None
         return out
 
     def embed_query(self, text: str) -> Vectors:
