@@ -41,6 +41,7 @@ from retrieval.query import Glossary, HydeQuery, load_glossary
 from retrieval.querylog import FileQueryLog, RedisQueryLog
 from retrieval.search import HybridSearcher, SearchConfig
 from retrieval.snapshot import SnapshotCache
+from retrieval.store_handle import StoreHandle
 from retrieval.store_marker import read_store_marker
 
 if TYPE_CHECKING:
@@ -71,7 +72,10 @@ class Runtime:
 
     @cached_property
     def vector_index(self) -> QdrantVectorIndex:
+        """The vector store itself, opened now (see :attr:`store`)."""
+        return self.store.store()
 
+    def _open_vector_index(self) -> QdrantVectorIndex:
         s = self.settings
         key = s.qdrant_api_key.get_secret_value() if s.qdrant_api_key else None
         from retrieval.vector_index import QdrantVectorIndex, open_client
@@ -83,16 +87,24 @@ class Runtime:
         )
 
     @cached_property
+    def store(self) -> StoreHandle:
+        """The store as queries use it: in embedded mode a persisted snapshot of the
+        published generation answers without opening it."""
+        s = self.settings
+        marker_dir = s.qdrant_local_path if s.qdrant_url is None else None
+        return StoreHandle(self._open_vector_index, marker_dir, s.collection)
+
+    @cached_property
     def snapshots(self) -> SnapshotCache:
         s = self.settings
-        return SnapshotCache(self.vector_index, s.snapshot_dir, mirror_dense=s.qdrant_url is None)
+        return SnapshotCache(self.store, s.snapshot_dir, mirror_dense=s.qdrant_url is None)
 
     @cached_property
     def searcher(self) -> HybridSearcher:
         s = self.settings
         return HybridSearcher(
             self.embedder,
-            self.vector_index,
+            self.store,
             self.snapshots,
             SearchConfig(rrf_k=s.rrf_k, candidates=s.search_candidates),
         )
@@ -318,6 +330,6 @@ class Runtime:
         )
 
     def close(self) -> None:
-        if "vector_index" in self.__dict__:
+        if "store" in self.__dict__ and self.store.opened:
             with contextlib.suppress(Exception):  # closing is best effort
-                self.vector_index.client.close()
+                self.store.store().client.close()

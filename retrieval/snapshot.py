@@ -36,7 +36,7 @@ from retrieval.tokenize import tokenize
 from retrieval.types import Chunk, SearchFilter
 
 if TYPE_CHECKING:
-    from retrieval.vector_index import QdrantVectorIndex
+    from retrieval.store_handle import StoreHandle
 
 log = logging.getLogger(__name__)
 DENSE_FILE = "dense.npy"
@@ -159,9 +159,7 @@ def checksums_match(directory: Path, generation: int, stamp: str) -> bool:
 class SnapshotCache:
     """Keeps one snapshot in step with the vector store's generation."""
 
-    def __init__(
-        self, vectors: QdrantVectorIndex, directory: Path | None, mirror_dense: bool
-    ) -> None:
+    def __init__(self, vectors: StoreHandle, directory: Path | None, mirror_dense: bool) -> None:
         self._vectors = vectors
         self._dir = directory
         self._mirror = mirror_dense
@@ -191,8 +189,8 @@ class SnapshotCache:
         index = loaded[0]
         dense = None
         if self._mirror:
-            try:
-                dense = np.load(self._dir / DENSE_FILE)
+            try:  # mapped, not read: pages come in as searches touch them
+                dense = np.load(self._dir / DENSE_FILE, mmap_mode="r")
             except (OSError, ValueError):
                 return None
             if dense.shape[0] != index.size:
@@ -204,13 +202,13 @@ class SnapshotCache:
         # in chunk id order, whatever order the store returns points in: ties in either
         # ranking then break the same way in every process
         if self._mirror:
-            pairs = sorted(self._vectors.live_points(generation), key=lambda p: p[0].chunk_id)
-            chunks = [c for c, _ in pairs]
-            dim = len(pairs[0][1]) if pairs else 0
-            dense = np.asarray([v for _, v in pairs], dtype=np.float32).reshape(len(pairs), dim)
-            norms = np.linalg.norm(dense, axis=1, keepdims=True) if len(dense) else None
-            if norms is not None:
-                dense = dense / np.maximum(norms, 1e-12)
+            found, vectors = self._vectors.live_points(generation)
+            order = sorted(range(len(found)), key=lambda i: found[i].chunk_id)
+            chunks = [found[i] for i in order]
+            dense = vectors[order] if len(order) else vectors
+            del found, vectors
+            if len(dense):
+                dense /= np.maximum(np.linalg.norm(dense, axis=1, keepdims=True), 1e-12)
         else:
             chunks = sorted(self._vectors.live_chunks(generation), key=lambda c: c.chunk_id)
             dense = None

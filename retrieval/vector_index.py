@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
@@ -323,12 +324,17 @@ class QdrantVectorIndex:
         flt = self._live(None, generation)
         return [Chunk.model_validate(p["chunk"]) for p in self._scroll(flt, True)]
 
-    def live_points(self, generation: int | None = None) -> list[tuple[Chunk, list[float]]]:
-        """Live chunks with their vectors (for the in-memory dense mirror)."""
+    def live_points(
+        self, generation: int | None = None
+    ) -> tuple[list[Chunk], npt.NDArray[np.float32]]:
+        """Live chunks and their vectors (a row each, in the same order), for the
+        in-memory dense mirror. Vectors go straight into one float32 matrix, page by
+        page: never a Python float per dimension for the whole store."""
+        chunks: list[Chunk] = []
+        pages: list[npt.NDArray[np.float32]] = []
         if not self._exists(self._collection):
-            return []
+            return chunks, np.zeros((0, 0), dtype=np.float32)
         flt = self._live(None, generation)
-        out: list[tuple[Chunk, list[float]]] = []
         offset: Any = None
         while True:
             points, offset = self._call(
@@ -341,11 +347,19 @@ class QdrantVectorIndex:
                     with_vectors=True,
                 )
             )
-            for p in points:
-                if p.payload is not None and isinstance(p.vector, list):
-                    out.append((Chunk.model_validate(p.payload["chunk"]), list(p.vector)))  # type: ignore[arg-type]
+            rows = [
+                (Chunk.model_validate(p.payload["chunk"]), p.vector)
+                for p in points
+                if p.payload is not None and isinstance(p.vector, list)
+            ]
+            if rows:
+                chunks.extend(c for c, _ in rows)
+                pages.append(np.asarray([v for _, v in rows], dtype=np.float32))
             if offset is None:
-                return out
+                break
+        if not pages:
+            return chunks, np.zeros((0, 0), dtype=np.float32)
+        return chunks, np.concatenate(pages)
 
     def search(
         self, vector: Vectors, k: int, flt: SearchFilter | None, generation: int | None = None
