@@ -1,41 +1,49 @@
-"""Benchmark: ingest throughput, unchanged re-ingest, search latency at 1k/10k/50k chunks.
+"""Benchmark: ingest memory and throughput, cold start, serving at 10k/50k chunks, Qdrant.
 
-    .venv/bin/python scripts/bench.py [--sizes 1000,10000,50000] [--ingest-docs 40]
+    .venv/bin/python scripts/bench.py [--corpus-docs 10000] [--embed-texts 256]
+        [--sizes 10000,50000] [--store-sizes 1000,10000] [--only SECTION,...]
 
-Ingest uses the real embedding model on a synthetic runbook corpus. Search
-latency is measured on the serving path (the per-generation snapshot: BM25 plus
-a vector matrix with permission masks) over synthetic chunks with random unit
-vectors (embedding 50k chunks on a CPU would take most of an hour); queries are
-embedded with the real model. Qdrant's own write and filtered-query costs are
-measured separately at the store sizes. Prints a table; numbers go in README.
+Every section runs in a subprocess of its own and its peak RSS is that process's
+own (``os.wait4``), so the numbers do not mix and this process stays small.
+
+- ``model``: model load and query embedding.
+- ``embed``: the ingest's embedding path against plain fastembed ``embed()`` calls
+  on the same chunk texts, interleaved in one process (the machine is shared).
+- ``ingest``: ``runbook-bot ingest`` of a synthetic corpus (``--corpus-docs``
+  generated Markdown runbooks: front matter, headings, steps, code), then again
+  unchanged.
+- ``cold``: ``runbook-bot ask`` in a fresh process after ingesting ``runbooks/``.
+- ``serve``: ``runbook-bot serve`` from start to the answer of a signed slash
+  command (``/healthz`` polled first; Slack's Web API is a local fake).
+- ``serving``: a serving process over a persisted snapshot of synthetic chunks
+  with random unit vectors (embedding 50k chunks on a CPU would take hours):
+  search and extractive answer latency (query embedding excluded) and its RSS.
+- ``store``: Qdrant embedded local mode's own write, snapshot-build and filtered
+  query costs.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import random
 import resource
 import shutil
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
-
-import numpy as np
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-from bot.runtime import Runtime  # noqa: E402
-from bot.settings import load_settings  # noqa: E402
-from ingest.chunker import chunk_document  # noqa: E402
-from retrieval.answerer import ExtractiveAnswerer  # noqa: E402
-from retrieval.embeddings import FastEmbedder  # noqa: E402
-from retrieval.keyword_index import KeywordIndex  # noqa: E402
-from retrieval.search import HybridSearcher  # noqa: E402
-from retrieval.snapshot import Snapshot  # noqa: E402
-from retrieval.types import Chunk, Document, DocumentMetadata, SearchFilter  # noqa: E402
+CLI = ROOT / ".venv" / "bin" / "runbook-bot"
+QUESTION = "checkout-api database connection refused"
 
 WORDS = (
     "pod node disk memory cpu latency error timeout restart rollback deploy queue consumer "
@@ -54,13 +62,24 @@ QUERIES = [
     "node_filesystem_avail_bytes below threshold",
     "rollback a bad deploy of svc-7",
 ]
+Rows = list[tuple[str, str]]
 
 
-def rss_mb() -> float:
+def own_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def pct(values: list[float], p: float) -> float:
+    import numpy as np
+
+    return float(np.percentile(values, p)) * 1000
+
+
+# --------------------------------------------------------------------------- corpora
+
+
 def synthetic_doc(i: int, rng: random.Random) -> str:
+    """A long runbook: five sections of 40-120 words and a command each."""
     svc = rng.choice(SERVICES)
     alert = "".join(w.capitalize() for w in rng.sample(WORDS, 3))
     parts = [
@@ -73,31 +92,39 @@ def synthetic_doc(i: int, rng: random.Random) -> str:
     return "\n".join(parts)
 
 
-def pct(values: list[float], p: float) -> float:
-    return float(np.percentile(values, p)) * 1000
+def compact_runbook(i: int, rng: random.Random) -> str:
+    """A short runbook: a summary and numbered steps with a command; one in four also
+    has an escalation section."""
+    svc = rng.choice(SERVICES)
+    alert = "".join(w.capitalize() for w in rng.sample(WORDS, 3))
+    summary = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 14)))
+    metric = "_".join(rng.sample(WORDS, 3))
+    text = (
+        f"---\ntitle: {alert} on {svc}\nservice: {svc}\nowner: '@team-{i % 17}'\n"
+        f"updated: 2026-0{1 + i % 9}-1{i % 9}\n---\n"
+        f"# {alert} on {svc}\n\n{summary.capitalize()}.\n\n"
+        f"1. Check `{metric}` on the {svc} dashboard.\n"
+        f"2. Restart the {rng.choice(WORDS)} workers:\n\n"
+        f"   ```console\n   kubectl -n {svc} rollout restart deploy/{svc}-{i % 7}\n   ```\n"
+    )
+    if i % 4 == 0:
+        text += f"\n## Escalation\n\nPage @team-{i % 17} when {rng.choice(WORDS)} keeps failing.\n"
+    return text
 
 
-def bench_ingest(rt: Runtime, docs: int, workdir: Path) -> list[tuple[str, str]]:
+def write_corpus(folder: Path, docs: int, make: Any = compact_runbook) -> None:
     rng = random.Random(7)
-    corpus = workdir / "corpus"
-    corpus.mkdir()
+    folder.mkdir(parents=True)
     for i in range(docs):
-        (corpus / f"rb-{i:04d}.md").write_text(synthetic_doc(i, rng), encoding="utf-8")
-    t0 = time.perf_counter()
-    first = rt.ingestor.run(corpus, rt.ingest_options())
-    t_first = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    again = rt.ingestor.run(corpus, rt.ingest_options())
-    t_again = time.perf_counter() - t0
-    return [
-        ("ingest: documents / chunks", f"{docs} / {first.chunks_embedded}"),
-        ("ingest: seconds (real model)", f"{t_first:.1f}"),
-        ("ingest: chunks per second", f"{first.chunks_embedded / t_first:.1f}"),
-        ("re-ingest unchanged: seconds", f"{t_again:.2f} (embedded {again.chunks_embedded})"),
-    ]
+        sub = folder / f"team-{i % 50:02d}"
+        sub.mkdir(exist_ok=True)
+        (sub / f"rb-{i:05d}.md").write_text(make(i, rng), encoding="utf-8")
 
 
-def synthetic_chunks(n_chunks: int) -> list[Chunk]:
+def synthetic_chunks(n_chunks: int) -> list[Any]:
+    from ingest.chunker import chunk_document
+    from retrieval.types import Chunk, Document, DocumentMetadata
+
     rng = random.Random(n_chunks)
     chunks: list[Chunk] = []
     i = 0
@@ -116,49 +143,97 @@ def synthetic_chunks(n_chunks: int) -> list[Chunk]:
     return chunks[:n_chunks]
 
 
-def random_vectors(n: int, dim: int) -> np.ndarray:
+def random_vectors(n: int, dim: int) -> Any:
+    import numpy as np
+
     vecs = np.random.default_rng(n).standard_normal((n, dim)).astype(np.float32)
-    return vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    return vecs
 
 
-class _FixedSnapshots:
-    """Serves one prebuilt snapshot (what SnapshotCache holds after a generation change)."""
-
-    mirrors_dense = True
-
-    def __init__(self, snap: Snapshot) -> None:
-        self._snap = snap
-
-    def get(self, generation: int) -> Snapshot:
-        return self._snap
+# --------------------------------------------------------------------------- sections
 
 
-class _OneGeneration:
-    def generation(self) -> int:
-        return 1
+def section_model(work: Path) -> Rows:
+    from retrieval.embeddings import FastEmbedder
+
+    emb = FastEmbedder(cache_dir=work / "models")
+    t = time.perf_counter()
+    emb.warm()
+    for q in QUERIES:
+        emb.embed_query(q)
+    rows = [("model load + first queries s", f"{time.perf_counter() - t:.2f}")]
+    t = time.perf_counter()
+    for q in QUERIES * 4:
+        emb.embed_query(q)
+    rows.append(("query embedding ms (mean)", f"{(time.perf_counter() - t) / 32 * 1000:.1f}"))
+    return rows
 
 
-def bench_store(rt: Runtime, n_chunks: int) -> list[tuple[str, str]]:
+def section_embed(work: Path, n_texts: int) -> Rows:
+    """The ingest's embedder and plain fastembed on the same texts, round by round."""
+    from retrieval.embeddings import FastEmbedder
+
+    texts = [c.text for c in synthetic_chunks(n_texts)]
+    emb = FastEmbedder(cache_dir=work / "models")
+    emb.warm()
+    model: Any = emb._load()  # the very same fastembed TextEmbedding
+    rounds = 4
+    per = max(1, len(texts) // rounds)
+    spent = {"ours": 0.0, "fastembed": 0.0, "fastembed sorted": 0.0}
+    for r in range(rounds):
+        part = texts[r * per : (r + 1) * per]
+        by_len = sorted(part, key=len)
+        runs = [
+            ("ours", lambda p=part: emb.embed_documents(p)),
+            ("fastembed", lambda p=part: list(model.embed(p, batch_size=64))),
+            ("fastembed sorted", lambda p=by_len: list(model.embed(p, batch_size=64))),
+        ]
+        for name, run in runs[r % 3 :] + runs[: r % 3]:  # rotate who goes first
+            t = time.perf_counter()
+            run()
+            spent[name] += time.perf_counter() - t
+    n = per * rounds
+    rate = {k: n / v for k, v in spent.items()}
+    best = max(rate["fastembed"], rate["fastembed sorted"])
+    return [
+        (f"embed {n} chunk texts: ours chunks/s", f"{rate['ours']:.1f}"),
+        ("  fastembed embed(batch_size=64) chunks/s", f"{rate['fastembed']:.1f}"),
+        ("  fastembed, texts sorted by length, chunks/s", f"{rate['fastembed sorted']:.1f}"),
+        ("  ours / best fastembed", f"{rate['ours'] / best:.2f}"),
+    ]
+
+
+def section_store(work: Path, n_chunks: int) -> Rows:
     """Writing to and querying Qdrant itself (embedded local mode)."""
+    from bot.runtime import Runtime
+    from bot.settings import load_settings
+    from retrieval.embeddings import FastEmbedder
+    from retrieval.types import SearchFilter
+
+    emb = FastEmbedder(cache_dir=work / "models")
+    rt = Runtime(load_settings(data_dir=work / f"store-{n_chunks}"), embedder=emb)
     chunks = synthetic_chunks(n_chunks)
-    vecs = random_vectors(len(chunks), rt.embedder.dimension)
+    vecs = random_vectors(len(chunks), emb.dimension)
     index = rt.vector_index
-    index.ensure(rt.embedder.model_name, rt.embedder.dimension)
+    index.ensure(emb.model_name, emb.dimension)
     t0 = time.perf_counter()
-    for start in range(0, len(chunks), 2048):
-        index.stage(chunks[start : start + 2048], vecs[start : start + 2048])
+    for start in range(0, len(chunks), 512):
+        index.stage(chunks[start : start + 512], vecs[start : start + 512])
     index.publish({c.source_id: c.content_hash for c in chunks}, [])
     t_write = time.perf_counter() - t0
+    del vecs
     t0 = time.perf_counter()
     rt.searcher.snapshot()
     t_snap = time.perf_counter() - t0
     flt = SearchFilter(groups=("everyone",))
     times = []
     for q in QUERIES[:4]:
-        v = rt.embedder.embed_query(q)
+        v = emb.embed_query(q)
         t = time.perf_counter()
         index.search(v, 50, flt)
         times.append(time.perf_counter() - t)
+    rt.close()
     return [
         (f"{n_chunks} chunks: Qdrant local write + publish s", f"{t_write:.1f}"),
         (f"{n_chunks} chunks: snapshot build from Qdrant s", f"{t_snap:.1f}"),
@@ -169,16 +244,52 @@ def bench_store(rt: Runtime, n_chunks: int) -> list[tuple[str, str]]:
     ]
 
 
-def bench_search(embedder: FastEmbedder, n_chunks: int) -> list[tuple[str, str]]:
-    """Query latency of the serving path at a given corpus size."""
-    chunks = synthetic_chunks(n_chunks)
-    t0 = time.perf_counter()
-    snap = Snapshot(1, KeywordIndex(chunks), random_vectors(len(chunks), embedder.dimension))
-    t_build = time.perf_counter() - t0
-    searcher = HybridSearcher(embedder, _OneGeneration(), _FixedSnapshots(snap))  # type: ignore[arg-type]
+def section_snapshot(work: Path, n_chunks: int) -> Rows:
+    """Persist a search snapshot of ``n_chunks`` synthetic chunks as an ingest would."""
+    import numpy as np
+
+    from bot.settings import load_settings
+    from retrieval.keyword_index import KeywordIndex
+    from retrieval.snapshot import DENSE_FILE, write_checksums
+    from retrieval.store_marker import StoreMarker, write_store_marker
+
+    s = load_settings(data_dir=work / f"serve-{n_chunks}")
+    chunks = sorted(synthetic_chunks(n_chunks), key=lambda c: c.chunk_id)
+    t = time.perf_counter()
+    index = KeywordIndex(chunks)
+    dense = random_vectors(len(chunks), 384)
+    t_build = time.perf_counter() - t
+    s.snapshot_dir.mkdir(parents=True)
+    np.save(s.snapshot_dir / DENSE_FILE, dense)
+    index.save(s.snapshot_dir, 1)
+    marker = StoreMarker(1, f"bench-{n_chunks}")
+    write_checksums(s.snapshot_dir, marker.generation, marker.stamp)
+    s.qdrant_local_path.mkdir(parents=True)
+    write_store_marker(s.qdrant_local_path, s.collection, marker)
+    return [(f"{n_chunks} chunks: snapshot build s (BM25 + matrix)", f"{t_build:.1f}")]
+
+
+def section_serving(work: Path, n_chunks: int) -> Rows:
+    """A serving process: the Runtime over the persisted snapshot (the store stays shut)."""
+    from bot.runtime import Runtime
+    from bot.settings import load_settings
+    from retrieval.types import SearchFilter
+
+    models = work / "models"
+    rt = Runtime(
+        load_settings(data_dir=work / f"serve-{n_chunks}", redis_url="redis://127.0.0.1:1")
+    )
+    rt.settings.model_cache_dir.symlink_to(models)
+    t = time.perf_counter()
+    snap = rt.searcher.snapshot()
+    t_load = time.perf_counter() - t
+    assert len(snap.chunks) == n_chunks and not rt.store.opened
+    searcher, answerer = rt.searcher, rt.extractive
     flt = SearchFilter(groups=("everyone",))
-    vectors = {q: embedder.embed_query(q) for q in QUERIES}
-    kw, dense, hybrid = [], [], []
+    vectors = {q: rt.embedder.embed_query(q) for q in QUERIES}
+    for q in QUERIES:  # warm: masks, term statistics, document outlines
+        answerer.answer_from(answerer.retrieve(q, flt, vector=vectors[q]), flt)
+    kw, dense, hybrid, answers = [], [], [], []
     for _ in range(25):
         for q in QUERIES:
             t = time.perf_counter()
@@ -190,27 +301,169 @@ def bench_search(embedder: FastEmbedder, n_chunks: int) -> list[tuple[str, str]]
             t = time.perf_counter()
             searcher.search(q, 10, flt, dense_vector=vectors[q])
             hybrid.append(time.perf_counter() - t)
-    answerer = ExtractiveAnswerer(searcher, vocabulary=embedder.vocabulary())
-    for q in QUERIES:  # warm: term statistics, document outlines
-        answerer.answer_from(answerer.retrieve(q, flt, vector=vectors[q]), flt)
-    answers = []
     for _ in range(5):
         for q in QUERIES:
             t = time.perf_counter()
             answerer.answer_from(answerer.retrieve(q, flt, vector=vectors[q]), flt)
             answers.append(time.perf_counter() - t)
     return [
-        (f"{n_chunks} chunks: snapshot build s (BM25 + matrix)", f"{t_build:.1f}"),
-        (
-            f"{n_chunks} chunks: extractive answer p50/p95 ms",
-            f"{pct(answers, 50):.1f} / {pct(answers, 95):.1f}",
-        ),
+        (f"{n_chunks} chunks: snapshot load s (cold process)", f"{t_load:.2f}"),
         (f"{n_chunks} chunks: keyword p50/p95 ms", f"{pct(kw, 50):.2f} / {pct(kw, 95):.2f}"),
         (f"{n_chunks} chunks: dense p50/p95 ms", f"{pct(dense, 50):.2f} / {pct(dense, 95):.2f}"),
         (
             f"{n_chunks} chunks: hybrid (fused, grouped) p50/p95 ms",
             f"{pct(hybrid, 50):.2f} / {pct(hybrid, 95):.2f}",
         ),
+        (
+            f"{n_chunks} chunks: extractive answer p50/p95 ms",
+            f"{pct(answers, 50):.1f} / {pct(answers, 95):.1f}",
+        ),
+    ]
+
+
+SECTIONS = {
+    "model": section_model,
+    "embed": section_embed,
+    "store": section_store,
+    "snapshot": section_snapshot,
+    "serving": section_serving,
+}
+
+
+# --------------------------------------------------------------------------- the runner
+
+
+def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[str, float, float]:
+    """(stdout, wall seconds, peak RSS MB) of a child process."""
+    t = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} exited with {proc.returncode}")
+    return out, wall, usage.ru_maxrss / 1024
+
+
+def section(work: Path, name: str, *args: object) -> tuple[Rows, float]:
+    argv = [sys.executable, __file__, "--section", name, "--work", str(work)]
+    argv += [str(a) for a in args]
+    out, _, rss = run_child(argv)
+    rows = [(str(k), str(v)) for k, v in json.loads(out.strip().splitlines()[-1])]
+    return rows, rss
+
+
+def cli(data: Path, *args: str, env: dict[str, str] | None = None) -> tuple[str, float, float]:
+    return run_child([str(CLI), "--data-dir", str(data), *args], env)
+
+
+def bench_ingest(work: Path, docs: int) -> Rows:
+    corpus = work / "corpus"
+    write_corpus(corpus, docs)
+    data = work / "ingest"
+    out, wall, rss = cli(data, "ingest", str(corpus), "--json")
+    report = json.loads(out)
+    _, again, again_rss = cli(data, "ingest", str(corpus))
+    shutil.rmtree(data, ignore_errors=True)
+    shutil.rmtree(corpus, ignore_errors=True)
+    n = report["chunks_embedded"]
+    return [
+        (f"ingest {docs} documents: chunks", f"{n}"),
+        (f"ingest {docs} documents: seconds (process)", f"{wall:.1f}"),
+        (f"ingest {docs} documents: chunks per second", f"{n / wall:.1f}"),
+        (f"ingest {docs} documents: peak RSS MB", f"{rss:.0f}"),
+        (f"re-ingest {docs} unchanged: seconds / peak RSS MB", f"{again:.1f} / {again_rss:.0f}"),
+    ]
+
+
+def bench_cold(work: Path, runs: int = 5) -> Rows:
+    data = work / "cold"
+    cli(data, "ingest", str(ROOT / "runbooks"))
+    env = {**os.environ, "REDIS_URL": "redis://127.0.0.1:1/0"}  # a cache miss every time
+    walls, rss = [], 0.0
+    for _ in range(runs):
+        out, wall, peak = cli(data, "ask", QUESTION, env=env)
+        assert "checkout" in out.lower(), out
+        walls.append(wall)
+        rss = max(rss, peak)
+    return [
+        (
+            f"cold `ask` on runbooks/: wall s (median of {runs}; min / max)",
+            f"{statistics.median(walls):.2f} ({min(walls):.2f} / {max(walls):.2f})",
+        ),
+        ("cold `ask`: peak RSS MB", f"{rss:.0f}"),
+    ]
+
+
+def bench_serve(work: Path) -> Rows:
+    from tests.conftest import RedisServer, free_port
+    from tests.fakes.signing import signed_headers
+    from tests.fakes.slack_api import FakeSlackAPI
+
+    data = work / "cold"  # ingested by bench_cold
+    if not data.exists():
+        cli(data, "ingest", str(ROOT / "runbooks"))
+    secret = "bench-signing-secret"
+    redis_dir = work / "redis"
+    redis_dir.mkdir()
+    redis = RedisServer(redis_dir) if shutil.which("redis-server") else None
+    if redis is not None:
+        redis.start()
+    port = free_port()
+    with FakeSlackAPI() as fake:
+        env = {
+            **os.environ,
+            "SLACK_BOT_TOKEN": "xoxb-bench",
+            "SLACK_SIGNING_SECRET": secret,
+            "SLACK_API_URL": fake.base_url,
+            "REDIS_URL": redis.url if redis is not None else "redis://127.0.0.1:1/0",
+            "RUNBOOK_LOG_FORMAT": "text",
+        }
+        env.pop("SLACK_APP_TOKEN", None)
+        base = f"http://127.0.0.1:{port}"
+        argv = [str(CLI), "--data-dir", str(data), "serve", "--port", str(port)]
+        started = time.perf_counter()
+        proc = subprocess.Popen(
+            [*argv, "--host", "127.0.0.1"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            healthy = None
+            while healthy is None and time.perf_counter() - started < 60:
+                try:
+                    with urllib.request.urlopen(base + "/healthz", timeout=5) as r:
+                        healthy = time.perf_counter() - started if r.status == 200 else None
+                except OSError:
+                    time.sleep(0.05)
+            assert healthy is not None, "serve did not become healthy"
+            body = (
+                f"command=%2Frunbook&text={QUESTION.replace(' ', '+')}&user_id=U0BENCH01"
+                "&channel_id=C0BENCH01&channel_name=bench&team_id=T1"
+                f"&response_url={fake.response_url('bench')}&trigger_id=t.1"
+            )
+            headers = {"Content-Type": "application/x-www-form-urlencoded"}
+            headers.update(signed_headers(secret, body))
+            req = urllib.request.Request(base + "/slack/events", body.encode(), headers)
+            with urllib.request.urlopen(req, timeout=30) as r:
+                answer = r.read().decode()
+            first = time.perf_counter() - started
+            assert "checkout" in answer.lower(), answer[:500]
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            if redis is not None:
+                redis.stop()
+    return [
+        ("serve: start -> /healthz 200 s", f"{healthy:.2f}"),
+        ("serve: start -> first slash-command answer s", f"{first:.2f}"),
     ]
 
 
@@ -218,34 +471,57 @@ def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    ap.add_argument("--sizes", default="1000,10000,50000")
+    ap.add_argument("--corpus-docs", type=int, default=10000, help="synthetic ingest corpus")
+    ap.add_argument("--embed-texts", type=int, default=256, help="texts in the embed comparison")
+    ap.add_argument("--sizes", default="10000,50000", help="serving snapshot sizes (chunks)")
     ap.add_argument("--store-sizes", default="1000,10000", help="Qdrant write/query sizes")
-    ap.add_argument("--ingest-docs", type=int, default=40)
+    ap.add_argument("--only", default="", help="comma-separated sections (default: all)")
+    ap.add_argument("--section", help=argparse.SUPPRESS)
+    ap.add_argument("--work", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("args", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.section:  # a child: one section, its rows as JSON on the last line
+        rows = SECTIONS[args.section](args.work, *(int(a) for a in args.args))
+        print(json.dumps(rows))
+        return 0
+
+    only = set(filter(None, args.only.split(",")))
+    wanted = lambda name: not only or name in only  # noqa: E731
     started = time.perf_counter()
-    rows: list[tuple[str, str]] = []
+    rows: Rows = []
     with tempfile.TemporaryDirectory(prefix="rbb-bench-") as tmp:
         work = Path(tmp)
-        base = Runtime(load_settings(data_dir=work / "ingest"))
-        t = time.perf_counter()
-        base.embedder.warm()
-        q = [base.embedder.embed_query(x) for x in QUERIES]
-        rows.append(("model load + first query s", f"{time.perf_counter() - t:.2f}"))
-        t = time.perf_counter()
-        for x in QUERIES * 4:
-            base.embedder.embed_query(x)
-        rows.append(("query embedding ms (mean)", f"{(time.perf_counter() - t) / 32 * 1000:.1f}"))
-        del q
-        rows += bench_ingest(base, args.ingest_docs, work)
-        base.close()
-        for size in (int(s) for s in args.sizes.split(",")):
-            rows += bench_search(base.embedder, size)
-        for size in (int(s) for s in args.store_sizes.split(",") if s):
-            rt = Runtime(load_settings(data_dir=work / f"s{size}"), embedder=base.embedder)
-            rows += bench_store(rt, size)
-            rt.close()
-            shutil.rmtree(work / f"s{size}", ignore_errors=True)
-    rows.append(("peak RSS MB", f"{rss_mb():.0f}"))
+        from retrieval.offline_model import assemble_offline_model
+
+        assemble_offline_model(work / "models" / "all-MiniLM-L6-v2")  # once, shared
+        if wanted("model"):
+            got, rss = section(work, "model")
+            rows += [*got, ("  process peak RSS MB", f"{rss:.0f}")]
+        if wanted("embed"):
+            got, rss = section(work, "embed", args.embed_texts)
+            rows += got
+        if wanted("ingest"):
+            rows += bench_ingest(work, args.corpus_docs)
+        if wanted("cold"):
+            rows += bench_cold(work)
+        if wanted("serve"):
+            rows += bench_serve(work)
+        if wanted("serving"):
+            for size in (int(s) for s in args.sizes.split(",") if s):
+                got, _ = section(work, "snapshot", size)
+                rows += got
+                got, rss = section(work, "serving", size)
+                rows += [*got, (f"{size} chunks: serving process peak RSS MB", f"{rss:.0f}")]
+                shutil.rmtree(work / f"serve-{size}", ignore_errors=True)
+        if wanted("store"):
+            for size in (int(s) for s in args.store_sizes.split(",") if s):
+                got, rss = section(work, "store", size)
+                rows += [*got, (f"{size} chunks: Qdrant section peak RSS MB", f"{rss:.0f}")]
+                shutil.rmtree(work / f"store-{size}", ignore_errors=True)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    rows.append(
+        ("bench process peak RSS MB (largest child)", f"{own_rss_mb():.0f} ({children:.0f})")
+    )
     rows.append(("total bench seconds", f"{time.perf_counter() - started:.0f}"))
     width = max(len(k) for k, _ in rows)
     print(f"{'measure':<{width}}  value")
