@@ -50,13 +50,23 @@ MetricsRenderer = Callable[[], tuple[bytes, str]]
 
 
 def health(runtime: Runtime) -> tuple[int, dict[str, Any]]:
-    """(HTTP status, body) of ``/healthz``: 503 when the index cannot be searched."""
+    """(HTTP status, body) of ``/healthz``: 503 when the index cannot be searched.
+
+    The index can be searched when the vector store answers, or, before this process
+    has opened it (embedded mode), when the published generation's persisted snapshot
+    loads: that is what answers then. ``store_open`` tells whether the store is open.
+    """
     qdrant = False
     generation: int | None = None
     try:
-        qdrant = bool(runtime.vector_index.ping())
-        if qdrant:
+        if runtime.store.opened:
+            qdrant = bool(runtime.store.ping())
+            if qdrant:
+                generation = runtime.searcher.generation()
+        else:
             generation = runtime.searcher.generation()
+            runtime.searcher.snapshot(generation)
+            qdrant = True
     except Exception as exc:  # health must answer whatever is broken
         log.debug("health: index check failed: %s", exc)
         qdrant = False
@@ -68,7 +78,13 @@ def health(runtime: Runtime) -> tuple[int, dict[str, Any]]:
     except Exception as exc:
         log.debug("health: redis check failed: %s", exc)
     status = "ok" if qdrant and redis_ok else "degraded"
-    body = {"status": status, "generation": generation, "qdrant": qdrant, "redis": redis_ok}
+    body = {
+        "status": status,
+        "generation": generation,
+        "qdrant": qdrant,
+        "store_open": runtime.store.opened,
+        "redis": redis_ok,
+    }
     return (200 if qdrant else 503), body
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 # Measured with the int8 all-MiniLM-L6-v2 on 2 CPU cores: a batch of 4 texts of 256
 # tokens peaks about 140 MB above the loaded model, 8 of them about 320 MB, 64 about 2.7 GB;
 # throughput is the same from 4 texts a batch up.
-TOKEN_BUDGET = 8192  # batch size x longest text, in tokens
+TOKEN_BUDGET = 1024  # batch size x longest text, in tokens
 ATTENTION_BUDGET = 4 * 256 * 256  # batch size x longest text^2
 MAX_BATCH = 256
 

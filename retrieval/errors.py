@@ -1,5 +1,7 @@
 """Errors raised by the retrieval package (one base, foreign errors wrapped)."""
 
+from __future__ import annotations
+
 
 class RetrievalError(Exception):
     """Base for every error the retrieval package raises."""
@@ -19,6 +21,15 @@ class IndexUnavailableError(RetrievalError):
 
 class IndexLockedError(IndexUnavailableError):
     """The embedded index is held by another process."""
+
+    @classmethod
+    def at(cls, path: object) -> IndexLockedError:
+        return cls(
+            f"the index at {path} is in use by another runbook-bot process "
+            "(embedded mode allows one process per data dir). Stop it, use "
+            "`serve --watch` to re-ingest in-process, or run a Qdrant server "
+            "(RUNBOOK_QDRANT_URL)."
+        )
 
 
 class CacheError(RetrievalError):

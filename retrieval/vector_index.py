@@ -102,12 +102,7 @@ def open_client(
         return QdrantClient(path=str(path))
     except RuntimeError as exc:
         if "already accessed" in str(exc):
-            raise IndexLockedError(
-                f"the index at {path} is in use by another runbook-bot process "
-                "(embedded mode allows one process per data dir). Stop it, use "
-                "`serve --watch` to re-ingest in-process, or run a Qdrant server "
-                "(RUNBOOK_QDRANT_URL)."
-            ) from exc
+            raise IndexLockedError.at(path) from exc
         raise IndexUnavailableError(f"cannot open the index: {exc}") from exc
     except Exception as exc:
         raise IndexUnavailableError(f"cannot open the index: {exc}") from exc

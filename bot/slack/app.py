@@ -92,6 +92,7 @@ class SlackBot:
         socket_mode: bool = False,
     ) -> None:
         settings = runtime.settings
+        runtime.hold_store()
         self.runtime = runtime
         self.client = client or make_client(settings)
         if self.client.token is None:
