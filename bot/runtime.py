@@ -6,7 +6,6 @@ import contextlib
 import dataclasses
 import logging
 import secrets
-import threading
 import time
 from dataclasses import replace
 from functools import cached_property
@@ -31,7 +30,6 @@ from retrieval.answerer import Answerer, ExtractiveAnswerer
 from retrieval.cache import RedisAnswerCache, redis_client
 from retrieval.dedup import Deduplicator
 from retrieval.embeddings import FastEmbedder
-from retrieval.errors import IndexLockedError
 from retrieval.permissions import (
     AccessMap,
     PermissionResolver,
@@ -97,25 +95,10 @@ class Runtime:
         return StoreHandle(self._open_vector_index, marker_dir, s.collection)
 
     def hold_store(self) -> None:
-        """For a long-running process: take the vector store, opening it in the background.
-
-        Answers do not wait for it (a persisted snapshot serves them), but the embedded
-        store is one process's at a time: one held by another process is refused now,
-        as opening it would be.
-        """
-        s = self.settings
-        if self.store.opened:
-            return
-        if s.qdrant_url is None and local_store_locked(s.qdrant_local_path):
-            raise IndexLockedError.at(s.qdrant_local_path)
-
-        def take() -> None:
-            try:
-                self.store.store()
-            except Exception:  # reported by /healthz and by the searches that need it
-                log.exception("opening the vector store failed")
-
-        threading.Thread(target=take, name="runbook-store-open", daemon=True).start()
+        """For a long-running process: hold the embedded store from now on, without
+        opening it (answers come from the persisted snapshot; its client takes seconds
+        to import). :class:`IndexLockedError` when another process holds it."""
+        self.store.reserve()
 
     @cached_property
     def snapshots(self) -> SnapshotCache:
@@ -353,6 +336,8 @@ class Runtime:
         )
 
     def close(self) -> None:
-        if "store" in self.__dict__ and self.store.opened:
-            with contextlib.suppress(Exception):  # closing is best effort
-                self.store.store().client.close()
+        if "store" in self.__dict__:
+            if self.store.opened:
+                with contextlib.suppress(Exception):  # closing is best effort
+                    self.store.store().client.close()
+            self.store.release()

@@ -15,8 +15,9 @@ import pytest
 
 from bot.runtime import Runtime
 from bot.settings import load_settings
+from ingest.manifest import local_store_locked
 from retrieval.embeddings import FastEmbedder
-from retrieval.errors import IndexUnavailableError
+from retrieval.errors import IndexLockedError, IndexUnavailableError
 from retrieval.store_marker import read_store_marker
 from tests.conftest import SAMPLE_RUNBOOKS
 from tests.fakes.qdrant_api import FakeQdrant
@@ -126,3 +127,26 @@ def test_once_open_the_store_itself_gives_the_generation(
     rt.vector_index.client.close()
     with pytest.raises(IndexUnavailableError):
         rt.store.generation()
+
+
+def test_a_held_store_is_refused_to_others_and_handed_to_its_own_client(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    settings = load_settings(data_dir=tmp_path / "data")
+    first = Runtime(settings, embedder=embedder)
+    generation = first.ingest(SAMPLE_RUNBOOKS).generation
+    first.close()
+    assert not local_store_locked(settings.qdrant_local_path)
+
+    server = Runtime(settings, embedder=embedder)
+    server.hold_store()  # what serve does at start: no client, no import
+    assert local_store_locked(settings.qdrant_local_path) and not server.store.opened
+    other = Runtime(settings, embedder=embedder)
+    with pytest.raises(IndexLockedError, match="in use by another"):
+        other.hold_store()
+    with pytest.raises(IndexLockedError, match="in use by another"):
+        _ = other.vector_index
+    assert server.vector_index.generation() == generation  # the lock passes to its client
+    assert local_store_locked(settings.qdrant_local_path)
+    server.close()
+    assert not local_store_locked(settings.qdrant_local_path)
