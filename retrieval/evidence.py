@@ -214,7 +214,10 @@ def unknown_entities(
         if any(ch.isdigit() for ch in raw) or len(raw) < MIN_ENTITY_LEN:
             continue
         word = raw.lower()
-        compound = any(c in raw for c in "-_.") or any(c.isupper() for c in raw[1:])
+        # CamelCase or dotted/hyphenated; a word in capitals (AVAILABLE) is a plain word
+        compound = any(c in raw for c in "-_.") or (
+            any(c.isupper() for c in raw[1:]) and not raw.isupper()
+        )
         if compound:
             if word in corpus_terms or normalize_name(word) in known_names:
                 continue
