@@ -29,9 +29,9 @@ from typing import Any, Literal
 from urllib.parse import unquote
 
 from retrieval.doc_warnings import stale_limit
-from retrieval.querylog import Feedback, QueryRecord
 from retrieval.redact import redact
 from retrieval.types import Chunk, DocumentMetadata
+from state.querylog import Feedback, QueryRecord
 
 RowKind = Literal["stale", "ownerless", "superseded", "deprecated"]
 RETIRED_STATUSES = frozenset({"superseded", "deprecated"})

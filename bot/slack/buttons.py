@@ -28,7 +28,7 @@ from bot.slack.presentation import View
 from bot.slack.requests import SHARED_SUFFIX, StoredRequest, base_request_id
 from bot.slack.slash import failure
 from retrieval.disclosure import Disclosure
-from retrieval.querylog import FeedbackValue, build_feedback, hash_user
+from state.querylog import FeedbackValue, build_feedback, hash_user
 
 log = logging.getLogger("runbook_bot.slack")
 THANKS = "Thanks for the feedback: it helps the runbook owners."

@@ -22,10 +22,10 @@ from bot.slack.requests import RequestStore
 from bot.slack.sender import Sender, slack_error
 from bot.slack.thread_memory import ThreadMemory
 from retrieval.answerer import search_link
-from retrieval.dedup import Deduplicator
 from retrieval.errors import EmbeddingError, IndexLockedError, IndexUnavailableError
-from retrieval.querylog import FeedbackLog
 from retrieval.redact import redact
+from state.dedup import Deduplicator
+from state.querylog import QueryLog
 
 log = logging.getLogger("runbook_bot.slack")
 
@@ -41,7 +41,7 @@ class SlackContext:
     sender: Sender
     metrics: Metrics
     dedup: Deduplicator
-    feedback_log: Callable[[], FeedbackLog]
+    feedback_log: Callable[[], QueryLog]
     user_salt: Callable[[], str]
     submit: Callable[..., None]  # run (fn, *args) on the answer pool
     today: Callable[[], date]

@@ -62,9 +62,9 @@ from bot.web.signin import SlackSignIn
 from retrieval.doc_warnings import is_stale
 from retrieval.errors import EmbeddingError, IndexUnavailableError
 from retrieval.permissions import Scope
-from retrieval.querylog import Feedback, QueryLogError, QueryRecord
 from retrieval.snapshot import Snapshot
 from retrieval.types import DocumentHits, DocumentMetadata, SearchFilter
+from state.querylog import Feedback, QueryLogError, QueryRecord
 
 log = logging.getLogger("runbook_bot.web")
 
