@@ -9,7 +9,6 @@ import redis
 from retrieval.types import Answer, Citation
 from state.answer_cache import CacheKey, RedisAnswerCache
 from state.client import redis_client
-from state.health import ServiceHealth
 from tests.conftest import RedisServer
 
 NS = "t"
@@ -198,20 +197,6 @@ def test_redis_down_degrades_quietly_and_resumes(
     messages = [r.getMessage() for r in caplog.records]
     assert messages.count("cache resumed") == 1
     assert len([r for r in caplog.records if r.levelno == logging.WARNING]) == 1
-
-
-def test_after_a_failure_redis_is_not_asked_until_the_retry_interval(
-    redis_server: RedisServer,
-) -> None:
-    now = [100.0]
-    health = ServiceHealth(logging.getLogger("t"), "x", "y", 5.0, clock=lambda: now[0])
-    assert health.usable()
-    health.failed(ConnectionError("boom"))
-    assert health.down and not health.usable()
-    now[0] += 5.0
-    assert health.usable()
-    health.ok()
-    assert not health.down
 
 
 def test_default_retry_interval_skips_redis_while_down(redis_server: RedisServer) -> None:
