@@ -13,12 +13,12 @@ from bot.commands import register_all
 from bot.runtime import Runtime
 from bot.settings import Settings, load_settings
 from bot.text import render_text
+from core.models import SearchFilter
 from ingest.errors import IngestError
 from ingest.manifest import forget_manifest
 from retrieval.errors import RetrievalError
 from retrieval.evaluation import compute, load_questions
 from retrieval.permissions import UsergroupDirectory
-from retrieval.types import SearchFilter
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -28,9 +28,9 @@ from datetime import date
 from typing import Any, Literal
 from urllib.parse import unquote
 
+from core.models import Chunk, DocumentMetadata
+from core.redact import redact
 from retrieval.doc_warnings import stale_limit
-from retrieval.redact import redact
-from retrieval.types import Chunk, DocumentMetadata
 from state.querylog import Feedback, QueryRecord
 
 RowKind = Literal["stale", "ownerless", "superseded", "deprecated"]

@@ -24,11 +24,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from core.models import Answer, AnswerWarning
 from retrieval.answerer import Answerer
 from retrieval.disclosure import Disclosure, for_audience, snapshot_lookup
 from retrieval.permissions import PermissionResolver, Scope
 from retrieval.search import HybridSearcher
-from retrieval.types import Answer, AnswerWarning
 from state.answer_cache import AnswerCache, CacheKey
 from state.querylog import QueryLog, build_record, hash_user
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.models import Chunk, Document
 from ingest.chunker import DEFAULT_MAX_TOKENS, chunk_document, estimate_tokens
 from ingest.documents import (
     UNREADABLE_GROUP,
@@ -29,7 +30,6 @@ from ingest.git import read_git_info
 from ingest.owners import OwnerResolver
 from ingest.sources import Skipped, scan
 from retrieval.embeddings import Embedder
-from retrieval.types import Chunk, Document
 
 if TYPE_CHECKING:
     from retrieval.snapshot import SnapshotCache

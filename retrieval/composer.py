@@ -18,12 +18,12 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from core.markdown import group_blocks, split_blocks
+from core.models import normalize_name
 from retrieval.evidence import TermStats, coverage
 from retrieval.intent import WANTED, Intent, heading_kinds, intent_match
-from retrieval.markdown import group_blocks, split_blocks
 from retrieval.outline import Part
 from retrieval.tokenize import tokenize
-from retrieval.types import normalize_name
 
 MAX_QUOTE_CHARS = 1500  # a part this short is quoted whole
 _STEP = re.compile(r"^(\d+)[.)]\s", re.MULTILINE)

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
+from core.models import Answer, AnswerWarning, Citation, DocumentMetadata
 from retrieval.snapshot import Snapshot
-from retrieval.types import Answer, AnswerWarning, Citation, DocumentMetadata
 
 #: The live index's metadata of a document by source id; None when it is not indexed.
 DocumentLookup = Callable[[str], DocumentMetadata | None]

@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from core.models import normalize_name
 from retrieval.tokenize import tokenize
-from retrieval.types import normalize_name
 
 # Words so common in questions that they say nothing about coverage.
 _QUESTION_NOISE = frozenset(

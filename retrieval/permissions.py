@@ -26,8 +26,8 @@ from typing import Any, Protocol
 import yaml
 from pydantic import Field, ValidationError, field_validator
 
+from core.models import DEFAULT_ACCESS_GROUP, Frozen, SearchFilter
 from retrieval.errors import RetrievalError
-from retrieval.types import DEFAULT_ACCESS_GROUP, Frozen, SearchFilter
 from state.health import ServiceHealth
 
 log = logging.getLogger("runbook_bot.permissions")

@@ -21,8 +21,8 @@ from typing import Protocol
 import redis
 from pydantic import ValidationError
 
+from core.models import Answer
 from retrieval.storable import storable_answer
-from retrieval.types import Answer
 from state.fail_soft import UNAVAILABLE, FailSoftRedis
 from state.health import DEFAULT_RETRY_AFTER_SECONDS
 from state.keys import DEFAULT_NAMESPACE

@@ -33,7 +33,7 @@ from bot.reports import (
 from bot.settings import Settings
 from bot.slack.client import bot_token, make_client
 from bot.slack.report_view import format_gaps_slack, format_slack
-from retrieval.types import Chunk
+from core.models import Chunk
 from state.querylog import Feedback, QueryLogError, QueryRecord
 
 EXIT_OK = 0

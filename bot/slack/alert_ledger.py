@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from retrieval.types import Frozen
+from core.models import Frozen
 from state.ttl_store import TtlStore
 
 log = logging.getLogger("runbook_bot.slack")

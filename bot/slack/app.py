@@ -47,10 +47,10 @@ from bot.slack.shortcuts import MessageShortcut
 from bot.slack.slash import SlashCommand
 from bot.slack.thread_memory import ThreadMemory
 from bot.slack.workers import InFlight, TrackedPool, backstop
+from core.models import SearchFilter
 from retrieval.disclosure import DocumentLookup, snapshot_lookup
 from retrieval.errors import IndexLockedError, RetrievalError
 from retrieval.runbook_match import RunbookMatcher
-from retrieval.types import SearchFilter
 from state.ttl_store import TtlStore
 
 log = logging.getLogger("runbook_bot.slack")

@@ -22,9 +22,9 @@ from bot.slack.channels import Channels, is_direct_message, is_incident_channel
 from bot.slack.requests import RequestStore
 from bot.slack.sender import Sender, slack_error
 from bot.slack.thread_memory import ThreadMemory
+from core.redact import redact
 from retrieval.answerer import search_link
 from retrieval.errors import EmbeddingError, IndexLockedError, IndexUnavailableError
-from retrieval.redact import redact
 from state.dedup import Deduplicator
 from state.querylog import QueryLog
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from retrieval.types import Frozen
+from core.models import Frozen
 from state.querylog import FeedbackValue
 
 Audience = Literal["private", "public"]

@@ -19,9 +19,9 @@ import redis
 from pydantic import ValidationError
 
 from bot.slack.presentation import DocFacts, View
-from retrieval.redact import redact
+from core.models import Answer, Frozen
+from core.redact import redact
 from retrieval.storable import storable_answer
-from retrieval.types import Answer, Frozen
 from state.keys import DEFAULT_NAMESPACE
 from state.ttl_store import TtlStore
 

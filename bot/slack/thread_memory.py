@@ -12,7 +12,7 @@ import logging
 
 from pydantic import ValidationError
 
-from retrieval.types import Answer, Frozen
+from core.models import Answer, Frozen
 from state.ttl_store import TtlStore
 
 log = logging.getLogger("runbook_bot.slack")

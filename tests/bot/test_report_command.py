@@ -17,7 +17,7 @@ import bot.commands
 from bot.cli import main
 from bot.commands.report import cmd_report_stale
 from bot.settings import Settings, load_settings
-from retrieval.types import Chunk, DocumentMetadata
+from core.models import Chunk, DocumentMetadata
 from state.querylog import FileQueryLog, RedisQueryLog, build_feedback, build_record
 from tests.bot.block_checks import assert_valid_blocks
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer, free_port

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.models import Document, DocumentMetadata
 from ingest.chunker import chunk_document
 from retrieval.composer import (
     MAX_QUOTE_CHARS,
@@ -16,7 +17,6 @@ from retrieval.composer import (
 from retrieval.evidence import TermStats
 from retrieval.outline import Part, document_parts
 from retrieval.tokenize import tokenize
-from retrieval.types import Document, DocumentMetadata
 
 TEXT = """# Orders DB connection failures
 

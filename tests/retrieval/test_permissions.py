@@ -10,6 +10,7 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.models import DEFAULT_ACCESS_GROUP, SearchFilter
 from retrieval.permissions import (
     AccessMap,
     AccessMapError,
@@ -19,7 +20,6 @@ from retrieval.permissions import (
     Scope,
     load_access_map,
 )
-from retrieval.types import DEFAULT_ACCESS_GROUP, SearchFilter
 from state.client import redis_client
 from state.usergroups import UsergroupCache
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer

@@ -6,9 +6,9 @@ from urllib.parse import quote_plus
 
 import redis
 
+from core.models import Answer, AnswerWarning
 from retrieval.answerer import search_link
 from retrieval.storable import storable_answer
-from retrieval.types import Answer, AnswerWarning
 from state.answer_cache import CacheKey, RedisAnswerCache
 from state.client import redis_client
 from tests.conftest import RedisServer

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 import pytest
 import redis
 
-from retrieval.types import Answer, Citation
+from core.models import Answer, Citation
 from state.answer_cache import CacheKey, RedisAnswerCache
 from state.client import redis_client
 from tests.conftest import RedisServer
