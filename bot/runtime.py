@@ -27,22 +27,25 @@ from ingest.manifest import (
 from ingest.sync import IngestOptions, Ingestor, IngestReport, parse_corpus
 from retrieval.answer_config import AnswerConfig
 from retrieval.answerer import Answerer, ExtractiveAnswerer
-from retrieval.cache import RedisAnswerCache, redis_client
-from retrieval.dedup import Deduplicator
 from retrieval.embeddings import FastEmbedder
+from retrieval.lexicon import Lexicon
 from retrieval.permissions import (
     AccessMap,
     PermissionResolver,
     UsergroupDirectory,
     load_access_map,
 )
-from retrieval.private_file import read_or_create_private
 from retrieval.query import Glossary, HydeQuery, load_glossary
-from retrieval.querylog import FileQueryLog, RedisQueryLog
 from retrieval.search import HybridSearcher, SearchConfig
 from retrieval.snapshot import SnapshotCache
 from retrieval.store_handle import StoreHandle
 from retrieval.store_marker import read_store_marker
+from state.answer_cache import RedisAnswerCache
+from state.client import redis_client
+from state.dedup import Deduplicator
+from state.private_file import read_or_create_private
+from state.querylog import FileQueryLog, RedisQueryLog
+from state.usergroups import UsergroupCache
 
 if TYPE_CHECKING:
     import openai
@@ -146,6 +149,11 @@ class Runtime:
         return load_glossary(self.settings.glossary_path)
 
     @cached_property
+    def lexicon(self) -> Lexicon:
+        """Ordinary words: a question's word outside it and the runbooks names something."""
+        return Lexicon(self.embedder.vocabulary())
+
+    @cached_property
     def extractive(self) -> ExtractiveAnswerer:
         s = self.settings
         hyde = None
@@ -156,7 +164,7 @@ class Runtime:
             self.answer_config,
             rewrite=self.glossary if self.glossary else None,
             dense_query=hyde,
-            vocabulary=self.embedder.vocabulary(),
+            vocabulary=self.lexicon,
         )
 
     @cached_property
@@ -276,15 +284,14 @@ class Runtime:
     def access_map(self) -> AccessMap:
         return load_access_map(self.settings.access_map_path)
 
-    def resolver(self, directory: UsergroupDirectory | None = None) -> PermissionResolver:
+    @cached_property
+    def usergroups(self) -> UsergroupCache:
         s = self.settings
+        return UsergroupCache(self.redis, s.usergroup_cache_ttl_seconds, s.redis_namespace)
+
+    def resolver(self, directory: UsergroupDirectory | None = None) -> PermissionResolver:
         return PermissionResolver(
-            self.access_map,
-            directory,
-            self.redis,
-            s.usergroup_cache_ttl_seconds,
-            s.default_access_group,
-            namespace=s.redis_namespace,
+            self.access_map, directory, self.usergroups, self.settings.default_access_group
         )
 
     @cached_property

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import get_args
 
+from core.models import DocType, Document, DocumentMetadata
 from ingest.errors import MalformedDocumentError
 from ingest.frontmatter import (
     FrontMatter,
@@ -23,7 +24,6 @@ from ingest.git import GitInfo
 from ingest.owners import OwnerResolver
 from ingest.sources import SourceFile
 from ingest.titles import choose_title
-from retrieval.types import DocType, Document, DocumentMetadata
 
 _STATUS_SECTION = re.compile(
     r"^#{1,4}\s*status\s*$\n+\s*(?:\*\*)?(?P<status>[A-Za-z]+)", re.IGNORECASE | re.MULTILINE

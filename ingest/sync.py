@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.models import Chunk, Document
 from ingest.chunker import DEFAULT_MAX_TOKENS, chunk_document, estimate_tokens
 from ingest.documents import (
     UNREADABLE_GROUP,
@@ -29,7 +30,6 @@ from ingest.git import read_git_info
 from ingest.owners import OwnerResolver
 from ingest.sources import Skipped, scan
 from retrieval.embeddings import Embedder
-from retrieval.types import Chunk, Document
 
 if TYPE_CHECKING:
     from retrieval.snapshot import SnapshotCache
@@ -75,6 +75,22 @@ class IngestReport:
             f"chunks embedded {self.chunks_embedded} (of {self.chunks_total}), "
             f"generation {self.generation}, {self.seconds:.2f}s"
         )
+
+    def to_json(self) -> dict[str, object]:
+        """What ``ingest --json`` prints: the counts, and skipped files and problems as
+        ``path:line: reason``."""
+        return {
+            "added": list(self.added),
+            "changed": list(self.changed),
+            "removed": list(self.removed),
+            "unchanged": self.unchanged,
+            "skipped": [str(s) for s in self.skipped],
+            "problems": [str(p) for p in self.problems],
+            "chunks_embedded": self.chunks_embedded,
+            "chunks_total": self.chunks_total,
+            "generation": self.generation,
+            "seconds": round(self.seconds, 3),
+        }
 
 
 @dataclass(frozen=True)

@@ -7,26 +7,14 @@ is weak; the thresholds live in :mod:`retrieval.answer_config`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from pathlib import PurePosixPath
 from typing import Protocol
 from urllib.parse import quote_plus
 
-from retrieval.answer_config import AnswerConfig
-from retrieval.composer import ScoredPart, choose_parts, quote_parts, rank_parts
-from retrieval.confidence import Evidence, everyday_terms, gather_evidence
-from retrieval.doc_warnings import document_warnings
-from retrieval.embeddings import Vectors
-from retrieval.evidence import query_terms, unknown_entities
-from retrieval.intent import question_intent
-from retrieval.names import document_names, query_names
-from retrieval.outline import OutlineCache
-from retrieval.redact import redact
-from retrieval.search import HybridSearcher, group_by_document, is_link_list
-from retrieval.snapshot import Snapshot
-from retrieval.types import (
+from core.models import (
     AbstainReason,
     Answer,
     AnswerWarning,
@@ -37,6 +25,18 @@ from retrieval.types import (
     SearchFilter,
     Suggestion,
 )
+from core.redact import redact
+from retrieval.answer_config import AnswerConfig
+from retrieval.composer import ScoredPart, choose_parts, quote_parts, rank_parts
+from retrieval.confidence import Evidence, everyday_terms, gather_evidence
+from retrieval.doc_warnings import document_warnings
+from retrieval.embeddings import Vectors
+from retrieval.evidence import query_terms, unknown_entities
+from retrieval.intent import question_intent
+from retrieval.names import document_names, query_names
+from retrieval.outline import OutlineCache
+from retrieval.search import HybridSearcher, group_by_document, is_link_list
+from retrieval.snapshot import Snapshot
 
 RUNBOOK_TYPES = ("runbook", "adr", "doc")
 INCIDENT_TYPES = ("incident",)
@@ -49,7 +49,6 @@ REASON_TEXT: dict[str, str] = {
     "low-confidence": "No runbook covers this.",
     "access-denied": "A runbook you cannot read may cover this; ask its owners for access.",
     "only-superseded-sources": "Only superseded or deprecated documents mention this.",
-    "error": "The search failed.",
 }
 
 
@@ -140,7 +139,7 @@ class ExtractiveAnswerer:
         clock: Callable[[], date] = date.today,
         rewrite: Callable[[str], str] | None = None,
         dense_query: Callable[[str], Vectors] | None = None,
-        vocabulary: frozenset[str] = frozenset(),
+        vocabulary: Container[str] = frozenset(),
     ) -> None:
         self._vocabulary = vocabulary
         self._searcher = searcher

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from core.errors import RunbookBotError
 
-class RetrievalError(Exception):
+
+class RetrievalError(RunbookBotError):
     """Base for every error the retrieval package raises."""
 
 
@@ -30,7 +32,3 @@ class IndexLockedError(IndexUnavailableError):
             "`serve --watch` to re-ingest in-process, or run a Qdrant server "
             "(RUNBOOK_QDRANT_URL)."
         )
-
-
-class CacheError(RetrievalError):
-    """The answer cache failed; callers carry on without it."""

@@ -10,11 +10,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from core.models import normalize_name
 from retrieval.tokenize import tokenize
-from retrieval.types import normalize_name
 
 # Words so common in questions that they say nothing about coverage.
 _QUESTION_NOISE = frozenset(
@@ -178,27 +178,25 @@ def coverage(question_terms: Sequence[str], doc_terms: Iterable[str], stats: Ter
 
 
 _WORDISH = re.compile(r"[A-Za-z][A-Za-z0-9_\-.]*[A-Za-z0-9]")
-_SUFFIXES = ("ing", "ed", "es", "s")
 MIN_ENTITY_LEN = 4
 
 
-def _known(word: str, corpus_terms: Mapping[str, int], vocab: frozenset[str]) -> bool:
+def _known(word: str, corpus_terms: Mapping[str, int], vocab: Container[str]) -> bool:
     if word in vocab or word in corpus_terms:
         return True
-    if any(t in corpus_terms for t in tokenize(word)[:1]):
-        return True
-    for suf in _SUFFIXES:
-        if word.endswith(suf) and len(word) - len(suf) >= 3:
-            base = word[: -len(suf)]
-            if base in vocab or base + "e" in vocab:
-                return True
-    return False
+    return any(t in corpus_terms for t in tokenize(word)[:1])
+
+
+def _plain_words(compound: str, vocab: Container[str]) -> bool:
+    """``top-level``, ``break-glass``: a hyphenated phrase of ordinary words, not a name."""
+    parts = [p for p in re.split(r"[-_.]", compound) if p]
+    return bool(parts) and all(len(p) <= 2 or p in vocab for p in parts)
 
 
 def unknown_entities(
     question: str,
     corpus_terms: Mapping[str, int],
-    vocab: frozenset[str],
+    vocab: Container[str],
     known_names: frozenset[str] = frozenset(),
 ) -> list[str]:
     """Names in the question that neither the runbooks nor the language model know.
@@ -216,9 +214,14 @@ def unknown_entities(
         if any(ch.isdigit() for ch in raw) or len(raw) < MIN_ENTITY_LEN:
             continue
         word = raw.lower()
-        compound = any(c in raw for c in "-_.") or any(c.isupper() for c in raw[1:])
+        # CamelCase or dotted/hyphenated; a word in capitals (AVAILABLE) is a plain word
+        compound = any(c in raw for c in "-_.") or (
+            any(c.isupper() for c in raw[1:]) and not raw.isupper()
+        )
         if compound:
             if word in corpus_terms or normalize_name(word) in known_names:
+                continue
+            if raw.islower() and _plain_words(raw, vocab):
                 continue
             found.append(raw)
             continue

@@ -24,10 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.models import Chunk, SearchFilter
 from retrieval.embeddings import Vectors
 from retrieval.errors import IndexLockedError
 from retrieval.store_marker import StoreMarker, read_store_marker
-from retrieval.types import Chunk, SearchFilter
 
 if TYPE_CHECKING:
     from typing import IO

@@ -124,8 +124,8 @@ def write_corpus(folder: Path, docs: int, make: Any = compact_runbook) -> None:
 
 
 def synthetic_chunks(n_chunks: int) -> list[Any]:
+    from core.models import Chunk, Document, DocumentMetadata
     from ingest.chunker import chunk_document
-    from retrieval.types import Chunk, Document, DocumentMetadata
 
     rng = random.Random(n_chunks)
     chunks: list[Chunk] = []
@@ -210,8 +210,8 @@ def section_store(work: Path, n_chunks: int) -> Rows:
     """Writing to and querying Qdrant itself (embedded local mode)."""
     from bot.runtime import Runtime
     from bot.settings import load_settings
+    from core.models import SearchFilter
     from retrieval.embeddings import FastEmbedder
-    from retrieval.types import SearchFilter
 
     emb = FastEmbedder(cache_dir=work / "models")
     rt = Runtime(load_settings(data_dir=work / f"store-{n_chunks}"), embedder=emb)
@@ -275,7 +275,7 @@ def section_serving(work: Path, n_chunks: int) -> Rows:
     """A serving process: the Runtime over the persisted snapshot (the store stays shut)."""
     from bot.runtime import Runtime
     from bot.settings import load_settings
-    from retrieval.types import SearchFilter
+    from core.models import SearchFilter
 
     models = work / "models"
     rt = Runtime(

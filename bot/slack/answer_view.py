@@ -52,7 +52,7 @@ from bot.slack.blockkit import (
 )
 from bot.slack.mrkdwn import first_command, to_mrkdwn
 from bot.slack.presentation import Audience, Contact, DocFacts, View
-from retrieval.types import Answer, AnswerWarning, Citation, Suggestion
+from core.models import Answer, AnswerWarning, Citation, Suggestion
 
 CLOSEST_OTHER_SERVICE = "Closest match (different service)"
 NOT_SURE = "Not sure any runbook answers this."
@@ -492,9 +492,6 @@ def render_not_answered(
     elif reason == "only-superseded-sources":
         headline = ":warning: *Only superseded or deprecated runbooks mention this.*"
         text = "Only superseded or deprecated runbooks mention this."
-    elif reason == "error":
-        headline = ":warning: *The search failed.* Try again in a minute."
-        text = "The search failed; try again in a minute."
     else:
         headline = f":mag: *{NONE_COVERS}*"
         text = NONE_COVERS

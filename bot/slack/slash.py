@@ -26,7 +26,7 @@ from bot.slack.notices import render_error, render_searching, render_usage
 from bot.slack.presentation import View
 from bot.slack.requests import StoredRequest, Surface
 from bot.slack.workers import Handoff
-from retrieval.types import Answer
+from core.models import Answer
 
 log = logging.getLogger("runbook_bot.slack")
 SURFACE = "slash_command"
@@ -130,7 +130,7 @@ def failure(
                 channel_id=channel_id,
                 thread_ts=thread_ts,
                 alert=alert,
-                answer=Answer(state="abstain", text="The search failed.", reason="error"),
+                answer=Answer(state="abstain", text="The search failed."),
                 view=View(audience="public" if surface in ("mention", "alert") else "private"),
             )
         )

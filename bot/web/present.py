@@ -12,8 +12,8 @@ from datetime import date
 
 from markupsafe import Markup, escape
 
+from core.models import Answer, AnswerWarning, Chunk, Citation
 from retrieval.answerer import chunk_url
-from retrieval.types import Answer, AnswerWarning, Chunk, Citation
 
 ABSTAIN_HEADLINE = "No runbook covers this"
 UNSURE_HEADLINE = "Not sure these answer it"
@@ -27,7 +27,6 @@ REASONS: dict[str, str] = {
     "only-superseded-sources": (
         "The only runbooks that match are superseded or deprecated, so they are not quoted."
     ),
-    "error": "The search failed before it could find an answer.",
 }
 
 WARNING_DEFAULTS: dict[str, str] = {

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from core.models import Document
 from ingest.chunker import chunk_document
 from ingest.documents import UNREADABLE_GROUP, DocumentConfig, ParsedDocument, parse_document
 from ingest.errors import MalformedDocumentError
 from ingest.git import GitInfo, blob_id, read_git_info
 from ingest.owners import OwnerResolver
 from ingest.sources import scan
-from retrieval.types import Document
 
 CONFIG = DocumentConfig("everyone", "https://git.example/blob/{revision}/{path}#L{line}")
 

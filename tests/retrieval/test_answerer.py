@@ -7,17 +7,17 @@ from datetime import date
 import pytest
 
 from bot.runtime import Runtime
+from core.models import Answer, SearchFilter
 from retrieval.answer_config import AnswerConfig
 from retrieval.answerer import ExtractiveAnswerer
 from retrieval.confidence import Evidence
-from retrieval.types import Answer, SearchFilter
 from tests.conftest import SAMPLE_RUNBOOKS
 
 EVERYONE = SearchFilter(groups=("everyone",))
 
 
 def assert_verbatim(answer: Answer) -> None:
-    for c in (*answer.citations, *answer.related, *answer.private_citations):
+    for c in (*answer.citations, *answer.related):
         original = (SAMPLE_RUNBOOKS / c.path).read_text(encoding="utf-8")
         assert original[c.start : c.end] == c.quote, c.path
         assert original.count("\n", 0, c.start) + 1 == c.line

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from core.models import Answer, AnswerWarning, Citation, DocumentMetadata
 from retrieval.disclosure import (
     ACCESS_DENIED_TEXT,
     for_audience,
     mentioned_sources,
     reference_source_id,
 )
-from retrieval.types import Answer, AnswerWarning, Citation, DocumentMetadata
 
 EVERYONE = frozenset({"everyone"})
 INDEX = {
@@ -87,8 +87,7 @@ def test_reference_source_id() -> None:
 
 def test_mentioned_sources_lists_everything_the_answer_names() -> None:
     a = answer(
-        related=(cite("incidents/secret-breach"),),
-        private_citations=(cite("incidents/public-outage"),),
+        related=(cite("incidents/secret-breach"), cite("incidents/public-outage")),
         warnings=(SUPERSEDED_NOTE, RETRY_NOTE, AnswerWarning(kind="scope-incomplete", message="x")),
     )
     assert mentioned_sources(a, lookup) == {
