@@ -7,6 +7,9 @@ be asked to create. The embedded case runs on Qdrant's real local mode.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +22,7 @@ from ingest.manifest import local_store_locked
 from retrieval.embeddings import FastEmbedder
 from retrieval.errors import IndexLockedError, IndexUnavailableError
 from retrieval.store_marker import read_store_marker
-from tests.conftest import SAMPLE_RUNBOOKS
+from tests.conftest import ROOT, SAMPLE_RUNBOOKS
 from tests.fakes.qdrant_api import FakeQdrant
 
 FILTERED_FIELDS = {
@@ -150,3 +153,25 @@ def test_a_held_store_is_refused_to_others_and_handed_to_its_own_client(
     assert local_store_locked(settings.qdrant_local_path)
     server.close()
     assert not local_store_locked(settings.qdrant_local_path)
+
+
+def test_a_cold_ask_process_never_imports_the_store_client(
+    tmp_path: Path, embedder: FastEmbedder, model_dir: Path
+) -> None:
+    data = tmp_path / "data"
+    ingest = Runtime(load_settings(data_dir=data), embedder=embedder)
+    ingest.ingest(SAMPLE_RUNBOOKS)
+    ingest.close()
+    (data / "models").symlink_to(model_dir)  # the offline model the session assembled
+    code = (
+        "import json, sys; from bot.cli import main; "
+        f"rc = main(['--data-dir', {str(data)!r}, '--redis-url', 'redis://127.0.0.1:1/0', "
+        "'ask', 'checkout-api database connection refused', '--json']); "
+        "print(json.dumps([rc, sorted(m for m in sys.modules if m.startswith('qdrant_client'))]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    *answer, last = done.stdout.strip().splitlines()
+    assert json.loads(last) == [0, []]
+    assert "checkout-api/database-connection-failures" in "\n".join(answer)
