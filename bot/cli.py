@@ -13,8 +13,11 @@ from bot.commands import register_all
 from bot.runtime import Runtime
 from bot.settings import Settings, load_settings
 from bot.text import render_text
-from ingest.errors import IngestError
+from ingest.errors import IngestError, SourceUnavailableError
 from ingest.manifest import forget_manifest
+from ingest.sources.base import DEFAULT_SOURCE, Source
+from ingest.sync import IngestReport
+from retrieval.doc_ids import valid_source_name
 from retrieval.errors import RetrievalError
 from retrieval.evaluation import compute, load_questions
 from retrieval.permissions import UsergroupDirectory
@@ -48,9 +51,24 @@ def build_parser() -> argparse.ArgumentParser:
     _common(parser)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    p = sub.add_parser("ingest", help="index a folder of Markdown runbooks (incremental)")
+    p = sub.add_parser(
+        "ingest", help="index runbooks from folders or the configured sources (incremental)"
+    )
     _common(p)
-    p.add_argument("dir", type=Path)
+    p.add_argument(
+        "dir",
+        nargs="*",
+        metavar="[NAME=]DIR",
+        help="a folder of Markdown runbooks; NAME= names its source (default: runbooks). "
+        "None: the sources of RUNBOOK_SOURCES_PATH",
+    )
+    p.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="only this source of the sources file (repeatable)",
+    )
     p.add_argument("--exclude", action="append", default=[], metavar="GLOB")
     p.add_argument("--check", action="store_true", help="only validate files; exit 1 if any fail")
     p.add_argument(
@@ -124,46 +142,97 @@ def _err(text: str) -> None:
     sys.stderr.write(text + "\n")
 
 
+def _folder(spec: str) -> tuple[str, Path]:
+    """``NAME=DIR`` or ``DIR`` (the default source)."""
+    name, sep, path = spec.partition("=")
+    if sep and valid_source_name(name):
+        return name, Path(path)
+    return DEFAULT_SOURCE, Path(spec)
+
+
+def _ingest_sources(args: argparse.Namespace, rt: Runtime) -> tuple[list[Source], bool] | str:
+    """The sources to sync, and whether the sources file lists every source (then the
+    documents of sources no longer in it are removed); or what is wrong."""
+    if args.dir:
+        if args.source:
+            return "name folders or --source, not both"
+        sources: list[Source] = []
+        for spec in args.dir:
+            name, root = _folder(spec)
+            if not root.is_dir():
+                return f"{root} is not a directory"
+            if any(src.name == name for src in sources):
+                return f"two folders are the source {name!r}: name them (NAME=DIR)"
+            sources.append(rt.folder_source(root, name, tuple(args.exclude)))
+        return sources, False
+    configured = list(rt.configured_sources(tuple(args.source)))
+    if not configured:
+        return "name a folder (runbook-bot ingest DIR) or list sources in RUNBOOK_SOURCES_PATH"
+    return configured, not args.source
+
+
+def _report_json(report: IngestReport) -> str:
+    return json.dumps(
+        {
+            "source": report.source,
+            "added": report.added,
+            "changed": report.changed,
+            "removed": report.removed,
+            "unchanged": report.unchanged,
+            "skipped": [str(s) for s in report.skipped],
+            "problems": [str(p) for p in report.problems],
+            "chunks_embedded": report.chunks_embedded,
+            "chunks_total": report.chunks_total,
+            "generation": report.generation,
+            "seconds": round(report.seconds, 3),
+        }
+    )
+
+
 def cmd_ingest(args: argparse.Namespace, rt: Runtime) -> int:
-    root: Path = args.dir
-    if not root.is_dir():
-        _err(f"error: {root} is not a directory")
+    chosen = _ingest_sources(args, rt)
+    if isinstance(chosen, str):
+        _err(f"error: {chosen}")
         return EXIT_USAGE
+    sources, whole_file = chosen
     options = rt.ingest_options(tuple(args.exclude), progress=sys.stderr.isatty())
     if args.reindex and not args.check:
         forget_manifest(rt.settings.data_dir)
         rt.vector_index.drop()
-    report = rt.ingest(root, options, check_only=args.check)
+    named = len(sources) > 1 or sources[0].name != DEFAULT_SOURCE
+    codes = []
+    for source in sources:
+        try:
+            report = rt.ingest(source, options, check_only=args.check)
+        except SourceUnavailableError as exc:  # the others are still synced
+            _err(f"error: {exc} (its documents stay as they were)")
+            codes.append(EXIT_FAILED)
+            continue
+        codes.append(_print_ingest(args, report, named))
+    if whole_file and not args.check and EXIT_FAILED not in codes:
+        pruned = rt.remove_other_sources(tuple(src.name for src in sources))
+        if pruned.removed:
+            _err(f"removed {len(pruned.removed)} documents of sources no longer configured")
+    return EXIT_FAILED if EXIT_FAILED in codes else max(codes)
+
+
+def _print_ingest(args: argparse.Namespace, report: IngestReport, named: bool) -> int:
+    prefix = f"{report.source}: " if named else ""
     for w in report.warnings:
-        _err(f"warning: {w}")
+        _err(f"warning: {prefix}{w}")
     if args.check:
         for p in report.problems:
-            _err(f"error: {p}")
+            _err(f"error: {prefix}{p}")
     if args.json:
-        _print(
-            json.dumps(
-                {
-                    "added": report.added,
-                    "changed": report.changed,
-                    "removed": report.removed,
-                    "unchanged": report.unchanged,
-                    "skipped": [str(s) for s in report.skipped],
-                    "problems": [str(p) for p in report.problems],
-                    "chunks_embedded": report.chunks_embedded,
-                    "chunks_total": report.chunks_total,
-                    "generation": report.generation,
-                    "seconds": round(report.seconds, 3),
-                }
-            )
-        )
+        _print(_report_json(report))
     elif args.check:
         bad = {s.rel for s in report.skipped} | {p.rel for p in report.problems}
-        _print(f"checked {len(report.added)} documents, {len(bad)} with problems")
+        _print(f"{prefix}checked {len(report.added)} documents, {len(bad)} with problems")
     else:
-        _print(report.summary())
+        _print(prefix + report.summary())
     if report.skipped:
         n = len(report.skipped)
-        _err(f"skipped {n} file{'s' if n != 1 else ''} (not indexed):")
+        _err(f"{prefix}skipped {n} file{'s' if n != 1 else ''} (not indexed):")
         for s in report.skipped:
             _err(f"  {s}")
     if args.check:

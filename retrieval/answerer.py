@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from pathlib import PurePosixPath
 from typing import Protocol
 from urllib.parse import quote_plus
 
 from retrieval.answer_config import AnswerConfig
 from retrieval.composer import ScoredPart, choose_parts, quote_parts, rank_parts
 from retrieval.confidence import Evidence, everyday_terms, gather_evidence
+from retrieval.doc_ids import reference_id
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
 from retrieval.evidence import query_terms, unknown_entities
@@ -303,7 +303,7 @@ class ExtractiveAnswerer:
         target = cand.chunk.metadata.superseded_by
         if not target:
             return None
-        sid = str(PurePosixPath(target).with_suffix(""))
+        sid = reference_id(target, cand.doc.source_id, any_path=True)
         for c in r.runbooks:
             if c.active and c.doc.source_id == sid:
                 return c
