@@ -151,8 +151,9 @@ class NotionSource:
         try:
             return fn()
         except APIResponseError as exc:
+            code = getattr(exc.code, "value", exc.code)
             raise SourceUnavailableError(
-                f"Notion source {self.name!r}: {what}: HTTP {exc.status} {exc.code}: {exc}"
+                f"Notion source {self.name!r}: {what}: HTTP {exc.status} {code}: {exc}"
             ) from exc
         except NotionClientErrorBase as exc:
             raise SourceUnavailableError(f"Notion source {self.name!r}: {what}: {exc}") from exc

@@ -83,7 +83,9 @@ def test_store_restored_from_an_older_backup_is_not_trusted(
     third = runtime(data, embedder)
     try:
         report = third.ingest(corpus)
-        assert report.removed == ("runbooks:platform/disk-full",), "the restored store was not synced"
+        assert report.removed == ("runbooks:platform/disk-full",), (
+            "the restored store was not synced"
+        )
         assert report.generation == 3  # above every generation this data dir has served
         assert "runbooks:platform/disk-full" not in third.vector_index.manifest()
         assert all(d.path != "platform/disk-full.md" for d in third.searcher.search("disk full"))

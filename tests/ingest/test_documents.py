@@ -9,11 +9,11 @@ import pytest
 
 from ingest.chunker import chunk_document
 from ingest.documents import UNREADABLE_GROUP, DocumentConfig, ParsedDocument
-from ingest.sources.markdown_dir import parse_file
 from ingest.errors import MalformedDocumentError
-from ingest.sources.git import GitInfo, blob_id, read_git_info
-from ingest.sources.owners import OwnerResolver
 from ingest.sources.files import scan
+from ingest.sources.git import GitInfo, blob_id, read_git_info
+from ingest.sources.markdown_dir import parse_file
+from ingest.sources.owners import OwnerResolver
 from retrieval.types import Document
 
 CONFIG = DocumentConfig("everyone", "https://git.example/blob/{revision}/{path}#L{line}")

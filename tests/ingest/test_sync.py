@@ -83,7 +83,11 @@ def paths(rt: Runtime, q: str, flt: SearchFilter | None = None) -> list[str]:
 
 def test_first_ingest_then_unchanged_embeds_nothing(rt: Runtime, corpus: Path) -> None:
     first = rt.ingestor.run(corpus, rt.ingest_options())
-    assert sorted(first.added) == ["runbooks:checkout/db", "runbooks:platform/disk", "runbooks:sre/glass"]
+    assert sorted(first.added) == [
+        "runbooks:checkout/db",
+        "runbooks:platform/disk",
+        "runbooks:sre/glass",
+    ]
     assert first.chunks_embedded == first.chunks_total > 0
     assert first.generation == 1
     again = rt.ingestor.run(corpus, rt.ingest_options())
@@ -284,7 +288,10 @@ def test_documents_without_text_are_not_added_again(rt: Runtime, corpus: Path) -
     write(corpus, "todo/headings.md", HEADINGS + "\nScale payments-ledger to 6 pods.\n")
     (corpus / "todo/placeholder.md").unlink()
     third = rt.ingestor.run(corpus, rt.ingest_options())
-    assert (third.changed, third.removed) == (("runbooks:todo/headings",), ("runbooks:todo/placeholder",))
+    assert (third.changed, third.removed) == (
+        ("runbooks:todo/headings",),
+        ("runbooks:todo/placeholder",),
+    )
     assert paths(rt, "payments-ledger")[0] == "todo/headings.md"
     assert "runbooks:todo/placeholder" not in rt.vector_index.manifest()
 
