@@ -217,3 +217,15 @@ def test_each_source_has_its_own_link_template(
         "https://git.example/payments/-/blob/main/db/failover.md#L{line}"
     )
     assert urls["checkout:db/failover"] is None
+
+
+def test_the_example_sources_file_is_valid() -> None:
+    from ingest.sources.registry import load_sources_file
+    from tests.conftest import ROOT
+
+    configs = load_sources_file(ROOT / "examples" / "sources.yaml")
+    assert [(c.name, c.kind) for c in configs] == [
+        ("payments", "markdown_dir"),
+        ("checkout", "markdown_dir"),
+        ("sre-notion", "notion"),
+    ]
