@@ -34,6 +34,7 @@ from retrieval.answerer import Answerer, ExtractiveAnswerer
 from retrieval.cache import RedisAnswerCache, redis_client
 from retrieval.dedup import Deduplicator
 from retrieval.embeddings import FastEmbedder
+from retrieval.lexicon import Lexicon
 from retrieval.permissions import (
     AccessMap,
     PermissionResolver,
@@ -132,6 +133,11 @@ class Runtime:
         return load_glossary(self.settings.glossary_path)
 
     @cached_property
+    def lexicon(self) -> Lexicon:
+        """Ordinary words: a question's word outside it and the runbooks names something."""
+        return Lexicon(self.embedder.vocabulary())
+
+    @cached_property
     def extractive(self) -> ExtractiveAnswerer:
         s = self.settings
         hyde = None
@@ -142,7 +148,7 @@ class Runtime:
             self.answer_config,
             rewrite=self.glossary if self.glossary else None,
             dense_query=hyde,
-            vocabulary=self.embedder.vocabulary(),
+            vocabulary=self.lexicon,
         )
 
     @cached_property

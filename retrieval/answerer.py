@@ -7,7 +7,7 @@ is weak; the thresholds live in :mod:`retrieval.answer_config`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Protocol
@@ -140,7 +140,7 @@ class ExtractiveAnswerer:
         clock: Callable[[], date] = date.today,
         rewrite: Callable[[str], str] | None = None,
         dense_query: Callable[[str], Vectors] | None = None,
-        vocabulary: frozenset[str] = frozenset(),
+        vocabulary: Container[str] = frozenset(),
     ) -> None:
         self._vocabulary = vocabulary
         self._searcher = searcher

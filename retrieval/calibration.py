@@ -24,6 +24,9 @@ STEPS = 3000
 RATE = 0.1
 MAX_DECLINED = 0.10  # of answerable questions
 MAX_TRAPS = 0.20  # of near-miss traps answered
+# a trap reads like an answerable question by design: answering one too many costs half
+# as much as declining one answerable question too many
+TRAPS_WEIGHT = 0.5
 THRESHOLDS = tuple(round(0.05 + 0.01 * i, 2) for i in range(91))
 SMOOTHING = 0.03  # a bar is judged with its neighbours this close
 # "no runbook covers this" below the highest bar under which fewer than this share of
@@ -111,7 +114,9 @@ def abstention(answered: Sequence[bool], samples: Sequence[Sample]) -> Abstentio
 
 def _objective(a: Abstention) -> float:
     return (
-        a.f1 - 2.0 * max(0.0, a.declined_share - MAX_DECLINED) - max(0.0, a.traps_share - MAX_TRAPS)
+        a.f1
+        - 2.0 * max(0.0, a.declined_share - MAX_DECLINED)
+        - TRAPS_WEIGHT * max(0.0, a.traps_share - MAX_TRAPS)
     )
 
 

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 
 from retrieval.evidence import TermStats, coverage
 from retrieval.tokenize import tokenize
 
 FEATURES = ("dense", "dense_z", "coverage", "absent", "unknown", "named")
+MIN_TERM_LEN = 3  # shorter tokens no runbook has are flags or typos, not names
 Z_WINDOW = 20  # hits after the first that make up the query's own score distribution
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 
@@ -69,15 +70,22 @@ class ConfidenceModel:
 
 
 def everyday_terms(
-    question: str, doc_freq: Mapping[str, int], vocabulary: frozenset[str]
+    question: str, doc_freq: Mapping[str, int], vocabulary: Container[str]
 ) -> frozenset[str]:
     """Tokens of everyday words (known to the language model) that no document uses."""
     out: set[str] = set()
     for word in _WORD.findall(question):
         tokens = tokenize(word)
-        if word.lower() in vocabulary and tokens and all(doc_freq.get(t, 0) == 0 for t in tokens):
+        if word in vocabulary and tokens and all(doc_freq.get(t, 0) == 0 for t in tokens):
             out.update(tokens)
     return frozenset(out)
+
+
+def _instance_id(term: str, stats: TermStats) -> bool:
+    """A token no runbook has that names one instance (``ip-10-0-3-12``, ``2am``, ``-h``)."""
+    return stats.doc_freq.get(term, 0) == 0 and (
+        any(ch.isdigit() for ch in term) or len(term.strip("-_.")) < MIN_TERM_LEN
+    )
 
 
 def dense_z(scores: Sequence[float]) -> float:
@@ -101,7 +109,7 @@ def gather_evidence(
     unknown: Sequence[str],
     named: bool,
 ) -> Evidence:
-    content = [t for t in terms if t not in everyday]
+    content = [t for t in terms if t not in everyday and not _instance_id(t, stats)]
     return Evidence(
         dense=dense,
         dense_z=dense_z(dense_scores),

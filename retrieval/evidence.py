@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from retrieval.tokenize import tokenize
@@ -178,27 +178,25 @@ def coverage(question_terms: Sequence[str], doc_terms: Iterable[str], stats: Ter
 
 
 _WORDISH = re.compile(r"[A-Za-z][A-Za-z0-9_\-.]*[A-Za-z0-9]")
-_SUFFIXES = ("ing", "ed", "es", "s")
 MIN_ENTITY_LEN = 4
 
 
-def _known(word: str, corpus_terms: Mapping[str, int], vocab: frozenset[str]) -> bool:
+def _known(word: str, corpus_terms: Mapping[str, int], vocab: Container[str]) -> bool:
     if word in vocab or word in corpus_terms:
         return True
-    if any(t in corpus_terms for t in tokenize(word)[:1]):
-        return True
-    for suf in _SUFFIXES:
-        if word.endswith(suf) and len(word) - len(suf) >= 3:
-            base = word[: -len(suf)]
-            if base in vocab or base + "e" in vocab:
-                return True
-    return False
+    return any(t in corpus_terms for t in tokenize(word)[:1])
+
+
+def _plain_words(compound: str, vocab: Container[str]) -> bool:
+    """``top-level``, ``break-glass``: a hyphenated phrase of ordinary words, not a name."""
+    parts = [p for p in re.split(r"[-_.]", compound) if p]
+    return bool(parts) and all(len(p) <= 2 or p in vocab for p in parts)
 
 
 def unknown_entities(
     question: str,
     corpus_terms: Mapping[str, int],
-    vocab: frozenset[str],
+    vocab: Container[str],
     known_names: frozenset[str] = frozenset(),
 ) -> list[str]:
     """Names in the question that neither the runbooks nor the language model know.
@@ -219,6 +217,8 @@ def unknown_entities(
         compound = any(c in raw for c in "-_.") or any(c.isupper() for c in raw[1:])
         if compound:
             if word in corpus_terms or normalize_name(word) in known_names:
+                continue
+            if raw.islower() and _plain_words(raw, vocab):
                 continue
             found.append(raw)
             continue

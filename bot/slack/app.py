@@ -202,6 +202,7 @@ class SlackBot:
             snapshot = self.runtime.searcher.snapshot(generation)
             _ = snapshot.term_stats  # tokenizes every chunk once: not on the first question
             self.runtime.embedder.warm()
+            self.runtime.lexicon.warm()
             _ = self.runtime.answerer
         except IndexLockedError:
             raise

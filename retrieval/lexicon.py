@@ -1,0 +1,95 @@
+"""Words a question may use that say nothing about what it is about.
+
+A question word that no runbook contains is evidence that the runbooks do not
+cover the question only when it names something: a product (``istio``,
+``velero``), an alert, a component. An ordinary English word the runbooks
+happen not to use ("culprit", "hogging", "swears"), chat shorthand ("ppl",
+"creds") or a contraction typed without its apostrophe ("doesnt") is not. The
+lexicon knows the embedding model's whole words, an English dictionary (the
+``english-words`` package, loaded on first use), and the plain inflections of
+both, so confidence does not fall because an engineer wrote informally.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+
+# Contractions typed without the apostrophe, and what tokenizing "hasn't" leaves behind.
+CONTRACTIONS = frozenset(
+    """
+    dont doesnt didnt cant couldnt shouldnt wouldnt wont isnt arent wasnt werent hasnt havent
+    hadnt aint mustnt neednt im ive youre youve youll theyre theyve theyll weve thats whats
+    theres heres wheres whos hows lets
+    don doesn didn couldn shouldn wouldn isn aren wasn weren hasn haven hadn mustn needn ve ll re
+    """.split()
+)
+
+# Shorthand engineers type in chat; none of it names a system.
+SHORTHAND = frozenset(
+    """
+    ppl pls plz thx ty btw asap fyi imo afaik tbh rn atm eod wfh
+    creds cred mgmt msg msgs cmd cmds crit warn info config configs conf env envs prod prd stg
+    repo repos admin admins auth db dbs svc svcs ns pod pods deps dep perf approx
+    """.split()
+)
+
+_SUFFIXES = ("ies", "es", "s", "ing", "ed", "er", "ly")
+MIN_STEM = 3
+
+
+def _stems(word: str) -> Iterable[str]:
+    """``word`` and the bases it may be an inflection of (hogging -> hog, tallies -> tally)."""
+    yield word
+    for suffix in _SUFFIXES:
+        if not word.endswith(suffix) or len(word) - len(suffix) < MIN_STEM:
+            continue
+        base = word[: -len(suffix)]
+        yield base
+        yield base + "e"
+        if suffix == "ies":
+            yield base + "y"
+        if len(base) > MIN_STEM and base[-1] == base[-2]:  # doubled consonant
+            yield base[:-1]
+
+
+def _english() -> frozenset[str]:
+    from english_words import get_english_words_set
+
+    return frozenset(get_english_words_set(["web2"], lower=True))
+
+
+class Lexicon:
+    """``word in lexicon``: an ordinary word (any case), not a name."""
+
+    def __init__(self, model_words: Iterable[str] = (), *, dictionary: bool = True) -> None:
+        self._model = frozenset(w.lower() for w in model_words)
+        self._use_dictionary = dictionary
+        self._dictionary: frozenset[str] | None = None
+        self._lock = threading.Lock()
+
+    def _words(self) -> frozenset[str]:
+        if not self._use_dictionary:
+            return frozenset()
+        with self._lock:
+            if self._dictionary is None:
+                self._dictionary = _english()
+            return self._dictionary
+
+    def warm(self) -> None:
+        """Load the dictionary now (a server does this before its first question)."""
+        self._words()
+
+    def __contains__(self, word: object) -> bool:
+        if not isinstance(word, str):
+            return False
+        w = word.lower().replace("'", "")
+        if w in CONTRACTIONS or w in SHORTHAND:
+            return True
+        candidates = list(_stems(w))
+        if any(c in self._model for c in candidates):
+            return True
+        if not w.isalpha():
+            return False
+        words = self._words()
+        return any(c in words for c in candidates)

@@ -1,0 +1,65 @@
+from retrieval.confidence import everyday_terms, gather_evidence
+from retrieval.evidence import TermStats, unknown_entities
+from retrieval.lexicon import Lexicon
+
+
+def test_dictionary_words_and_their_inflections_are_ordinary() -> None:
+    lexicon = Lexicon()
+    for word in ("culprit", "hogging", "tallies", "swears", "handshakes", "Pegged", "router"):
+        assert word in lexicon, word
+
+
+def test_product_names_are_not_ordinary_words() -> None:
+    lexicon = Lexicon()
+    for word in ("istio", "velero", "argocd", "thanos", "coredns", "grafana", "pagerduty"):
+        assert word not in lexicon, word
+
+
+def test_shorthand_and_contractions_without_apostrophe() -> None:
+    lexicon = Lexicon(dictionary=False)
+    for word in ("ppl", "creds", "doesnt", "cant", "hasn", "didnt", "mgmt"):
+        assert word in lexicon, word
+    assert "velero" not in lexicon
+
+
+def test_model_words_count_without_the_dictionary() -> None:
+    lexicon = Lexicon(["kubelet"], dictionary=False)
+    assert "kubelet" in lexicon and "kubelets" in lexicon
+    assert "culprit" not in lexicon
+
+
+def test_informal_question_names_nothing_unknown() -> None:
+    corpus = {"prometheusduplicatetimestamps": 1, "servicemonitor": 1}
+    question = "PrometheusDuplicateTimestamps, which servicemonitor is the culprit? ppl doesnt know"
+    assert unknown_entities(question, corpus, Lexicon()) == []
+
+
+def test_unknown_system_still_named() -> None:
+    corpus = {"backup": 3, "nightly": 1}
+    assert unknown_entities("velero nightly backup PartiallyFailed", corpus, Lexicon()) == [
+        "velero",
+        "PartiallyFailed",
+    ]
+
+
+def test_hyphenated_phrase_of_words_is_not_a_name() -> None:
+    assert unknown_entities("is there a break-glass procedure", {}, Lexicon()) == []
+    assert unknown_entities("search-api keeps restarting", {}, Lexicon()) == ["search-api"]
+
+
+def test_everyday_words_and_instance_names_are_not_missing_terms() -> None:
+    stats = TermStats(doc_freq={"disk": 3, "full": 2, "node": 4}, n_docs=10)
+    question = "node disk full on ip-10-0-4-17 since 2am, culprit?"
+    everyday = everyday_terms(question, stats.doc_freq, Lexicon())
+    ev = gather_evidence(
+        dense=0.6,
+        dense_scores=[0.6, 0.5, 0.4, 0.3],
+        terms=["node", "disk", "full", "ip-10-0-4-17", "2am", "culprit"],
+        doc_terms=frozenset({"node", "disk", "full"}),
+        stats=stats,
+        everyday=everyday,
+        unknown=(),
+        named=False,
+    )
+    assert ev.absent == 0.0
+    assert ev.coverage == 1.0
