@@ -17,6 +17,7 @@ ENV PATH=/opt/venv/bin:$PATH
 
 WORKDIR /src
 COPY pyproject.toml README.md ./
+COPY core/ core/
 COPY bot/ bot/
 COPY ingest/ ingest/
 COPY retrieval/ retrieval/

@@ -13,15 +13,15 @@ from bot.commands import register_all
 from bot.runtime import Runtime
 from bot.settings import Settings, load_settings
 from bot.text import render_text
+from core.doc_ids import valid_source_name
+from core.models import SearchFilter
 from ingest.errors import IngestError, SourceUnavailableError
 from ingest.manifest import forget_manifest
 from ingest.sources.base import DEFAULT_SOURCE, Source
 from ingest.sync import IngestReport
-from retrieval.doc_ids import valid_source_name
 from retrieval.errors import RetrievalError
 from retrieval.evaluation import compute, load_questions
 from retrieval.permissions import UsergroupDirectory
-from retrieval.types import SearchFilter
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -12,7 +12,7 @@ the ``with`` block (and asyncio tasks started from it), but not new threads. A t
 
 Every record passes :class:`RedactingFilter` on the handler, which runs the formatted
 message, string ``extra`` fields and exception text through
-:func:`retrieval.redact.redact`: an engineer pasting a token into a question must not find
+:func:`core.redact.redact`: an engineer pasting a token into a question must not find
 it in the log pipeline. Only handlers installed here redact; ``configure_logging`` replaces
 the root handlers, so every library logger goes through them.
 """
@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import IO, Any
 
-from retrieval.redact import redact
+from core.redact import redact
 
 _request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "runbook_bot_request_id", default=None

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from retrieval.types import Answer
+from core.models import Answer
 
 log = logging.getLogger("runbook_bot.metrics")
 

@@ -18,6 +18,7 @@ from typing import IO
 
 from bot.runtime import Runtime
 from bot.settings import load_settings
+from core.models import Answer, Citation, SearchFilter
 from retrieval.answer_config import AnswerConfig
 from retrieval.answerer import ExtractiveAnswerer
 from retrieval.calibration import Sample, fit
@@ -32,7 +33,6 @@ from retrieval.evaluation import (
     judge_sections,
     load_questions,
 )
-from retrieval.types import Answer, Citation, SearchFilter
 
 QUESTIONS_FILE = "eval.jsonl"
 

@@ -28,10 +28,10 @@ from datetime import date
 from typing import Any, Literal
 from urllib.parse import unquote
 
+from core.models import Chunk, DocumentMetadata
+from core.redact import redact
 from retrieval.doc_warnings import stale_limit
 from retrieval.querylog import Feedback, QueryRecord
-from retrieval.redact import redact
-from retrieval.types import Chunk, DocumentMetadata
 
 RowKind = Literal["stale", "ownerless", "superseded", "deprecated"]
 RETIRED_STATUSES = frozenset({"superseded", "deprecated"})

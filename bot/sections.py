@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from core.models import Answer, Citation, normalize_name
 from retrieval.answerer import chunk_url, make_citation
 from retrieval.composer import quote_part, quote_parts
 from retrieval.evidence import query_terms
@@ -28,7 +29,6 @@ from retrieval.outline import OutlineCache, Part
 from retrieval.query import parse_alert_text
 from retrieval.snapshot import Snapshot
 from retrieval.tokenize import tokenize
-from retrieval.types import Answer, Citation, normalize_name
 
 #: sections that tell an on-call engineer something to do or check
 USEFUL_FIRST: frozenset[SectionKind] = frozenset({"act", "diagnose", "escalate"})

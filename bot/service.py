@@ -23,13 +23,13 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from core.models import Answer, AnswerWarning
 from retrieval.answerer import Answerer
 from retrieval.cache import AnswerCache, CacheKey
 from retrieval.disclosure import Disclosure, for_audience, snapshot_lookup
 from retrieval.permissions import PermissionResolver, Scope
 from retrieval.querylog import QueryLog, build_record, hash_user
 from retrieval.search import HybridSearcher
-from retrieval.types import Answer, AnswerWarning
 
 log = logging.getLogger("runbook_bot.service")
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from core.models import DocumentMetadata, normalize_name
 from retrieval.tokenize import tokenize
-from retrieval.types import DocumentMetadata, normalize_name
 
 _SERVICE_LABEL = re.compile(
     r"(?:^|(?<=[\s{,(]))(?:service|svc|app|job)\s*=\s*\"?(?P<name>[A-Za-z][\w.-]{1,60})",

@@ -7,7 +7,7 @@ written in the runbook), one "owner | updated" line per document; for the "not s
 
 from __future__ import annotations
 
-from retrieval.types import Answer, Citation
+from core.models import Answer, Citation
 
 _RULE = "-" * 72
 

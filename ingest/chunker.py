@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from retrieval.markdown import Section, group_blocks, sections, split_blocks
-from retrieval.types import Chunk, Document
+from core.markdown import Section, group_blocks, sections, split_blocks
+from core.models import Chunk, Document
 
 DEFAULT_MAX_TOKENS = 256
 _WORD = re.compile(r"\w+|[^\w\s]")

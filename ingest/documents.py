@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import get_args
 
+from core.models import DocType, Document, DocumentMetadata
 from ingest.errors import MalformedDocumentError
 from ingest.frontmatter import (
     FrontMatter,
@@ -24,7 +25,6 @@ from ingest.frontmatter import (
     superseded_by_text,
 )
 from ingest.titles import choose_title
-from retrieval.types import DocType, Document, DocumentMetadata
 
 _STATUS_SECTION = re.compile(
     r"^#{1,4}\s*status\s*$\n+\s*(?:\*\*)?(?P<status>[A-Za-z]+)", re.IGNORECASE | re.MULTILINE
@@ -132,7 +132,7 @@ class Problem:
 class DocumentFacts:
     """What a source knows about a document besides its text."""
 
-    source_id: str  # see retrieval.doc_ids
+    source_id: str  # see core.doc_ids
     path: str  # as the source names it: a file's path in its folder, a page's slug
     revision: str  # the version the source has (a git blob id, a content digest)
     content_hash: str  # changes whenever the indexed document would

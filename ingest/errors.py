@@ -1,7 +1,9 @@
 """Errors raised by the ingest package."""
 
+from core.errors import RunbookBotError
 
-class IngestError(Exception):
+
+class IngestError(RunbookBotError):
     """Base for every error the ingest package raises."""
 
 

@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.doc_ids import source_of
+from core.models import Chunk, Document
 from ingest.chunker import DEFAULT_MAX_TOKENS, anchor_links, chunk_document, estimate_tokens
 from ingest.documents import UNREADABLE_GROUP, DocumentConfig, ParsedDocument
 from ingest.sources.base import DEFAULT_SOURCE, Skipped, Source, owned
 from ingest.sources.markdown_dir import MarkdownDirSource
-from retrieval.doc_ids import source_of
 from retrieval.embeddings import Embedder
-from retrieval.types import Chunk, Document
 
 if TYPE_CHECKING:
     from retrieval.snapshot import SnapshotCache

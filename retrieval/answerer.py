@@ -13,20 +13,8 @@ from datetime import date
 from typing import Protocol
 from urllib.parse import quote_plus
 
-from retrieval.answer_config import AnswerConfig
-from retrieval.composer import ScoredPart, choose_parts, quote_parts, rank_parts
-from retrieval.confidence import Evidence, everyday_terms, gather_evidence
-from retrieval.doc_ids import reference_id
-from retrieval.doc_warnings import document_warnings
-from retrieval.embeddings import Vectors
-from retrieval.evidence import query_terms, unknown_entities
-from retrieval.intent import question_intent
-from retrieval.names import document_names, query_names
-from retrieval.outline import OutlineCache
-from retrieval.redact import redact
-from retrieval.search import HybridSearcher, group_by_document, is_link_list
-from retrieval.snapshot import Snapshot
-from retrieval.types import (
+from core.doc_ids import reference_id
+from core.models import (
     AbstainReason,
     Answer,
     AnswerWarning,
@@ -37,6 +25,18 @@ from retrieval.types import (
     SearchFilter,
     Suggestion,
 )
+from core.redact import redact
+from retrieval.answer_config import AnswerConfig
+from retrieval.composer import ScoredPart, choose_parts, quote_parts, rank_parts
+from retrieval.confidence import Evidence, everyday_terms, gather_evidence
+from retrieval.doc_warnings import document_warnings
+from retrieval.embeddings import Vectors
+from retrieval.evidence import query_terms, unknown_entities
+from retrieval.intent import question_intent
+from retrieval.names import document_names, query_names
+from retrieval.outline import OutlineCache
+from retrieval.search import HybridSearcher, group_by_document, is_link_list
+from retrieval.snapshot import Snapshot
 
 RUNBOOK_TYPES = ("runbook", "adr", "doc")
 INCIDENT_TYPES = ("incident",)

@@ -27,8 +27,8 @@ from pydantic import ValidationError
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
+from core.models import Answer
 from retrieval.storable import storable_answer
-from retrieval.types import Answer
 
 log = logging.getLogger("runbook_bot.cache")
 

@@ -18,15 +18,16 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from core.markdown import group_blocks, split_blocks
+from core.models import normalize_name
 from retrieval.evidence import TermStats, coverage
 from retrieval.intent import WANTED, Intent, heading_kinds, intent_match
-from retrieval.markdown import group_blocks, split_blocks
 from retrieval.outline import Part
 from retrieval.tokenize import tokenize
-from retrieval.types import normalize_name
 
 MAX_QUOTE_CHARS = 1500  # a part this short is quoted whole
 _STEP = re.compile(r"^(\d+)[.)]\s", re.MULTILINE)
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:\s*\S+")  # [name]: https://...
 _ONLY_HTML = re.compile(r"^\s*(<[^>]+>\s*)+$")
 
 
@@ -185,6 +186,8 @@ def quote_parts(
     out: list[Quote] = []
     used = 0
     for piece in group:
+        if out and _only_link_definitions(piece.body):
+            continue  # the section's link targets: nothing an engineer reads
         q = quote_part(piece, terms, stats)
         if out and used + len(q.text) > MAX_SECTION_CHARS:
             break
@@ -195,6 +198,11 @@ def quote_parts(
     if len(out) < len(group) and total > shown > 0:
         out[-1] = replace(out[-1], note=f"steps 1-{shown} of {total}")
     return out
+
+
+def _only_link_definitions(text: str) -> bool:
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(lines) and all(_LINK_DEFINITION.match(line) for line in lines)
 
 
 def quote_part(part: Part, terms: Sequence[str], stats: TermStats) -> Quote:

@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from retrieval.doc_ids import reference_id
+from core.doc_ids import reference_id
+from core.models import Answer, AnswerWarning, Citation, DocumentMetadata
 from retrieval.snapshot import Snapshot
-from retrieval.types import Answer, AnswerWarning, Citation, DocumentMetadata
 
 #: The live index's metadata of a document by source id; None when it is not indexed.
 DocumentLookup = Callable[[str], DocumentMetadata | None]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from retrieval.types import AnswerWarning, DocumentMetadata
+from core.models import AnswerWarning, DocumentMetadata
 
 
 def stale_limit(meta: DocumentMetadata, stale_after_days: int) -> int:

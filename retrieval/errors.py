@@ -1,7 +1,9 @@
 """Errors raised by the retrieval package (one base, foreign errors wrapped)."""
 
+from core.errors import RunbookBotError
 
-class RetrievalError(Exception):
+
+class RetrievalError(RunbookBotError):
     """Base for every error the retrieval package raises."""
 
 

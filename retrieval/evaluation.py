@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from retrieval.markdown import heading_extents
+from core.markdown import heading_extents
 
 
 @dataclass(frozen=True)

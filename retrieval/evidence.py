@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from core.models import normalize_name
 from retrieval.tokenize import tokenize
-from retrieval.types import normalize_name
 
 # Words so common in questions that they say nothing about coverage.
 _QUESTION_NOISE = frozenset(
@@ -214,7 +214,10 @@ def unknown_entities(
         if any(ch.isdigit() for ch in raw) or len(raw) < MIN_ENTITY_LEN:
             continue
         word = raw.lower()
-        compound = any(c in raw for c in "-_.") or any(c.isupper() for c in raw[1:])
+        # CamelCase or dotted/hyphenated; a word in capitals (AVAILABLE) is a plain word
+        compound = any(c in raw for c in "-_.") or (
+            any(c.isupper() for c in raw[1:]) and not raw.isupper()
+        )
         if compound:
             if word in corpus_terms or normalize_name(word) in known_names:
                 continue

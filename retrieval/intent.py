@@ -28,7 +28,8 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(escalat\w*|who (do|should|can) (i|we) (call|page|contact|ping|ask|talk)|"
             r"who (do i|to) call|who'?s? on[- ]?call|contact (someone|support)|"
-            r"(get|reach) (hold of )?(someone|anyone|support)|urgent support)\b",
+            r"(get|reach) (hold of )?(someone|anyone|support)|urgent support|"
+            r"(anyone|someone|somebody) (to|i can|we can) (reach|call|contact|page|ping))\b",
             re.I,
         ),
     ),

@@ -37,8 +37,8 @@ import numpy as np
 import numpy.typing as npt
 from bm25s.tokenization import Tokenized
 
+from core.models import Chunk, SearchFilter
 from retrieval.tokenize import TOKENIZER_VERSION, tokenize
-from retrieval.types import Chunk, SearchFilter
 
 __all__ = ["KeywordIndex"]
 

@@ -28,12 +28,12 @@ from typing import Any
 import openai
 from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, ValidationError
 
+from core.models import Answer, AnswerWarning, Chunk, Citation, SearchFilter
+from core.redact import redact
 from retrieval.answerer import Candidate, ExtractiveAnswerer, Retrieval, make_citation
 from retrieval.doc_warnings import document_warnings
 from retrieval.errors import RetrievalError
-from retrieval.redact import redact
 from retrieval.spans import section_text
-from retrieval.types import Answer, AnswerWarning, Chunk, Citation, SearchFilter
 
 log = logging.getLogger("runbook_bot.llm")
 

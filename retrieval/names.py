@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from retrieval.types import Chunk, normalize_name
+from core.models import Chunk, normalize_name
 
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*")
 MIN_NAME_LEN = 6

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from retrieval.markdown import MAX_SPLIT_HEADING, headings
+from core.markdown import MAX_SPLIT_HEADING, headings
+from core.models import Chunk, normalize_name
 from retrieval.spans import section_text
 from retrieval.tokenize import tokenize
-from retrieval.types import Chunk, normalize_name
 
 
 @dataclass(frozen=True)

@@ -29,9 +29,9 @@ import redis
 import yaml
 from pydantic import Field, ValidationError, field_validator
 
+from core.models import DEFAULT_ACCESS_GROUP, Citation, Frozen, SearchFilter
 from retrieval.cache import DEFAULT_NAMESPACE, REDIS_ERRORS, ServiceHealth, check_namespace
 from retrieval.errors import RetrievalError
-from retrieval.types import DEFAULT_ACCESS_GROUP, Citation, Frozen, SearchFilter
 
 log = logging.getLogger("runbook_bot.permissions")
 

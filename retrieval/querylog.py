@@ -1,6 +1,6 @@
 """The query log: what was asked, how it was answered, and what people thought of it.
 
-Questions are stored redacted (:func:`retrieval.redact.redact`) and users as salted
+Questions are stored redacted (:func:`core.redact.redact`) and users as salted
 hashes. :func:`build_record` and :func:`build_feedback` redact on the way in, and both
 logs redact again when they serialize (redaction is idempotent), so a record built by
 hand cannot put raw text in storage either.
@@ -27,10 +27,10 @@ from typing import Literal, Protocol, TypeVar, get_args
 import redis
 from pydantic import TypeAdapter, ValidationError
 
+from core.redact import redact
 from retrieval.cache import DEFAULT_NAMESPACE, REDIS_ERRORS, ServiceHealth, check_namespace
 from retrieval.errors import RetrievalError
 from retrieval.private_file import open_private
-from retrieval.redact import redact
 
 log = logging.getLogger("runbook_bot.querylog")
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
+from core.models import normalize_name
 from retrieval.snapshot import Snapshot
-from retrieval.types import normalize_name
 
 MatchedBy = Literal["runbook_url", "alert_name"]
 _PAGE_SUFFIXES = (".md", ".markdown", ".mdx", ".html", ".htm")

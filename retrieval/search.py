@@ -7,12 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from core.models import Chunk, DocumentHits, Hit, SearchFilter
 from retrieval.embeddings import Embedder, Vectors
 from retrieval.fusion import DEFAULT_RRF_K, rrf
 from retrieval.names import document_names, query_names
 from retrieval.snapshot import Snapshot, SnapshotCache
 from retrieval.spans import section_text
-from retrieval.types import Chunk, DocumentHits, Hit, SearchFilter
 
 if TYPE_CHECKING:
     from retrieval.vector_index import VectorIndex

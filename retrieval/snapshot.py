@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
+from core.models import Chunk, SearchFilter
 from retrieval.embeddings import Vectors
 from retrieval.evidence import TermStats
 from retrieval.keyword_index import KeywordIndex
 from retrieval.names import document_names
 from retrieval.tokenize import tokenize
-from retrieval.types import Chunk, SearchFilter
 
 if TYPE_CHECKING:
     from retrieval.vector_index import QdrantVectorIndex

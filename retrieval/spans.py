@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from retrieval.types import Chunk
+from core.models import Chunk
 
 
 def section_text(chunk: Chunk) -> str:

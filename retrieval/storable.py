@@ -3,7 +3,7 @@
 An answer carries its question, and pieces of it can come back elsewhere: a search
 link built from it, or generated text that repeats it. :func:`storable_answer` is the
 answer as the answer cache and the request store keep it: ``question`` redacted, and
-every secret :func:`retrieval.redact.find_secrets` finds in the question replaced
+every secret :func:`core.redact.find_secrets` finds in the question replaced
 wherever the answer repeats it, as written or URL-encoded.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote, quote_plus
 
-from retrieval.redact import find_secrets, placeholder, redact
-from retrieval.types import Answer
+from core.models import Answer
+from core.redact import find_secrets, placeholder, redact
 
 
 def _replacements(question: str) -> list[tuple[str, str]]:

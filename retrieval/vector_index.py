@@ -29,6 +29,7 @@ import numpy as np
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
+from core.models import Chunk, SearchFilter
 from retrieval.embeddings import Vectors
 from retrieval.errors import (
     EmbeddingMismatchError,
@@ -37,7 +38,6 @@ from retrieval.errors import (
     RetrievalError,
 )
 from retrieval.store_marker import StoreMarker, forget_store_marker, write_store_marker
-from retrieval.types import Chunk, SearchFilter
 
 META_POINT_ID = 1
 SCHEMA = 2  # 1: a boolean ``live`` payload flag; 2: ``born`` / ``retired`` generations

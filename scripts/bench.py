@@ -29,13 +29,13 @@ sys.path.insert(0, str(ROOT))
 
 from bot.runtime import Runtime  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
+from core.models import Chunk, Document, DocumentMetadata, SearchFilter  # noqa: E402
 from ingest.chunker import chunk_document  # noqa: E402
 from retrieval.answerer import ExtractiveAnswerer  # noqa: E402
 from retrieval.embeddings import FastEmbedder  # noqa: E402
 from retrieval.keyword_index import KeywordIndex  # noqa: E402
 from retrieval.search import HybridSearcher  # noqa: E402
 from retrieval.snapshot import Snapshot  # noqa: E402
-from retrieval.types import Chunk, Document, DocumentMetadata, SearchFilter  # noqa: E402
 
 WORDS = (
     "pod node disk memory cpu latency error timeout restart rollback deploy queue consumer "

@@ -19,9 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from core.models import Chunk, DocumentMetadata, SearchFilter
 from retrieval import tokenize as tokenize_module
 from retrieval.keyword_index import KeywordIndex
-from retrieval.types import Chunk, DocumentMetadata, SearchFilter
 
 SERVICES = ["checkout", "payments", "search", "auth", "storage", "etcd", "ingress", "billing"]
 _COMMON_TEXT = """

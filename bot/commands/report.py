@@ -33,8 +33,8 @@ from bot.reports import (
 from bot.settings import Settings
 from bot.slack.client import bot_token, make_client
 from bot.slack.report_view import format_gaps_slack, format_slack
+from core.models import Chunk
 from retrieval.querylog import Feedback, QueryLogError, QueryRecord
-from retrieval.types import Chunk
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.slack.ttl_store import TtlStore
-from retrieval.types import Frozen
+from core.models import Frozen
 
 log = logging.getLogger("runbook_bot.slack")
 

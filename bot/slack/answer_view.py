@@ -52,7 +52,7 @@ from bot.slack.blockkit import (
 )
 from bot.slack.mrkdwn import first_command, to_mrkdwn
 from bot.slack.presentation import Audience, Contact, DocFacts, View
-from retrieval.types import Answer, AnswerWarning, Citation, Suggestion
+from core.models import Answer, AnswerWarning, Citation, Suggestion
 
 CLOSEST_OTHER_SERVICE = "Closest match (different service)"
 NOT_SURE = "Not sure any runbook answers this."

@@ -47,13 +47,13 @@ from bot.slack.presentation import DocFacts, Link, View
 from bot.slack.requests import PRIVATE_SUFFIX, RequestStore, StoredRequest, Surface
 from bot.slack.thread_memory import ThreadTopic
 from bot.web.links import web_answer_url
+from core.models import Answer
+from core.redact import redact
 from retrieval.disclosure import DocumentLookup
 from retrieval.intent import question_intent
 from retrieval.permissions import Scope
 from retrieval.query import parse_alert_text
-from retrieval.redact import redact
 from retrieval.runbook_match import RunbookMatch, RunbookMatcher
-from retrieval.types import Answer
 
 log = logging.getLogger("runbook_bot.slack")
 #: questions that ask what to do: their answer opens with an action section

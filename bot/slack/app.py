@@ -48,10 +48,10 @@ from bot.slack.slash import SlashCommand
 from bot.slack.thread_memory import ThreadMemory
 from bot.slack.ttl_store import TtlStore
 from bot.slack.workers import InFlight, TrackedPool, backstop
+from core.models import Answer, SearchFilter
 from retrieval.disclosure import DocumentLookup, snapshot_lookup
 from retrieval.errors import IndexLockedError, RetrievalError
 from retrieval.runbook_match import RunbookMatcher
-from retrieval.types import Answer, SearchFilter
 
 log = logging.getLogger("runbook_bot.slack")
 

@@ -26,9 +26,9 @@ from bot.reports import (
 from bot.slack.context import SlackContext
 from bot.slack.directory import SlackUsergroupDirectory
 from bot.slack.home_view import HomeData, home_view, render_home
+from core.models import Chunk
 from retrieval.permissions import DirectoryError
 from retrieval.querylog import Feedback, QueryRecord
-from retrieval.types import Chunk
 
 log = logging.getLogger("runbook_bot.slack")
 GAPS_DAYS = 30

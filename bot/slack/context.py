@@ -21,11 +21,11 @@ from bot.slack.channels import Channels, is_direct_message, is_incident_channel
 from bot.slack.requests import RequestStore
 from bot.slack.sender import Sender, slack_error
 from bot.slack.thread_memory import ThreadMemory
+from core.redact import redact
 from retrieval.answerer import search_link
 from retrieval.dedup import Deduplicator
 from retrieval.errors import EmbeddingError, IndexLockedError, IndexUnavailableError
 from retrieval.querylog import FeedbackLog
-from retrieval.redact import redact
 
 log = logging.getLogger("runbook_bot.slack")
 

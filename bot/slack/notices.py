@@ -27,7 +27,7 @@ from bot.slack.blockkit import (
 )
 from bot.slack.mrkdwn import first_command
 from bot.slack.presentation import Contact
-from retrieval.types import Answer, Citation
+from core.models import Answer, Citation
 
 _QUESTION_MAX = 300
 

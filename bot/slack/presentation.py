@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from core.models import Frozen
 from retrieval.querylog import FeedbackValue
-from retrieval.types import Frozen
 
 Audience = Literal["private", "public"]
 ContactKind = Literal["usergroup", "user", "channel", "text"]

@@ -20,10 +20,10 @@ import redis
 from pydantic import ValidationError
 
 from bot.slack.presentation import DocFacts, View
+from core.models import Answer, Frozen
+from core.redact import redact
 from retrieval.cache import DEFAULT_NAMESPACE, REDIS_ERRORS, ServiceHealth, check_namespace
-from retrieval.redact import redact
 from retrieval.storable import storable_answer
-from retrieval.types import Answer, Frozen
 
 log = logging.getLogger("runbook_bot.slack")
 

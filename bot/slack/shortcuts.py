@@ -23,7 +23,7 @@ from bot.slack.blockkit import clip, escape
 from bot.slack.context import SlackContext
 from bot.slack.messages import MAX_QUESTION_CHARS, message_text
 from bot.slack.slash import failure
-from retrieval.redact import redact
+from core.redact import redact
 
 log = logging.getLogger("runbook_bot.slack")
 SURFACE = "slack_shortcut"

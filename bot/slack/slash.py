@@ -26,7 +26,7 @@ from bot.slack.notices import render_error, render_searching, render_usage
 from bot.slack.presentation import View
 from bot.slack.requests import StoredRequest, Surface
 from bot.slack.workers import Handoff
-from retrieval.types import Answer
+from core.models import Answer
 
 log = logging.getLogger("runbook_bot.slack")
 SURFACE = "slash_command"

@@ -13,7 +13,7 @@ import logging
 from pydantic import ValidationError
 
 from bot.slack.ttl_store import TtlStore
-from retrieval.types import Answer, Frozen
+from core.models import Answer, Frozen
 
 log = logging.getLogger("runbook_bot.slack")
 

@@ -10,8 +10,10 @@
 
 from __future__ import annotations
 
+from core.errors import RunbookBotError
 
-class WebError(Exception):
+
+class WebError(RunbookBotError):
     """Base of every error raised by ``bot.web``."""
 
 

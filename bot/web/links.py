@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from retrieval.redact import redact
+from core.redact import redact
 
 ASK_PATH = "/ask"
 #: Slack's limit on a button's URL; a link longer than this is cut at the question.

@@ -59,12 +59,12 @@ from bot.web.session import (
     signed_in,
 )
 from bot.web.signin import SlackSignIn
+from core.models import DocumentHits, DocumentMetadata, SearchFilter
 from retrieval.doc_warnings import is_stale
 from retrieval.errors import EmbeddingError, IndexUnavailableError
 from retrieval.permissions import Scope
 from retrieval.querylog import Feedback, QueryLogError, QueryRecord
 from retrieval.snapshot import Snapshot
-from retrieval.types import DocumentHits, DocumentMetadata, SearchFilter
 
 log = logging.getLogger("runbook_bot.web")
 

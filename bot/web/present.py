@@ -12,8 +12,8 @@ from datetime import date
 
 from markupsafe import Markup, escape
 
+from core.models import Answer, AnswerWarning, Chunk, Citation
 from retrieval.answerer import chunk_url
-from retrieval.types import Answer, AnswerWarning, Chunk, Citation
 
 ABSTAIN_HEADLINE = "No runbook covers this"
 UNSURE_HEADLINE = "Not sure these answer it"

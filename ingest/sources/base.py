@@ -1,6 +1,6 @@
 """The Source protocol and the values a source yields.
 
-A source has a name (the prefix of its documents' ids, see :mod:`retrieval.doc_ids`)
+A source has a name (the prefix of its documents' ids, see :mod:`core.doc_ids`)
 and reads its documents, given the versions the index already holds of them, so a
 remote source can leave unchanged documents unfetched. A sync touches only the
 documents of the source it syncs.
@@ -15,8 +15,8 @@ from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.doc_ids import SOURCE_NAME_PATTERN, source_of
 from ingest.documents import DocumentConfig, ParsedDocument
-from retrieval.doc_ids import SOURCE_NAME_PATTERN, source_of
 
 #: The name of a folder given to ``runbook-bot ingest DIR`` without one. Ids of an index
 #: built before sources had names (no prefix) belong to it: its next sync replaces them.

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pathspec
 
+from core.doc_ids import MARKDOWN_SUFFIXES
 from ingest.sources.base import Skipped
-from retrieval.doc_ids import MARKDOWN_SUFFIXES
 
 IGNORE_FILE = ".runbookignore"
 ALWAYS_SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__"})

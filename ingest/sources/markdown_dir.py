@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from core.doc_ids import document_id, path_id
 from ingest.documents import DocumentConfig, DocumentFacts, ParsedDocument, parse_document
 from ingest.errors import MalformedDocumentError
 from ingest.sources.base import (
@@ -25,7 +26,6 @@ from ingest.sources.base import (
 from ingest.sources.files import SourceFile, scan
 from ingest.sources.git import GitInfo, read_git_info
 from ingest.sources.owners import OwnerResolver
-from retrieval.doc_ids import document_id, path_id
 
 KIND = "markdown_dir"
 

@@ -25,6 +25,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, SecretStr, model_validator
 
+from core.doc_ids import document_id
 from ingest.documents import DocumentConfig, DocumentFacts, ParsedDocument, parse_document
 from ingest.errors import MalformedDocumentError, SourceConfigError, SourceUnavailableError
 from ingest.sources.base import (
@@ -35,7 +36,6 @@ from ingest.sources.base import (
     SourceRead,
 )
 from ingest.sources.notion_markdown import RENDERING_VERSION, compact_id, render_page
-from retrieval.doc_ids import document_id
 
 KIND = "notion"
 PAGE_SIZE = 100

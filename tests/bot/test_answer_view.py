@@ -22,7 +22,7 @@ from bot.slack.notices import (
     withheld_note,
 )
 from bot.slack.presentation import Contact, DocFacts, Link, View
-from retrieval.types import Answer, AnswerWarning, Citation, Suggestion
+from core.models import Answer, AnswerWarning, Citation, Suggestion
 from tests.bot.block_checks import assert_valid_blocks, block_violations, markdown_leaks
 
 TODAY = date(2026, 11, 29)

@@ -9,7 +9,7 @@ from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
 from bot.metrics import STAGES, Metrics
-from retrieval.types import Answer
+from core.models import Answer
 
 
 def samples(metrics: Metrics) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

@@ -13,10 +13,10 @@ from bot.runtime import Runtime
 from bot.settings import load_settings
 from bot.slack.app import SlackBot
 from bot.slack.requests import StoredRequest
+from core.models import Answer
 from retrieval.cache import CacheKey
 from retrieval.embeddings import FastEmbedder
 from retrieval.querylog import build_record
-from retrieval.types import Answer
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer
 from tests.fakes.slack_api import FakeSlackAPI
 

@@ -17,8 +17,8 @@ import bot.commands
 from bot.cli import main
 from bot.commands.report import cmd_report_stale
 from bot.settings import Settings, load_settings
+from core.models import Chunk, DocumentMetadata
 from retrieval.querylog import FileQueryLog, RedisQueryLog, build_feedback, build_record
-from retrieval.types import Chunk, DocumentMetadata
 from tests.bot.block_checks import assert_valid_blocks
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer, free_port
 from tests.fakes.slack_api import FakeSlackAPI

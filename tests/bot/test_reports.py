@@ -22,8 +22,8 @@ from bot.reports import (
     stale_report,
 )
 from bot.slack.report_view import format_gaps_slack, format_slack
+from core.models import Chunk, DocumentMetadata
 from retrieval.querylog import Feedback, QueryRecord
-from retrieval.types import Chunk, DocumentMetadata
 from tests.bot.block_checks import assert_valid_blocks
 
 TODAY = date(2026, 6, 1)

@@ -8,7 +8,7 @@ from datetime import date
 from bot.runtime import Runtime
 from bot.sections import RunbookSections, restates
 from bot.service_names import named_services, other_service
-from retrieval.types import DocumentMetadata, SearchFilter
+from core.models import DocumentMetadata, SearchFilter
 from tests.conftest import SAMPLE_RUNBOOKS
 
 CHECKOUT = "runbooks:checkout-api/database-connection-failures"

@@ -34,8 +34,8 @@ from bot.slack.app import build_app
 from bot.slack.channels import is_incident_channel
 from bot.slack.messages import message_text, strip_mention
 from bot.slack.requests import RequestStore, StoredRequest
+from core.models import Answer, Citation
 from retrieval.embeddings import FastEmbedder
-from retrieval.types import Answer, Citation
 from tests.bot.block_checks import assert_valid_blocks
 from tests.bot.slack_harness import (
     ACCESS_MAP,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from bot.text import render_text
-from retrieval.types import Answer, Citation, Suggestion
+from core.models import Answer, Citation, Suggestion
 
 
 def cite(section: str, quote: str, **extra: object) -> Citation:

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
+from core.markdown import sections
+from core.models import Document, DocumentMetadata
 from ingest.chunker import chunk_document, estimate_tokens
-from retrieval.markdown import sections
-from retrieval.types import Document, DocumentMetadata
 
 DOC = """---
 title: Disk full

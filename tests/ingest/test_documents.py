@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from core.models import Document
 from ingest.chunker import chunk_document
 from ingest.documents import UNREADABLE_GROUP, DocumentConfig, ParsedDocument
 from ingest.errors import MalformedDocumentError
@@ -14,7 +15,6 @@ from ingest.sources.files import scan
 from ingest.sources.git import GitInfo, blob_id, read_git_info
 from ingest.sources.markdown_dir import parse_file
 from ingest.sources.owners import OwnerResolver
-from retrieval.types import Document
 
 CONFIG = DocumentConfig("everyone", "https://git.example/blob/{revision}/{path}#L{line}")
 

@@ -10,9 +10,9 @@ import pytest
 
 from bot.runtime import Runtime
 from bot.settings import load_settings
+from core.models import SearchFilter
 from retrieval.embeddings import FastEmbedder
 from retrieval.errors import EmbeddingMismatchError, IndexLockedError, IndexUnavailableError
-from retrieval.types import SearchFilter
 from retrieval.vector_index import QdrantVectorIndex, open_client
 
 DB = """---

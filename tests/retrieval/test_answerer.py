@@ -7,10 +7,10 @@ from datetime import date
 import pytest
 
 from bot.runtime import Runtime
+from core.models import Answer, SearchFilter
 from retrieval.answer_config import AnswerConfig
 from retrieval.answerer import ExtractiveAnswerer
 from retrieval.confidence import Evidence
-from retrieval.types import Answer, SearchFilter
 from tests.conftest import SAMPLE_RUNBOOKS
 
 EVERYONE = SearchFilter(groups=("everyone",))

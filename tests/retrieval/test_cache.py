@@ -6,8 +6,8 @@ from collections.abc import Sequence
 import pytest
 import redis
 
+from core.models import Answer, Citation
 from retrieval.cache import CacheKey, RedisAnswerCache, ServiceHealth, redis_client
-from retrieval.types import Answer, Citation
 from tests.conftest import RedisServer
 
 NS = "t"

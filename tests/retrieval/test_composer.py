@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.models import Document, DocumentMetadata
 from ingest.chunker import chunk_document
 from retrieval.composer import (
     MAX_QUOTE_CHARS,
@@ -16,7 +17,6 @@ from retrieval.composer import (
 from retrieval.evidence import TermStats
 from retrieval.outline import Part, document_parts
 from retrieval.tokenize import tokenize
-from retrieval.types import Document, DocumentMetadata
 
 TEXT = """# Orders DB connection failures
 
@@ -171,3 +171,24 @@ def test_what_do_i_do_leads_with_the_action_even_when_the_check_scores_higher() 
     # a diagnosis question keeps the diagnosis first
     chosen = choose_parts(ranked, "diagnose", SectionWeights())
     assert chosen[0].part.heading == "Diagnosis"
+
+
+def test_a_piece_holding_only_link_definitions_is_not_quoted() -> None:
+    intro = "\n\n".join(
+        f"Paragraph {i}: " + "email the [support desk][desk] now " * 10 for i in range(3)
+    )
+    links = "\n".join(f"[desk{i}]: https://example.com/support/{i}" for i in range(12))
+    text = f"# T\n\n## Contact\n\n{intro}\n\n{links}\n"
+    d = Document(
+        source_id="t",
+        path="t.md",
+        title="T",
+        text=text,
+        content_hash="h",
+        metadata=DocumentMetadata(),
+    )
+    parts = document_parts(chunk_document(d, 0, max_tokens=128))
+    group = pieces(parts[0], parts)
+    assert len(group) > 1 and group[-1].body.lstrip().startswith("[desk")  # split off
+    quotes = quote_parts(parts[0], parts, tokenize("email"), STATS)
+    assert quotes and all("https://example.com/support/11" not in q.text for q in quotes)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from core.models import Answer, AnswerWarning, Citation, DocumentMetadata
 from retrieval.disclosure import (
     ACCESS_DENIED_TEXT,
     for_audience,
     mentioned_sources,
     reference_source_id,
 )
-from retrieval.types import Answer, AnswerWarning, Citation, DocumentMetadata
 
 EVERYONE = frozenset({"everyone"})
 INDEX = {

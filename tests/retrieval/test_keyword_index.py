@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from core.models import Chunk, DocType, DocumentMetadata, SearchFilter
 from retrieval.keyword_index import KeywordIndex
-from retrieval.types import Chunk, DocType, DocumentMetadata, SearchFilter
 
 
 def make_chunk(

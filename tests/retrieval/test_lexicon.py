@@ -63,3 +63,8 @@ def test_everyday_words_and_instance_names_are_not_missing_terms() -> None:
     )
     assert ev.absent == 0.0
     assert ev.coverage == 1.0
+
+
+def test_a_word_in_capitals_is_a_plain_word_not_a_name() -> None:
+    assert unknown_entities("shows AVAILABLE False on two clusters", {}, Lexicon()) == []
+    assert unknown_entities("KubePodCrashLooping again", {}, Lexicon()) == ["KubePodCrashLooping"]

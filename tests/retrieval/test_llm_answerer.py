@@ -14,6 +14,7 @@ import pytest
 
 from bot.runtime import Runtime
 from bot.settings import load_settings
+from core.models import Answer
 from retrieval.embeddings import FastEmbedder
 from retrieval.llm_answerer import (
     INJECTION_RULE,
@@ -21,7 +22,6 @@ from retrieval.llm_answerer import (
     LLMAnswerer,
     build_openai_client,
 )
-from retrieval.types import Answer
 from tests.conftest import SAMPLE_RUNBOOKS
 from tests.fakes.openai_api import FakeOpenAI
 

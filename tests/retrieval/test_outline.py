@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from core.models import Document, DocumentMetadata
 from ingest.chunker import chunk_document
 from retrieval.outline import OutlineCache, document_parts
-from retrieval.types import Document, DocumentMetadata
 
 TEXT = """# Orders DB
 

@@ -10,6 +10,7 @@ import redis
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core.models import DEFAULT_ACCESS_GROUP, Citation, SearchFilter
 from retrieval.cache import CacheKey, RedisAnswerCache, redis_client
 from retrieval.permissions import (
     AccessMap,
@@ -21,7 +22,6 @@ from retrieval.permissions import (
     load_access_map,
     split_for_audience,
 )
-from retrieval.types import DEFAULT_ACCESS_GROUP, Citation, SearchFilter
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer
 
 SRE_MAP = AccessMap(

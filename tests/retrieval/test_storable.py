@@ -6,10 +6,10 @@ from urllib.parse import quote_plus
 
 import redis
 
+from core.models import Answer, AnswerWarning
 from retrieval.answerer import search_link
 from retrieval.cache import CacheKey, RedisAnswerCache, redis_client
 from retrieval.storable import storable_answer
-from retrieval.types import Answer, AnswerWarning
 from tests.conftest import RedisServer
 from tests.retrieval.test_cache import always_live, citation
 

@@ -16,8 +16,8 @@ import pytest
 
 from bot.runtime import Runtime
 from bot.slack.actions import POST_TO_CHANNEL as ACTION_POST_TO_CHANNEL
+from core.models import SearchFilter
 from retrieval.embeddings import FastEmbedder
-from retrieval.types import SearchFilter
 from tests.bot.test_slack_app import (
     SlackHarness,
     action_ids,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from bot.web.present import age_text, emphasis, hit_excerpt, safe_url, warning_text
-from retrieval.types import Answer, AnswerWarning, Chunk, Citation, DocumentMetadata
+from core.models import Answer, AnswerWarning, Chunk, Citation, DocumentMetadata
 
 TODAY = date(2026, 12, 1)
 

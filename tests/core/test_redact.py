@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import retrieval.redact as redact_module
-from retrieval.redact import (
+import core.redact as redact_module
+from core.redact import (
     REDACTED,
     SECRET_PATTERNS,
     Redaction,

@@ -1,0 +1,31 @@
+"""The root of every error runbook-bot raises, and the tree below it.
+
+Each package raises its own subclasses and translates foreign errors at its edge
+(``raise ... from exc``); user-facing wording lives only in the CLI, Slack and web
+layers. The tree::
+
+    RunbookBotError
+    ├── IngestError                      ingest/errors.py
+    │   ├── MalformedDocumentError       a source file could not be parsed (path, line)
+    │   ├── SourceConfigError            the sources file or a source's settings are wrong
+    │   └── SourceUnavailableError       a source (its API) could not be read; nothing changed
+    ├── RetrievalError                   retrieval/errors.py
+    │   ├── EmbeddingError               the embedding model could not be loaded or run
+    │   ├── EmbeddingMismatchError       the index was built with another model
+    │   ├── IndexUnavailableError        the vector store cannot be reached or opened
+    │   │   └── IndexLockedError         the embedded index is held by another process
+    │   ├── GlossaryError                retrieval/query.py: the glossary file is invalid
+    │   ├── AccessMapError               retrieval/permissions.py: the access map is invalid
+    │   ├── DirectoryError               retrieval/permissions.py: Slack user groups unreadable
+    │   └── QueryLogError                retrieval/querylog.py: the query log cannot be written
+    └── WebError                         bot/web/errors.py
+        ├── WebConfigError               the web settings do not fit together
+        ├── SignInError                  Sign in with Slack failed
+        └── FormError                    a form body that cannot be read
+"""
+
+from __future__ import annotations
+
+
+class RunbookBotError(Exception):
+    """Base for every error runbook-bot raises."""
