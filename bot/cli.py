@@ -195,6 +195,9 @@ def cmd_ingest(args: argparse.Namespace, rt: Runtime) -> int:
         _err(f"error: {chosen}")
         return EXIT_USAGE
     sources, whole_file = chosen
+    if args.reindex and args.source:
+        _err("error: --reindex rebuilds the whole index: run it without --source")
+        return EXIT_USAGE
     options = rt.ingest_options(tuple(args.exclude), progress=sys.stderr.isatty())
     if args.reindex and not args.check:
         forget_manifest(rt.settings.data_dir)
