@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -90,6 +90,11 @@ class Chunk(Frozen):
             path = path[1:]
         return " > ".join(path) if path else self.title
 
+    @property
+    def link(self) -> str:
+        """The source link at this chunk's line ("" when the document has none)."""
+        return (self.metadata.url or "").replace("{line}", str(self.line))
+
 
 class Hit(Frozen):
     chunk: Chunk
@@ -98,6 +103,21 @@ class Hit(Frozen):
     keyword_rank: int | None = None
     keyword_score: float | None = None
     fused_score: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """The section as ``search --json`` lists it: where it is, its ranks, its link."""
+        c, m = self.chunk, self.chunk.metadata
+        return {
+            "section": c.section,
+            "start": c.start,
+            "end": c.end,
+            "line": c.line,
+            "dense_rank": self.dense_rank,
+            "keyword_rank": self.keyword_rank,
+            "url": c.link,
+            "owner": m.owner,
+            "updated": m.updated.isoformat() if m.updated else None,
+        }
 
 
 class DocumentHits(Frozen):
@@ -112,6 +132,15 @@ class DocumentHits(Frozen):
     @property
     def best(self) -> Hit:
         return self.hits[0]
+
+    def to_json(self) -> dict[str, Any]:
+        """The document as ``search --json`` lists it, with its best sections."""
+        return {
+            "path": self.path,
+            "title": self.title,
+            "score": round(self.score, 5),
+            "sections": [h.to_json() for h in self.hits],
+        }
 
 
 class SearchFilter(Frozen):

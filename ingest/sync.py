@@ -69,6 +69,23 @@ class IngestReport:
             f"generation {self.generation}, {self.seconds:.2f}s"
         )
 
+    def to_json(self) -> dict[str, object]:
+        """What ``ingest --json`` prints: the counts, and skipped files and problems as
+        ``path:line: reason``."""
+        return {
+            "source": self.source,
+            "added": list(self.added),
+            "changed": list(self.changed),
+            "removed": list(self.removed),
+            "unchanged": self.unchanged,
+            "skipped": [str(s) for s in self.skipped],
+            "problems": [str(p) for p in self.problems],
+            "chunks_embedded": self.chunks_embedded,
+            "chunks_total": self.chunks_total,
+            "generation": self.generation,
+            "seconds": round(self.seconds, 3),
+        }
+
 
 @dataclass(frozen=True)
 class ParsedCorpus:

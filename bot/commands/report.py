@@ -13,36 +13,31 @@ stderr); ``report gaps`` has nothing to report from and fails.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import date
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from bot.reports import (
-    citation_counts,
-    documents_from_chunks,
-    format_gaps_json,
-    format_gaps_table,
-    format_json,
-    format_table,
-    gaps_report,
-    readable_by,
-    stale_report,
+from bot.commands.options import add_common, positive_int
+from bot.commands.output import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    err,
+    error,
+    note,
+    one_line,
+    out,
+    print_json,
 )
-from bot.settings import Settings
-from bot.slack.client import bot_token, make_client
-from bot.slack.report_view import format_gaps_slack, format_slack
-from core.models import Chunk
-from retrieval.querylog import Feedback, QueryLogError, QueryRecord
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
+if TYPE_CHECKING:
+    from bot.settings import Settings
+    from core.models import Chunk
+    from retrieval.querylog import Feedback, QueryRecord
+
+HELP = "runbook health reports: stale documents, unanswered questions"
 FORMATS = ("table", "json", "slack")
 DEFAULT_DAYS = 30
-
-Common = Callable[[argparse.ArgumentParser], None]
 
 
 class _Snapshot(Protocol):
@@ -73,60 +68,42 @@ class Runtime(Protocol):
     def query_log(self) -> QueryLogReader: ...
 
 
-def _positive_int(value: str) -> int:
-    try:
-        n = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if n <= 0:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return n
-
-
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Common) -> None:
-    p = sub.add_parser(
-        "report", help="runbook health reports: stale documents, unanswered questions"
-    )
-    common(p)
-    reports = p.add_subparsers(dest="report_kind", required=True, metavar="REPORT")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    reports = parser.add_subparsers(dest="report_kind", required=True, metavar="REPORT")
 
     s = reports.add_parser(
         "stale", help="stale, ownerless and superseded-but-linked documents, most cited first"
     )
-    common(s)
+    add_common(s)
     s.add_argument("--format", choices=FORMATS, default="table")
     s.add_argument(
         "--days",
-        type=_positive_int,
+        type=positive_int,
         default=DEFAULT_DAYS,
         help=f"citation window in days (default {DEFAULT_DAYS})",
     )
     s.add_argument("--post", metavar="CHANNEL", help="also post the report to this Slack channel")
-    s.set_defaults(func=cmd_report_stale)
 
     g = reports.add_parser("gaps", help="questions that got no answer or a 'not helpful'")
-    common(g)
+    add_common(g)
     g.add_argument("--format", choices=FORMATS, default="table")
     g.add_argument(
         "--days",
-        type=_positive_int,
+        type=positive_int,
         default=DEFAULT_DAYS,
         help=f"look back this many days (default {DEFAULT_DAYS})",
     )
-    g.set_defaults(func=cmd_report_gaps)
 
 
-def _print(text: str) -> None:
-    sys.stdout.write(text + "\n")
-
-
-def _err(text: str) -> None:
-    sys.stderr.write(" ".join(text.split()) + "\n")
+def run(args: argparse.Namespace, rt: Runtime) -> int:
+    return run_stale(args, rt) if args.report_kind == "stale" else run_gaps(args, rt)
 
 
 def _query_log(rt: Runtime) -> QueryLogReader:
     """The query log the bot writes to (``Runtime.query_log``): the JSONL file when
     ``RUNBOOK_QUERY_LOG_PATH`` is set, else the Redis stream."""
+    from retrieval.querylog import QueryLogError
+
     try:
         return rt.query_log
     except ValueError as exc:  # a malformed Redis URL
@@ -136,11 +113,13 @@ def _query_log(rt: Runtime) -> QueryLogReader:
 def _window_note(settings: Settings, days: int) -> None:
     kept = settings.query_log_retention_days
     if days > kept:
-        _err(f"note: the query log keeps {kept} days; --days {days} reports on those {kept}")
+        note(f"the query log keeps {kept} days; --days {days} reports on those {kept}")
 
 
 def _post(settings: Settings, channel: str, message: dict[str, Any]) -> int:
     from slack_sdk.errors import SlackApiError
+
+    from bot.slack.client import make_client
 
     client = make_client(settings)
     try:
@@ -152,24 +131,37 @@ def _post(settings: Settings, channel: str, message: dict[str, Any]) -> int:
             unfurl_media=False,
         )
     except SlackApiError as exc:
-        _err(f"error: Slack did not accept the report: {exc.response.get('error', exc)}")
+        error(one_line(f"Slack did not accept the report: {exc.response.get('error', exc)}"))
         return EXIT_FAILED
     except OSError as exc:  # urllib's URLError and socket errors
-        _err(f"error: cannot reach the Slack API: {exc}")
+        error(one_line(f"cannot reach the Slack API: {exc}"))
         return EXIT_FAILED
-    _err(f"posted the report to {channel} (ts {response.get('ts')})")
+    err(f"posted the report to {channel} (ts {response.get('ts')})")
     return EXIT_OK
 
 
-def cmd_report_stale(args: argparse.Namespace, rt: Runtime) -> int:
+def run_stale(args: argparse.Namespace, rt: Runtime) -> int:
+    """``report stale``: stale, ownerless and retired-but-linked documents, most cited first."""
+    from bot.reports import (
+        citation_counts,
+        documents_from_chunks,
+        format_json,
+        format_table,
+        readable_by,
+        stale_report,
+    )
+    from bot.slack.client import bot_token
+    from bot.slack.report_view import format_slack
+    from retrieval.querylog import QueryLogError
+
     settings = rt.settings
     if args.post and bot_token(settings) is None:
-        _err("error: --post needs a Slack bot token: set SLACK_BOT_TOKEN")
+        error("--post needs a Slack bot token: set SLACK_BOT_TOKEN")
         return EXIT_USAGE
 
     docs = documents_from_chunks(rt.searcher.snapshot().chunks)
     if not docs:
-        _err("error: the index has no documents; run `runbook-bot ingest DIR` first")
+        error("the index has no documents; run `runbook-bot ingest DIR` first")
         return EXIT_FAILED
 
     citations: dict[str, int] | None = None
@@ -177,17 +169,16 @@ def cmd_report_stale(args: argparse.Namespace, rt: Runtime) -> int:
         citations = citation_counts(_query_log(rt).recent(args.days))
         _window_note(settings, args.days)
     except QueryLogError as exc:
-        _err(f"note: {exc}; reporting without citation counts")
+        note(one_line(f"{exc}; reporting without citation counts"))
 
     today = date.today()
     rows = stale_report(docs, today, settings.stale_after_days, citations)
     if args.format == "json":
-        _print(format_json(rows))
+        out(format_json(rows))
     elif args.format == "slack":
-        message = format_slack(rows, window_days=args.days)
-        _print(json.dumps(message, indent=2, ensure_ascii=False))
+        print_json(format_slack(rows, window_days=args.days))
     else:
-        _print(format_table(rows))
+        out(format_table(rows))
 
     if args.post:
         # A channel is not the operator: only documents the default group may read go
@@ -195,28 +186,33 @@ def cmd_report_stale(args: argparse.Namespace, rt: Runtime) -> int:
         public = readable_by(docs, settings.default_access_group)
         omitted = len(docs) - len(public)
         if omitted:
-            _err(f"note: {omitted} restricted documents are left out of the posted report")
+            note(f"{omitted} restricted documents are left out of the posted report")
         public_rows = stale_report(public, today, settings.stale_after_days, citations)
         return _post(settings, args.post, format_slack(public_rows, window_days=args.days))
     return EXIT_OK
 
 
-def cmd_report_gaps(args: argparse.Namespace, rt: Runtime) -> int:
+def run_gaps(args: argparse.Namespace, rt: Runtime) -> int:
+    """``report gaps``: the questions that got no answer or a "not helpful", by service."""
+    from bot.reports import format_gaps_json, format_gaps_table, gaps_report
+    from bot.slack.report_view import format_gaps_slack
+    from retrieval.querylog import QueryLogError
+
     settings = rt.settings
     try:
         log = _query_log(rt)
         records = log.recent(args.days)
         feedback = log.recent_feedback(args.days)
     except QueryLogError as exc:
-        _err(f"error: {exc}")
+        error(one_line(exc))
         return EXIT_FAILED
     _window_note(settings, args.days)
 
     groups = gaps_report(records, feedback)
     if args.format == "json":
-        _print(format_gaps_json(groups))
+        out(format_gaps_json(groups))
     elif args.format == "slack":
-        _print(json.dumps(format_gaps_slack(groups, window_days=args.days), indent=2))
+        print_json(format_gaps_slack(groups, window_days=args.days))
     else:
-        _print(format_gaps_table(groups))
+        out(format_gaps_table(groups))
     return EXIT_OK

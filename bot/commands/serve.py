@@ -20,21 +20,19 @@ from __future__ import annotations
 import argparse
 import logging
 import signal
-import sys
 import threading
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
-from bot.commands import Common
-from bot.logs import configure_logging
-from bot.runtime import Runtime
-from retrieval.errors import IndexLockedError
+from bot.commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
 
 log = logging.getLogger("runbook_bot.serve")
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
+HELP = "run the Slack bot (HTTP, or Socket Mode with an app token)"
 DEFAULT_HOST = "0.0.0.0"
 _WEB_MODES = {
     "slack": "with Sign in with Slack",
@@ -43,19 +41,16 @@ _WEB_MODES = {
 }
 
 
-def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: Common) -> None:
-    p = sub.add_parser("serve", help="run the Slack bot (HTTP, or Socket Mode with an app token)")
-    common(p)
-    p.add_argument("--port", type=int, default=argparse.SUPPRESS, help="HTTP port (default: 3000)")
-    p.add_argument("--host", default=DEFAULT_HOST, help=f"bind address (default: {DEFAULT_HOST})")
-    p.add_argument(
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--port", type=int, default=argparse.SUPPRESS, help="HTTP port (default: 3000)"
+    )
+    parser.add_argument(
+        "--host", default=DEFAULT_HOST, help=f"bind address (default: {DEFAULT_HOST})"
+    )
+    parser.add_argument(
         "--watch", type=Path, default=None, metavar="DIR", help="re-ingest DIR when it changes"
     )
-    p.set_defaults(func=cmd_serve)
-
-
-def _err(text: str) -> None:
-    sys.stderr.write(text + "\n")
 
 
 def _metrics_where(port: int, token: str | None, metrics_address: str | None) -> str:
@@ -67,46 +62,47 @@ def _metrics_where(port: int, token: str | None, metrics_address: str | None) ->
     return " and ".join(where) if where else "off"
 
 
-def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
-    # imported here so that other commands do not pay for Slack's modules
+def run(args: argparse.Namespace, rt: Runtime) -> int:
+    from bot.logs import configure_logging
     from bot.server import METRICS_HOST, BotServer
     from bot.slack.app import SlackBot
     from bot.watcher import RunbookWatcher
     from bot.web.app import build_web_pages
     from bot.web.config import web_config
     from bot.web.errors import WebConfigError
+    from retrieval.errors import IndexLockedError
 
     s = rt.settings
     try:
         configure_logging(s.log_level, s.log_format)
     except ValueError as exc:
-        _err(f"error: {exc}")
+        error(exc)
         return EXIT_USAGE
     socket_mode = s.slack_app_token is not None
     if s.slack_bot_token is None:
-        _err("error: SLACK_BOT_TOKEN is not set (the bot token, xoxb-...)")
+        error("SLACK_BOT_TOKEN is not set (the bot token, xoxb-...)")
         return EXIT_USAGE
     if not socket_mode and s.slack_signing_secret is None:
-        _err(
-            "error: SLACK_SIGNING_SECRET is not set: HTTP mode needs it to verify requests "
+        error(
+            "SLACK_SIGNING_SECRET is not set: HTTP mode needs it to verify requests "
             "(or set SLACK_APP_TOKEN to use Socket Mode)"
         )
         return EXIT_USAGE
     watch_dir: Path | None = args.watch
     if watch_dir is not None and not watch_dir.is_dir():
-        _err(f"error: --watch {watch_dir} is not a directory")
+        error(f"--watch {watch_dir} is not a directory")
         return EXIT_USAGE
 
     try:
         web = web_config(s, rt.web_session_secret, args.host)
     except WebConfigError as exc:
-        _err(f"error: {exc}")
+        error(exc)
         return EXIT_USAGE
 
     try:
         handlers = SlackBot(rt, socket_mode=socket_mode)
     except IndexLockedError as exc:
-        _err(f"error: {exc}")
+        error(exc)
         return EXIT_FAILED
     pages = build_web_pages(rt, handlers.service, handlers.client, web, metrics=handlers.metrics)
 
@@ -132,7 +128,7 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
         where = f"{args.host}:{s.port}"
         if s.metrics_port is not None:
             where += f" (metrics: {METRICS_HOST}:{s.metrics_port})"
-        _err(f"error: cannot listen on {where}: {exc}")
+        error(f"cannot listen on {where}: {exc}")
         handlers.close(wait=False)
         return EXIT_FAILED
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
@@ -152,7 +148,7 @@ def cmd_serve(args: argparse.Namespace, rt: Runtime) -> int:
             try:
                 socket_handler.connect()
             except Exception as exc:  # a bad app token, no network: say so, no traceback
-                _err(f"error: cannot connect to Slack over Socket Mode: {exc}")
+                error(f"cannot connect to Slack over Socket Mode: {exc}")
                 return EXIT_FAILED
         generation: int | None
         try:

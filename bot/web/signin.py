@@ -26,6 +26,7 @@ from slack_sdk.errors import SlackApiError, SlackRequestError
 from slack_sdk.oauth import OpenIDConnectAuthorizeUrlGenerator
 from slack_sdk.oauth.state_store import OAuthStateStore
 
+from bot.slack.client import web_client
 from bot.web.config import SignInConfig
 from bot.web.errors import SignInError
 
@@ -62,9 +63,7 @@ class SlackSignIn:
         self._lock = threading.Lock()
 
     def _client(self, token: str | None = None) -> WebClient:
-        if self._config.api_url:
-            return WebClient(token=token, base_url=self._config.api_url, timeout=_TIMEOUT_SECONDS)
-        return WebClient(token=token, timeout=_TIMEOUT_SECONDS)
+        return web_client(token, self._config.api_url, timeout=_TIMEOUT_SECONDS)
 
     def start(self) -> tuple[str, str]:
         """``(state, authorize URL)``: keep the state in the browser's session."""

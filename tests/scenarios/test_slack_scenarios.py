@@ -12,7 +12,6 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -20,7 +19,6 @@ from pathlib import Path
 
 import pytest
 
-from bot.commands import COMMAND_MODULES
 from bot.runtime import Runtime
 from bot.watcher import RunbookWatcher
 from retrieval.embeddings import FastEmbedder
@@ -713,15 +711,8 @@ def test_watcher_polls_when_asked_and_survives_errors(
 
 
 def _cli(*args: str) -> list[str]:
-    """The runbook-bot command line (with `serve` registered even before the lead adds it
-    to bot.commands.COMMAND_MODULES)."""
-    if "serve" in COMMAND_MODULES:
-        return [str(ROOT / ".venv" / "bin" / "runbook-bot"), *args]
-    shim = (
-        "import sys, bot.commands as c; c.COMMAND_MODULES += ('serve',); "
-        "from bot.cli import main; sys.exit(main(sys.argv[1:]))"
-    )
-    return [sys.executable, "-c", shim, *args]
+    """The runbook-bot command line, as installed."""
+    return [str(ROOT / ".venv" / "bin" / "runbook-bot"), *args]
 
 
 def test_serve_subprocess_answers_a_signed_slash_command(

@@ -13,9 +13,8 @@ import pytest
 import redis
 import yaml
 
-import bot.commands
 from bot.cli import main
-from bot.commands.report import cmd_report_stale
+from bot.commands.report import run_stale
 from bot.settings import Settings, load_settings
 from core.models import Chunk, DocumentMetadata
 from retrieval.querylog import FileQueryLog, RedisQueryLog, build_feedback, build_record
@@ -42,10 +41,8 @@ _ENV = (
 
 
 @pytest.fixture(autouse=True)
-def report_command(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Register the ``report`` sub-command and start from a clean environment."""
-    modules = tuple(dict.fromkeys((*bot.commands.COMMAND_MODULES, "report")))
-    monkeypatch.setattr(bot.commands, "COMMAND_MODULES", modules)
+def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Start from a clean environment."""
     for name in _ENV:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)  # no stray .env file
@@ -338,7 +335,7 @@ def test_posted_report_leaves_out_restricted_documents(
         )
         rt = FakeRuntime(settings, FakeSearcher(chunks), FileQueryLog(tmp_path / "q.jsonl"))
         args = argparse.Namespace(format="table", days=30, post="C1")
-        assert cmd_report_stale(args, rt) == 0
+        assert run_stale(args, rt) == 0
         (call,) = fake.wait_for("chat.postMessage")
     out = capsys.readouterr().out
     assert "public/old.md" in out and "sre/secret-procedure.md" in out  # the operator

@@ -1,0 +1,108 @@
+"""`runbook-bot ask`: the answer contract on the terminal and as JSON."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.cli import main
+from tests.conftest import ROOT, SAMPLE_RUNBOOKS, RedisServer, free_port
+
+
+def test_ask_json_contract(
+    sample_data_dir: Path, redis_server: RedisServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--data-dir", str(sample_data_dir), "--redis-url", redis_server.url, "ask"]
+    assert main([*args, "elasticsearch cluster red unassigned shards", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["state"] == "answer"
+    assert any(w["kind"] == "stale" for w in out["warnings"])
+    c = out["citations"][0]
+    original = (SAMPLE_RUNBOOKS / c["path"]).read_text(encoding="utf-8")
+    assert original[c["start"] : c["end"]] == c["quote"]
+    assert main([*args, "velero nightly backup ended PartiallyFailed", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["state"] == "abstain" and out["reason"] and out["search_link"]
+    assert out["citations"] == []
+
+
+ANSWER_KEYS = {"state", "text", "citations", "warnings", "reason", "search_link"}
+
+
+def test_ask_json_is_the_answer_models_serializer(
+    sample_data_dir: Path, redis_server: RedisServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from core.models import Answer
+
+    args = ["--data-dir", str(sample_data_dir), "--redis-url", redis_server.url, "ask"]
+    assert main([*args, "checkout-api database connection refused", "--json"]) == 0
+    printed = capsys.readouterr().out
+    data = json.loads(printed)
+    assert set(data) >= ANSWER_KEYS
+    assert Answer.model_validate_json(printed).model_dump(mode="json") == data  # round trip
+
+
+def test_ask_prints_quotes_owner_and_age(
+    sample_data_dir: Path, redis_server: RedisServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--data-dir", str(sample_data_dir), "--redis-url", redis_server.url, "ask"]
+    assert main([*args, "checkout-api database connection refused"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("[")
+    assert "checkout-api/database-connection-failures.md:" in captured.out
+    assert "  | " in captured.out and "owner @checkout-oncall | updated " in captured.out
+    assert "cache miss" in captured.err
+    assert main([*args, "checkout-api database connection refused"]) == 0
+    assert "cache hit" in capsys.readouterr().err
+
+
+def test_ask_without_redis_still_answers(
+    sample_data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dead = f"redis://127.0.0.1:{free_port()}/0"
+    argv = ["--data-dir", str(sample_data_dir), "--redis-url", dead, "ask", "disk full", "--json"]
+    assert main(argv) == 0
+    assert json.loads(capsys.readouterr().out)["state"] in {"answer", "unsure", "abstain"}
+
+
+# what answering a question never needs: Slack, the web server and pages, an LLM client
+NOT_FOR_ASKING = ("slack_bolt", "slack_sdk", "starlette", "uvicorn", "jinja2", "openai", "bot.web")
+
+_COLD_ASK = """
+import json, sys
+from bot.cli import main
+code = main(sys.argv[1:])
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in {tops!r} or m.startswith("bot."))
+sys.stderr.write("LOADED " + json.dumps([code, loaded]) + "\\n")
+"""
+
+
+def test_a_cold_ask_imports_only_the_query_path(
+    sample_data_dir: Path, model_dir: Path, redis_server: RedisServer
+) -> None:
+    if not (sample_data_dir / "models").exists():
+        (sample_data_dir / "models").symlink_to(model_dir)
+    tops = {m.split(".")[0] for m in NOT_FOR_ASKING}
+    argv = ["--data-dir", str(sample_data_dir), "--redis-url", redis_server.url, "ask"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RUNBOOK_", "OPENAI_"))}
+    done = subprocess.run(
+        [sys.executable, "-c", _COLD_ASK.format(tops=tops), *argv, "disk full", "--json"],
+        capture_output=True,
+        text=True,
+        cwd=sample_data_dir.parent,  # no .env
+        env={**env, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+        check=False,
+    )
+    line = next(ln for ln in done.stderr.splitlines() if ln.startswith("LOADED "))
+    code, loaded = json.loads(line.removeprefix("LOADED "))
+    assert code == 0, done.stderr
+    assert json.loads(done.stdout)["state"] in {"answer", "unsure", "abstain"}
+    heavy = [m for m in loaded if any(m == n or m.startswith(n + ".") for n in NOT_FOR_ASKING)]
+    assert heavy == []
+    assert "bot.runtime" in loaded  # the check sees what the query path did import

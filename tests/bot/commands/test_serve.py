@@ -1,0 +1,54 @@
+"""`runbook-bot serve` refuses to start, exit 2 and a clear message, when it cannot work.
+
+Serving itself is tested end to end in tests/scenarios and tests/web (a subprocess)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+_SLACK_ENV = ("SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_APP_TOKEN")
+
+
+def serve(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("RUNBOOK_") and k not in _SLACK_ENV and k != "REDIS_URL"
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", "--data-dir", str(tmp_path / "d"), "serve", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,  # no .env
+        env={**clean, "PYTHONPATH": str(ROOT), **env},
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "args", "message"),
+    [
+        ({}, (), "error: SLACK_BOT_TOKEN is not set"),
+        ({"SLACK_BOT_TOKEN": "xoxb-1"}, (), "error: SLACK_SIGNING_SECRET is not set"),
+        (
+            {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_SIGNING_SECRET": "s"},
+            ("--watch", "missing-dir"),
+            "error: --watch missing-dir is not a directory",
+        ),
+    ],
+)
+def test_serve_usage_errors_exit_2(
+    tmp_path: Path, env: dict[str, str], args: tuple[str, ...], message: str
+) -> None:
+    done = serve(tmp_path, *args, **env)
+    assert done.returncode == 2, done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
