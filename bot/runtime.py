@@ -31,8 +31,6 @@ from ingest.sources.registry import build_source, load_sources_file
 from ingest.sync import IngestOptions, Ingestor, IngestReport, as_source, parse_corpus
 from retrieval.answer_config import AnswerConfig
 from retrieval.answerer import Answerer, ExtractiveAnswerer
-from retrieval.cache import RedisAnswerCache, redis_client
-from retrieval.dedup import Deduplicator
 from retrieval.embeddings import FastEmbedder
 from retrieval.lexicon import Lexicon
 from retrieval.permissions import (
@@ -41,12 +39,16 @@ from retrieval.permissions import (
     UsergroupDirectory,
     load_access_map,
 )
-from retrieval.private_file import read_or_create_private
 from retrieval.query import Glossary, HydeQuery, load_glossary
-from retrieval.querylog import FileQueryLog, RedisQueryLog
 from retrieval.search import HybridSearcher, SearchConfig
 from retrieval.snapshot import SnapshotCache
 from retrieval.store_marker import read_store_marker
+from state.answer_cache import RedisAnswerCache
+from state.client import redis_client
+from state.dedup import Deduplicator
+from state.private_file import read_or_create_private
+from state.querylog import FileQueryLog, RedisQueryLog
+from state.usergroups import UsergroupCache
 
 if TYPE_CHECKING:
     import openai
@@ -323,15 +325,14 @@ class Runtime:
     def access_map(self) -> AccessMap:
         return load_access_map(self.settings.access_map_path)
 
-    def resolver(self, directory: UsergroupDirectory | None = None) -> PermissionResolver:
+    @cached_property
+    def usergroups(self) -> UsergroupCache:
         s = self.settings
+        return UsergroupCache(self.redis, s.usergroup_cache_ttl_seconds, s.redis_namespace)
+
+    def resolver(self, directory: UsergroupDirectory | None = None) -> PermissionResolver:
         return PermissionResolver(
-            self.access_map,
-            directory,
-            self.redis,
-            s.usergroup_cache_ttl_seconds,
-            s.default_access_group,
-            namespace=s.redis_namespace,
+            self.access_map, directory, self.usergroups, self.settings.default_access_group
         )
 
     @cached_property

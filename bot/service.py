@@ -22,14 +22,15 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from core.models import Answer, AnswerWarning
 from retrieval.answerer import Answerer
-from retrieval.cache import AnswerCache, CacheKey
 from retrieval.disclosure import Disclosure, for_audience, snapshot_lookup
 from retrieval.permissions import PermissionResolver, Scope
-from retrieval.querylog import QueryLog, build_record, hash_user
 from retrieval.search import HybridSearcher
+from state.answer_cache import AnswerCache, CacheKey
+from state.querylog import QueryLog, build_record, hash_user
 
 log = logging.getLogger("runbook_bot.service")
 
@@ -45,8 +46,18 @@ class Delivery:
     latencies_ms: Mapping[str, float] = field(default_factory=dict)
 
 
-class Observer:
-    """Hooks for metrics; the default does nothing."""
+class Observer(Protocol):
+    """Hooks for metrics (:class:`bot.metrics.Metrics` has them)."""
+
+    def stage(self, stage: str, seconds: float) -> None: ...
+
+    def cache(self, hit: bool) -> None: ...
+
+    def answered(self, answer: Answer) -> None: ...
+
+
+class _Unobserved:
+    """The default observer: does nothing."""
 
     def stage(self, stage: str, seconds: float) -> None:
         return None
@@ -78,7 +89,7 @@ class AnswerService:
         self._log = query_log
         self._salt = user_salt
         self._mode = mode
-        self._observer = observer or Observer()
+        self._observer: Observer = observer or _Unobserved()
         self._clock = clock
 
     @property
@@ -116,7 +127,7 @@ class AnswerService:
             flt = flt.model_copy(update={"sources": (pinned,)})
         answer = self._answerer.answer(question, flt)
         self._observer.stage("answer", self._clock() - started)
-        if cacheable and answer.reason != "error":
+        if cacheable:
             assert self._cache is not None
             self._cache.put(key, answer)
         return answer, False

@@ -15,8 +15,8 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from retrieval.cache import DEFAULT_NAMESPACE, NAMESPACE_PATTERN
 from retrieval.fusion import DEFAULT_RRF_K
+from state.keys import DEFAULT_NAMESPACE, NAMESPACE_PATTERN
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 DEFAULT_SOURCE_URL = "https://github.com/acme/runbooks/blob/{commit}/{path}#L{line}"

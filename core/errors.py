@@ -16,8 +16,9 @@ layers. The tree::
     │   │   └── IndexLockedError         the embedded index is held by another process
     │   ├── GlossaryError                retrieval/query.py: the glossary file is invalid
     │   ├── AccessMapError               retrieval/permissions.py: the access map is invalid
-    │   ├── DirectoryError               retrieval/permissions.py: Slack user groups unreadable
-    │   └── QueryLogError                retrieval/querylog.py: the query log cannot be written
+    │   └── DirectoryError               retrieval/permissions.py: Slack user groups unreadable
+    ├── StateError                       state/errors.py (writes never raise: fail-soft)
+    │   └── QueryLogError                the query log could not be read for a report
     └── WebError                         bot/web/errors.py
         ├── WebConfigError               the web settings do not fit together
         ├── SignInError                  Sign in with Slack failed

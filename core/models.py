@@ -14,9 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 DocType = Literal["runbook", "incident", "adr", "doc"]
 AnswerState = Literal["answer", "unsure", "abstain"]
-AbstainReason = Literal[
-    "no-match", "low-confidence", "access-denied", "only-superseded-sources", "error"
-]
+AbstainReason = Literal["no-match", "low-confidence", "access-denied", "only-superseded-sources"]
 WarningKind = Literal[
     "stale",
     "superseded",
@@ -211,4 +209,3 @@ class Answer(Frozen):
     mode: str = "extractive"
     closest_owner: str | None = None
     closest_service: str | None = None
-    private_citations: tuple[Citation, ...] = ()

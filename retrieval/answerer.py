@@ -49,7 +49,6 @@ REASON_TEXT: dict[str, str] = {
     "low-confidence": "No runbook covers this.",
     "access-denied": "A runbook you cannot read may cover this; ask its owners for access.",
     "only-superseded-sources": "Only superseded or deprecated documents mention this.",
-    "error": "The search failed.",
 }
 
 

@@ -1,12 +1,12 @@
 """What an answer names, and the part of it a channel's whole audience may see.
 
 A rendered answer names documents in more places than its citations: related
-incidents, any other list of documents it carries (closest runbooks, private
-citations), and warnings, which name a document and sometimes the document that
-superseded it. :func:`mentioned_sources` lists every one of them;
-:func:`for_audience` keeps only what the whole audience may read, judged by the live
-index (a document that is no longer indexed counts as unreadable, and so does a
-superseded-by name that matches no indexed document).
+incidents, any other list of documents it carries (closest runbooks), and warnings,
+which name a document and sometimes the document that superseded it.
+:func:`mentioned_sources` lists every one of them; :func:`for_audience` keeps only
+what the whole audience may read, judged by the live index (a document that is no
+longer indexed counts as unreadable, and so does a superseded-by name that matches no
+indexed document).
 
 The bot uses the one function both when it answers in a channel and when "Post to
 channel" is clicked, so nothing a channel may not read is ever posted there.
@@ -25,7 +25,7 @@ from retrieval.snapshot import Snapshot
 #: The live index's metadata of a document by source id; None when it is not indexed.
 DocumentLookup = Callable[[str], DocumentMetadata | None]
 
-_LIST_ITEM = {"related": "related incident", "private_citations": "restricted citation"}
+_LIST_ITEM = {"related": "related incident"}
 ACCESS_DENIED_TEXT = "A runbook you cannot read may cover this; ask its owners for access."
 
 
@@ -49,7 +49,7 @@ def reference_source_id(reference: str, within: str | None = None) -> str:
 
 def _document_lists(answer: Answer) -> Iterator[tuple[str, tuple[Any, ...]]]:
     """Every field of ``answer`` that lists documents (items with a ``source_id``),
-    except the warnings: citations, related incidents, private citations and any list
+    except the warnings: citations, related incidents, closest runbooks and any list
     an answer may carry later."""
     for name in type(answer).model_fields:
         value = getattr(answer, name)

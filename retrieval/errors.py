@@ -21,7 +21,3 @@ class IndexUnavailableError(RetrievalError):
 
 class IndexLockedError(IndexUnavailableError):
     """The embedded index is held by another process."""
-
-
-class CacheError(RetrievalError):
-    """The answer cache failed; callers carry on without it."""

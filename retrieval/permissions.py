@@ -6,8 +6,7 @@ explicit user ids, and channels whose *whole* audience belongs to the group.
 
 * :meth:`PermissionResolver.scope_for_user` is what the asker may read; it filters search.
 * :meth:`PermissionResolver.audience_for_channel` is what everyone in a channel may read;
-  :func:`split_for_audience` keeps the rest of the citations out of the channel (they
-  go to the asker privately).
+  a reply posted there is answered for it (``bot.service.AnswerService.ask``).
 
 Both fail closed: a user group that cannot be resolved grants nothing and marks the
 scope incomplete.
@@ -18,19 +17,17 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-import redis
 import yaml
 from pydantic import Field, ValidationError, field_validator
 
-from core.models import DEFAULT_ACCESS_GROUP, Citation, Frozen, SearchFilter
-from retrieval.cache import DEFAULT_NAMESPACE, REDIS_ERRORS, ServiceHealth, check_namespace
+from core.health import ServiceHealth
+from core.models import DEFAULT_ACCESS_GROUP, Frozen, SearchFilter
 from retrieval.errors import RetrievalError
 
 log = logging.getLogger("runbook_bot.permissions")
@@ -182,65 +179,45 @@ class Scope:
         return SearchFilter(groups=tuple(sorted(self.groups)))
 
 
-def split_for_audience(
-    citations: Sequence[Citation], audience: Scope
-) -> tuple[list[Citation], list[Citation]]:
-    """(citations the whole audience may read, the rest), each in the original order."""
-    visible: list[Citation] = []
-    private: list[Citation] = []
-    for citation in citations:
-        if audience.groups.intersection(citation.access):
-            visible.append(citation)
-        else:
-            private.append(citation)
-    return visible, private
-
-
 class UsergroupDirectory(Protocol):
     def members(self, handle: str) -> frozenset[str]:
         """The Slack user ids in the user group; raises DirectoryError when Slack can't say."""
         ...
 
 
+class MembershipCache(Protocol):
+    """User-group members kept between questions (``state.usergroups.UsergroupCache``)."""
+
+    def get_many(self, handles: Sequence[str]) -> dict[str, frozenset[str]]: ...
+
+    def put_many(self, memberships: Mapping[str, frozenset[str]]) -> None: ...
+
+    def forget(self, handles: Iterable[str]) -> None: ...
+
+
 class PermissionResolver:
     """Resolves scopes from an access map and a user-group directory.
 
-    User-group memberships are cached under ``{ns}:ug:{handle}`` (a JSON list) for
-    ``ttl_seconds``, shared by all replicas; while Redis is down (or without a client)
-    they are cached in this process instead. After a directory failure the directory
-    is not asked again for ``directory_retry_after_seconds``: scopes are incomplete
-    meanwhile, instead of every question waiting for Slack to time out.
+    User-group memberships are kept in ``cache`` (without one the directory is asked on
+    every question). After a directory failure the directory is not asked again for
+    ``directory_retry_after_seconds``: scopes are incomplete meanwhile, instead of every
+    question waiting for Slack to time out.
     """
 
     def __init__(
         self,
         access_map: AccessMap,
         directory: UsergroupDirectory | None,
-        cache: redis.Redis | None = None,
-        ttl_seconds: int = 600,
+        cache: MembershipCache | None = None,
         default_group: str = DEFAULT_ACCESS_GROUP,
         *,
-        namespace: str = DEFAULT_NAMESPACE,
-        retry_after_seconds: float = 1.0,
         directory_retry_after_seconds: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if ttl_seconds <= 0:
-            raise ValueError("ttl_seconds must be positive")
         self.access_map = access_map
         self.default_group = default_group
         self._directory = directory
-        self._redis = cache
-        self._ttl = ttl_seconds
-        self._ns = check_namespace(namespace)
-        self._clock = clock
-        self._redis_health = ServiceHealth(
-            log,
-            "usergroup cache",
-            "caching user groups in this process",
-            retry_after_seconds,
-            clock,
-        )
+        self._cache = cache
         self._directory_health = ServiceHealth(
             log,
             "usergroup directory",
@@ -248,8 +225,6 @@ class PermissionResolver:
             directory_retry_after_seconds,
             clock,
         )
-        self._lock = threading.Lock()
-        self._local: dict[str, tuple[float, frozenset[str]]] = {}  # handle -> (expiry, ids)
         self._by_user: dict[str, set[str]] = {}
         self._by_usergroup: dict[str, set[str]] = {}
         self._by_channel: dict[str, set[str]] = {}
@@ -298,26 +273,14 @@ class PermissionResolver:
         """
         name = handle_or_id.removeprefix("@")
         handles = [name] if name in self._by_usergroup else list(self._by_usergroup)
-        with self._lock:
-            for handle in handles:
-                self._local.pop(handle, None)
-        if self._redis is None or not handles:
-            return
-        try:
-            self._redis.delete(*(self._redis_key(h) for h in handles))
-        except REDIS_ERRORS as exc:
-            self._redis_health.failed(exc)
-            return
-        self._redis_health.ok()
+        if self._cache is not None and handles:
+            self._cache.forget(handles)
 
     # --- memberships -----------------------------------------------------------------
 
-    def _redis_key(self, handle: str) -> str:
-        return f"{self._ns}:ug:{handle}"
-
     def _memberships(self, handles: Sequence[str]) -> dict[str, frozenset[str]]:
         """Members of each handle that could be found; unresolvable handles are left out."""
-        found = self._cached(handles)
+        found = self._cache.get_many(handles) if self._cache is not None and handles else {}
         missing = [h for h in handles if h not in found]
         fresh: dict[str, frozenset[str]] = {}
         for handle in missing:
@@ -329,59 +292,6 @@ class PermissionResolver:
                 self._directory_health.failed(exc)
                 break
             self._directory_health.ok()
-        if fresh:
-            self._store(fresh)
+        if fresh and self._cache is not None:
+            self._cache.put_many(fresh)
         return found | fresh
-
-    def _cached(self, handles: Sequence[str]) -> dict[str, frozenset[str]]:
-        if not handles:
-            return {}
-        if self._redis is not None and self._redis_health.usable():
-            try:
-                values = self._redis.mget([self._redis_key(h) for h in handles])
-            except REDIS_ERRORS as exc:
-                self._redis_health.failed(exc)
-            else:
-                self._redis_health.ok()
-                found: dict[str, frozenset[str]] = {}
-                for handle, raw in zip(handles, values, strict=True):
-                    members = _decode_members(raw)
-                    if members is not None:
-                        found[handle] = members
-                return found
-        now = self._clock()
-        with self._lock:
-            return {
-                h: entry[1]
-                for h in handles
-                if (entry := self._local.get(h)) is not None and entry[0] > now
-            }
-
-    def _store(self, memberships: Mapping[str, frozenset[str]]) -> None:
-        expires = self._clock() + self._ttl
-        with self._lock:
-            for handle, members in memberships.items():
-                self._local[handle] = (expires, members)
-        if self._redis is None or not self._redis_health.usable():
-            return
-        try:
-            with self._redis.pipeline(transaction=False) as pipe:
-                for handle, members in memberships.items():
-                    pipe.set(self._redis_key(handle), json.dumps(sorted(members)), ex=self._ttl)
-                pipe.execute()
-        except REDIS_ERRORS as exc:
-            self._redis_health.failed(exc)
-            return
-        self._redis_health.ok()
-
-
-def _decode_members(raw: bytes | str | None) -> frozenset[str] | None:
-    if raw is None:
-        return None
-    try:
-        value = json.loads(raw)
-    except ValueError:
-        return None
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        return None
-    return frozenset(value)

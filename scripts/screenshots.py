@@ -13,23 +13,20 @@ saves PNGs of the pages at a desktop and a phone width::
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import httpx
 from playwright.sync_api import Page, sync_playwright
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.conftest import RedisServer, free_port  # noqa: E402
 from tests.fakes.slack_openid import FakeSlackOpenID  # noqa: E402
+from tests.serve_process import cli_command, serve_env, serving  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CLIENT_ID, CLIENT_SECRET = "1111.2222", "screenshot-client-secret"
@@ -44,51 +41,6 @@ UNANSWERED = (
     "xylophone tuning for the lobby piano",
     "frobnicate the quantum llama zxqv",
 )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def cli(*args: str) -> list[str]:
-    shim = "import sys; from bot.cli import main; sys.exit(main(sys.argv[1:]))"
-    return [sys.executable, "-c", shim, *args]
-
-
-def start_redis(work: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [
-            "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--dir",
-            str(work),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    return proc, f"redis://127.0.0.1:{port}/0"
-
-
-def wait_healthy(base: str, proc: subprocess.Popen[bytes], seconds: float = 120) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"serve exited with {proc.returncode}")
-        try:
-            if httpx.get(base + "/healthz", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise SystemExit("serve did not become healthy")
 
 
 def shoot(page: Page, out: Path, name: str, *, full: bool = True) -> None:
@@ -163,50 +115,23 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="rbb-shots-") as tmp:
         work = Path(tmp)
         data = work / "data"
-        redis, redis_url = start_redis(work)
+        redis = RedisServer(work)
+        redis.start()
         fake = FakeSlackOpenID(client_id=CLIENT_ID, client_secret=CLIENT_SECRET).start()
         port = free_port()
         base = f"http://127.0.0.1:{port}"
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "RUNBOOK_"))}
-        env.update(
-            {
-                "SLACK_BOT_TOKEN": "xoxb-screenshots",
-                "SLACK_SIGNING_SECRET": "screenshots",
-                "SLACK_API_URL": fake.base_url,
-                "RUNBOOK_SLACK_AUTHORIZE_URL": fake.authorize_url,
-                "RUNBOOK_SLACK_CLIENT_ID": CLIENT_ID,
-                "RUNBOOK_SLACK_CLIENT_SECRET": CLIENT_SECRET,
-                "RUNBOOK_PUBLIC_URL": base,
-                "REDIS_URL": redis_url,
-                "RUNBOOK_ACCESS_MAP_PATH": str(ROOT / "runbooks" / "access.yml"),
-                "RUNBOOK_LOG_LEVEL": "WARNING",
-            }
-        )
-        serve: subprocess.Popen[bytes] | None = None
+        env = serve_env(base, fake, redis.url, "screenshots", RUNBOOK_LOG_LEVEL="WARNING")
         try:
             if args.data is not None:
                 shutil.copytree(args.data, data)
             else:
-                subprocess.run(
-                    cli("--data-dir", str(data), "ingest", str(ROOT / "runbooks")),
-                    cwd=work,
-                    env=env,
-                    check=True,
-                )
-            serve = subprocess.Popen(
-                cli("--data-dir", str(data), "serve", "--host", "127.0.0.1", "--port", str(port)),
-                cwd=work,
-                env=env,
-            )
-            wait_healthy(base, serve)
-            take(base, fake, args.out)
+                ingest = cli_command("--data-dir", str(data), "ingest", str(ROOT / "runbooks"))
+                subprocess.run(ingest, cwd=work, env=env, check=True)
+            with serving(data, port, env, work):
+                take(base, fake, args.out)
         finally:
-            if serve is not None:
-                serve.send_signal(signal.SIGTERM)
-                serve.wait(timeout=30)
             fake.stop()
-            redis.terminate()
-            redis.wait(timeout=10)
+            redis.stop()
     return 0
 
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
 import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 import redis
 
+from bot.logs import configure_logging
 from bot.runtime import Runtime
 from retrieval.embeddings import FastEmbedder
 
@@ -29,6 +33,24 @@ def embedder(model_dir: Path) -> FastEmbedder:
     emb = FastEmbedder(cache_dir=model_dir)
     emb.warm()
     return emb
+
+
+@contextmanager
+def logging_to(stream: TextIO, level: str = "INFO", fmt: str = "json") -> Iterator[None]:
+    """Logging configured as the bot does, into ``stream``; the root logger is restored
+    afterwards."""
+    root = logging.getLogger()
+    handlers, old_level = list(root.handlers), root.level
+    configure_logging(level, fmt, stream=stream)
+    try:
+        yield
+    finally:
+        for h in list(root.handlers):
+            root.removeHandler(h)
+        for h in handlers:
+            root.addHandler(h)
+        root.setLevel(old_level)
+        logging.captureWarnings(False)
 
 
 def free_port() -> int:

@@ -1,6 +1,6 @@
 """``runbook-bot cache stats|clear``: the Redis answer cache.
 
-``stats`` prints :class:`~retrieval.cache.CacheStats` as JSON and exits 1 when Redis does
+``stats`` prints :class:`~state.answer_cache.CacheStats` as JSON and exits 1 when Redis does
 not answer; ``clear`` removes every cached answer and says how many.
 """
 

@@ -33,7 +33,7 @@ from bot.commands.output import (
 if TYPE_CHECKING:
     from bot.settings import Settings
     from core.models import Chunk
-    from retrieval.querylog import Feedback, QueryRecord
+    from state.querylog import Feedback, QueryRecord
 
 HELP = "runbook health reports: stale documents, unanswered questions"
 FORMATS = ("table", "json", "slack")
@@ -102,7 +102,7 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
 def _query_log(rt: Runtime) -> QueryLogReader:
     """The query log the bot writes to (``Runtime.query_log``): the JSONL file when
     ``RUNBOOK_QUERY_LOG_PATH`` is set, else the Redis stream."""
-    from retrieval.querylog import QueryLogError
+    from state.errors import QueryLogError
 
     try:
         return rt.query_log
@@ -152,7 +152,7 @@ def run_stale(args: argparse.Namespace, rt: Runtime) -> int:
     )
     from bot.slack.client import bot_token
     from bot.slack.report_view import format_slack
-    from retrieval.querylog import QueryLogError
+    from state.errors import QueryLogError
 
     settings = rt.settings
     if args.post and bot_token(settings) is None:
@@ -196,7 +196,7 @@ def run_gaps(args: argparse.Namespace, rt: Runtime) -> int:
     """``report gaps``: the questions that got no answer or a "not helpful", by service."""
     from bot.reports import format_gaps_json, format_gaps_table, gaps_report
     from bot.slack.report_view import format_gaps_slack
-    from retrieval.querylog import QueryLogError
+    from state.errors import QueryLogError
 
     settings = rt.settings
     try:

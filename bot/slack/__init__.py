@@ -11,6 +11,6 @@ integrations post; ``alert_ledger`` keeps alert replies quiet (one per alert, ra
 limit, resolution); ``thread_memory`` remembers the runbook each thread is about;
 ``channels`` knows channels and ``audiences`` who may read what in them (Slack
 Connect); ``contacts`` turns owners into Slack user groups; ``requests`` keeps
-delivered answers for their buttons; ``ttl_store`` is the fail-soft Redis state they
-share; ``sender`` sends with a minimal fallback; ``client`` builds the one WebClient.
+delivered answers for their buttons (in ``state.ttl_store``, the fail-soft Redis state
+they share); ``sender`` sends with a minimal fallback; ``client`` builds the one WebClient.
 """

@@ -19,8 +19,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from bot.slack.ttl_store import TtlStore
 from core.models import Frozen
+from state.ttl_store import TtlStore
 
 log = logging.getLogger("runbook_bot.slack")
 

@@ -492,9 +492,6 @@ def render_not_answered(
     elif reason == "only-superseded-sources":
         headline = ":warning: *Only superseded or deprecated runbooks mention this.*"
         text = "Only superseded or deprecated runbooks mention this."
-    elif reason == "error":
-        headline = ":warning: *The search failed.* Try again in a minute."
-        text = "The search failed; try again in a minute."
     else:
         headline = f":mag: *{NONE_COVERS}*"
         text = NONE_COVERS

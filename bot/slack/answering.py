@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 
 from bot.follow_ups import FollowUp
 from bot.sections import RunbookSections, citation_kinds
-from bot.service import AnswerService
+from bot.service import AnswerService, Delivery
 from bot.service_names import named_services, other_service
 from bot.slack.alert_post import AlertPost
 from bot.slack.alerts import ThreadParent, focused_query
@@ -138,6 +138,28 @@ class Answering:
 
     # -- the two deliveries ----------------------------------------------------------
 
+    def _audience(self, asked: Asked) -> Scope | None:
+        """Who reads what is posted where it was asked (None: nowhere to post)."""
+        if not asked.place:
+            return None
+        return self.audiences.audience(asked.place, external_user=asked.external_user)
+
+    def _ask(
+        self, request_id: str, asked: Asked, audience: Scope | None, pinned: str | None
+    ) -> Delivery:
+        """The service's answer to ``asked`` for its asker; ``audience`` None: for the asker
+        alone."""
+        asker = self.audiences.asker(asked.user_id, asked.place, external_user=asked.external_user)
+        return self.service.ask(
+            asked.search,
+            request_id,
+            asker=asker,
+            audience=audience,
+            user_id=asked.user_id,
+            channel_id=asked.channel_id,
+            pinned=pinned,
+        )
+
     def for_asker(
         self,
         request_id: str,
@@ -149,26 +171,13 @@ class Answering:
     ) -> Reply:
         """An answer only the asker sees: a slash command's or the message shortcut's
         ephemeral reply, or a direct message."""
-        asker = self.audiences.asker(asked.user_id, asked.place, external_user=asked.external_user)
-        delivery = self.service.ask(
-            asked.search,
-            request_id,
-            asker=asker,
-            audience=None,
-            user_id=asked.user_id,
-            channel_id=asked.channel_id,
-            pinned=pinned,
-        )
+        delivery = self._ask(request_id, asked, None, pinned)
         answer = self._lead(delivery.public, asked)
         if answer.state != "answer" and self._external(asked, public=False):
             notice = render_external_decline()
             return Reply(notice, notice)
         facts = self._facts(answer, asked)
-        audience = (
-            self.audiences.audience(asked.place, external_user=asked.external_user)
-            if asked.place
-            else None
-        )
+        audience = self._audience(asked)
         blocked = self._blocked(answer, audience)
         weak = any(f.other_service for f in facts[:1])
         view = View(
@@ -199,21 +208,8 @@ class Answering:
         """An answer in a thread, for the channel's whole audience; what only the asker
         may read goes to them privately. In a channel shared outside the company a
         question no shareable runbook answers is declined, privately."""
-        audience = (
-            self.audiences.audience(asked.place, external_user=asked.external_user)
-            if asked.place
-            else None
-        )
-        asker = self.audiences.asker(asked.user_id, asked.place, external_user=asked.external_user)
-        delivery = self.service.ask(
-            asked.search,
-            request_id,
-            asker=asker,
-            audience=audience,
-            user_id=asked.user_id,
-            channel_id=asked.channel_id,
-            pinned=pinned,
-        )
+        audience = self._audience(asked)
+        delivery = self._ask(request_id, asked, audience, pinned)
         if delivery.public.state != "answer" and self._external(asked, public=True):
             notice = render_external_decline()
             return ThreadReply(None, Reply(notice, notice), "declined")

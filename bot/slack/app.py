@@ -26,7 +26,7 @@ from slack_sdk import WebClient
 from bot.metrics import Metrics
 from bot.runtime import Runtime
 from bot.sections import RunbookSections
-from bot.service import AnswerService, Observer
+from bot.service import AnswerService
 from bot.slack.alert_ledger import AlertLedger
 from bot.slack.alert_replies import AlertReplies
 from bot.slack.answering import Answering
@@ -46,12 +46,12 @@ from bot.slack.sender import Sender
 from bot.slack.shortcuts import MessageShortcut
 from bot.slack.slash import SlashCommand
 from bot.slack.thread_memory import ThreadMemory
-from bot.slack.ttl_store import TtlStore
 from bot.slack.workers import InFlight, TrackedPool, backstop
-from core.models import Answer, SearchFilter
+from core.models import SearchFilter
 from retrieval.disclosure import DocumentLookup, snapshot_lookup
 from retrieval.errors import IndexLockedError, RetrievalError
 from retrieval.runbook_match import RunbookMatcher
+from state.ttl_store import TtlStore
 
 log = logging.getLogger("runbook_bot.slack")
 
@@ -59,22 +59,6 @@ ANSWER_WORKERS = 4
 LISTENER_WORKERS = 16
 #: a slash command acknowledges with the answer itself when it is ready this soon
 ACK_WITH_ANSWER_SECONDS = 2.0
-
-
-class MetricsObserver(Observer):
-    """Forwards AnswerService's hooks (stage latencies, cache, answers) to Metrics."""
-
-    def __init__(self, metrics: Metrics) -> None:
-        self._metrics = metrics
-
-    def stage(self, stage: str, seconds: float) -> None:
-        self._metrics.observe_stage(stage, seconds)
-
-    def cache(self, hit: bool) -> None:
-        self._metrics.cache(hit)
-
-    def answered(self, answer: Answer) -> None:
-        self._metrics.answered(answer)  # counts abstentions, tracks the index generation
 
 
 class SlackBot:
@@ -109,7 +93,7 @@ class SlackBot:
         self._services: tuple[int, frozenset[str]] | None = None
 
         directory = SlackUsergroupDirectory(self.client)
-        self.service: AnswerService = runtime.service(directory, MetricsObserver(self.metrics))
+        self.service: AnswerService = runtime.service(directory, self.metrics)
         store = _redis_or_none(runtime)
         namespace = settings.redis_namespace
         self.requests = RequestStore(store, namespace=namespace)
@@ -288,8 +272,3 @@ def _redis_or_none(runtime: Runtime) -> redis.Redis | None:
     except Exception as exc:  # e.g. an invalid URL: run without it
         log.warning("redis unavailable (%s); keeping requests in this process", exc)
         return None
-
-
-def build_app(runtime: Runtime, client: WebClient | None = None) -> App:
-    """The bolt App for ``runtime`` (model and snapshot warmed once, here)."""
-    return SlackBot(runtime, client).app

@@ -28,7 +28,7 @@ from bot.slack.directory import SlackUsergroupDirectory
 from bot.slack.home_view import HomeData, home_view, render_home
 from core.models import Chunk
 from retrieval.permissions import DirectoryError
-from retrieval.querylog import Feedback, QueryRecord
+from state.querylog import Feedback, QueryRecord
 
 log = logging.getLogger("runbook_bot.slack")
 GAPS_DAYS = 30

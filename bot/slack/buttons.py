@@ -28,7 +28,7 @@ from bot.slack.presentation import View
 from bot.slack.requests import SHARED_SUFFIX, StoredRequest, base_request_id
 from bot.slack.slash import failure
 from retrieval.disclosure import Disclosure
-from retrieval.querylog import FeedbackValue, build_feedback, hash_user
+from state.querylog import FeedbackValue, build_feedback, hash_user
 
 log = logging.getLogger("runbook_bot.slack")
 THANKS = "Thanks for the feedback: it helps the runbook owners."
@@ -86,6 +86,19 @@ class AnswerButtons:
 
         self.ctx.submit(work)
 
+    def _clicked_request(
+        self, key: str, body: dict[str, Any], respond: Respond, *, cited: bool = False
+    ) -> tuple[StoredRequest, str, str] | None:
+        """(the clicked message's stored request, the clicking user, the channel: the one
+        clicked in, else the one answered in); None, and the clicker told, when it has
+        expired (or, ``cited``, cites nothing)."""
+        _, user_id, clicked_channel = _clicked(body)
+        stored = self.ctx.requests.get(key)
+        if stored is None or (cited and not stored.answer.citations):
+            self.ctx.sender.tell(respond, EXPIRED)
+            return None
+        return stored, user_id, clicked_channel or stored.channel_id or ""
+
     # -- feedback ----------------------------------------------------------------------
 
     def on_feedback(self, ack: Ack, body: dict[str, Any], respond: Respond) -> None:
@@ -139,12 +152,10 @@ class AnswerButtons:
 
     def _post_to_channel(self, key: str, body: dict[str, Any], respond: Respond) -> None:
         ctx = self.ctx
-        _, user_id, clicked_channel = _clicked(body)
-        stored = ctx.requests.get(key)
-        if stored is None:
-            ctx.sender.tell(respond, EXPIRED)
+        clicked = self._clicked_request(key, body, respond)
+        if clicked is None:
             return
-        channel = clicked_channel or stored.channel_id or ""
+        stored, user_id, channel = clicked
         shown, why = self._for_channel(stored, channel)
         if shown is None or why is not None:
             log.info("not posting to %s: %s", channel, why)
@@ -237,11 +248,10 @@ class AnswerButtons:
 
     def _escalate(self, key: str, body: dict[str, Any], respond: Respond) -> None:
         ctx = self.ctx
-        _, user_id, clicked_channel = _clicked(body)
-        stored = ctx.requests.get(key)
-        if stored is None or not stored.answer.citations:
-            ctx.sender.tell(respond, EXPIRED)
+        clicked = self._clicked_request(key, body, respond, cited=True)
+        if clicked is None:
             return
+        stored, user_id, channel = clicked
         lead = stored.answer.citations[0]
         facts = stored.facts_by_source().get(lead.source_id)
         contact = facts.contact if facts is not None else None
@@ -249,7 +259,6 @@ class AnswerButtons:
             who = contact.label if contact is not None else "nobody"
             ctx.sender.tell(respond, f"There is no Slack user group or person to notify ({who}).")
             return
-        channel = clicked_channel or stored.channel_id or ""
         if not channel or is_direct_message(channel):
             ctx.sender.tell(respond, "There is no channel to escalate in here.")
             return
@@ -285,12 +294,11 @@ class AnswerButtons:
 
     def _retry(self, key: str, body: dict[str, Any], respond: Respond) -> None:
         ctx = self.ctx
-        _, user_id, clicked_channel = _clicked(body)
-        stored = ctx.requests.get(key)
-        if stored is None:
-            ctx.sender.tell(respond, EXPIRED)
+        clicked = self._clicked_request(key, body, respond)
+        if clicked is None:
             return
-        channel = clicked_channel or stored.channel_id
+        stored, user_id, clicked_channel = clicked
+        channel = clicked_channel or None
         request_id = new_request_id()
         asked = Asked(
             text=stored.asked or stored.question,

@@ -11,6 +11,7 @@ from typing import Any
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackClientError
 
+from bot.logs import new_request_id
 from bot.metrics import Metrics
 from bot.service import AnswerService
 from bot.settings import Settings
@@ -23,9 +24,9 @@ from bot.slack.sender import Sender, slack_error
 from bot.slack.thread_memory import ThreadMemory
 from core.redact import redact
 from retrieval.answerer import search_link
-from retrieval.dedup import Deduplicator
 from retrieval.errors import EmbeddingError, IndexLockedError, IndexUnavailableError
-from retrieval.querylog import FeedbackLog
+from state.dedup import Deduplicator
+from state.querylog import QueryLog
 
 log = logging.getLogger("runbook_bot.slack")
 
@@ -41,7 +42,7 @@ class SlackContext:
     sender: Sender
     metrics: Metrics
     dedup: Deduplicator
-    feedback_log: Callable[[], FeedbackLog]
+    feedback_log: Callable[[], QueryLog]
     user_salt: Callable[[], str]
     submit: Callable[..., None]  # run (fn, *args) on the answer pool
     today: Callable[[], date]
@@ -64,6 +65,31 @@ class SlackContext:
         team = str(body.get("team_id") or "")
         user_team = str(event.get("user_team") or "")
         return bool(team and user_team and team != user_team)
+
+    def answer_message_once(
+        self,
+        surface: str,
+        answer: Callable[[str, dict[str, Any], str | None, bool], None],
+        body: dict[str, Any],
+        event: dict[str, Any],
+        bot_user_id: str | None,
+    ) -> None:
+        """Submit ``answer(request_id, event, bot_user_id, external_user)`` for a message
+        event, unless another delivery of it (a retry, another replica) claimed it first.
+
+        Claims the event, then the message, in that order and only while winning: a
+        concurrent retry loses the event claim and leaves the message claim alone (two
+        independent claims could each be won by a different delivery, answering none)."""
+        channel = str(event.get("channel") or "")
+        ts = str(event.get("ts") or "")
+        event_id = str(body.get("event_id") or f"{channel}:{ts}")
+        dedup = self.dedup
+        if not (dedup.first_time(f"event:{event_id}") and dedup.first_time(f"msg:{channel}:{ts}")):
+            log.info("duplicate %s %s (%s:%s) ignored", surface, event_id, channel, ts)
+            self.metrics.request(surface, "duplicate")
+            return
+        external = self.external_user(body, event)
+        self.submit(answer, new_request_id(), dict(event), bot_user_id, external)
 
     def search_link(self, question: str) -> str | None:
         """The repository-scoped search for ``question`` (redacted first)."""

@@ -14,10 +14,10 @@ from typing import Any
 from slack_bolt import App, BoltContext
 
 from bot.follow_ups import follow_up
-from bot.logs import bind_request_id, new_request_id
+from bot.logs import bind_request_id
 from bot.slack.answering import Asked, Reply
 from bot.slack.context import SlackContext
-from bot.slack.messages import MAX_QUESTION_CHARS, is_from_integration, is_help, strip_mention
+from bot.slack.messages import is_from_integration, is_help, question_of
 from bot.slack.notices import render_usage
 from bot.slack.slash import failure
 from bot.slack.thread_memory import DM_CONVERSATION
@@ -46,14 +46,7 @@ class DirectMessages:
         ts = str(event.get("ts") or "")
         if not channel or not ts or not event.get("user"):
             return
-        event_id = str(body.get("event_id") or f"{channel}:{ts}")
-        dedup = self.ctx.dedup
-        if not (dedup.first_time(f"event:{event_id}") and dedup.first_time(f"msg:{channel}:{ts}")):
-            log.info("duplicate direct message %s ignored", event_id)
-            self.ctx.metrics.request(SURFACE, "duplicate")
-            return
-        external = self.ctx.external_user(body, event)
-        self.ctx.submit(self.answer, new_request_id(), dict(event), context.bot_user_id, external)
+        self.ctx.answer_message_once(SURFACE, self.answer, body, event, context.bot_user_id)
 
     def answer(
         self,
@@ -65,7 +58,7 @@ class DirectMessages:
         ctx = self.ctx
         channel = str(event["channel"])
         thread_ts = str(event.get("thread_ts") or "") or None
-        question = strip_mention(str(event.get("text") or ""), bot_user_id)[:MAX_QUESTION_CHARS]
+        question = question_of(event, bot_user_id)
         conversation = thread_ts or DM_CONVERSATION
         with bind_request_id(request_id):
             try:

@@ -22,11 +22,11 @@ from slack_bolt import App, BoltContext
 from slack_sdk.errors import SlackApiError, SlackRequestError
 
 from bot.follow_ups import follow_up
-from bot.logs import bind_request_id, new_request_id
+from bot.logs import bind_request_id
 from bot.slack.alerts import ThreadParent, read_parent
 from bot.slack.answering import Asked, ThreadReply, alert_preface
 from bot.slack.context import SlackContext
-from bot.slack.messages import MAX_QUESTION_CHARS, is_help, strip_mention
+from bot.slack.messages import is_help, question_of
 from bot.slack.notices import render_usage
 from bot.slack.slash import failure
 
@@ -53,17 +53,7 @@ class Mentions:
             return
         if event.get("subtype") in IGNORED_SUBTYPES:
             return
-        event_id = str(body.get("event_id") or f"{channel}:{ts}")
-        # Claim the event, then the message, in that order and only while winning: a
-        # concurrent retry loses the event claim and leaves the message claim alone (two
-        # independent claims could each be won by a different delivery, answering none).
-        dedup = self.ctx.dedup
-        if not (dedup.first_time(f"event:{event_id}") and dedup.first_time(f"msg:{channel}:{ts}")):
-            log.info("duplicate app_mention %s (%s:%s) ignored", event_id, channel, ts)
-            self.ctx.metrics.request(SURFACE, "duplicate")
-            return
-        external = self.ctx.external_user(body, event)
-        self.ctx.submit(self.answer, new_request_id(), dict(event), context.bot_user_id, external)
+        self.ctx.answer_message_once(SURFACE, self.answer, body, event, context.bot_user_id)
 
     def answer(
         self,
@@ -75,7 +65,7 @@ class Mentions:
         ctx = self.ctx
         channel = str(event["channel"])
         thread_ts = str(event.get("thread_ts") or event["ts"])
-        question = strip_mention(str(event.get("text") or ""), bot_user_id)[:MAX_QUESTION_CHARS]
+        question = question_of(event, bot_user_id)
         parent: ThreadParent | None = None
         threaded = bool(event.get("thread_ts")) and event.get("thread_ts") != event.get("ts")
         with bind_request_id(request_id):

@@ -22,6 +22,12 @@ def strip_mention(text: str, bot_user_id: str | None) -> str:
     return " ".join(text.split())
 
 
+def question_of(event: dict[str, Any], bot_user_id: str | None) -> str:
+    """What a message event asks: its text without the bot's mention, cut to
+    :data:`MAX_QUESTION_CHARS`."""
+    return strip_mention(str(event.get("text") or ""), bot_user_id)[:MAX_QUESTION_CHARS]
+
+
 def is_help(text: str) -> bool:
     return text.strip().lower() in HELP_WORDS
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Literal
 
 from core.models import Frozen
-from retrieval.querylog import FeedbackValue
+from state.querylog import FeedbackValue
 
 Audience = Literal["private", "public"]
 ContactKind = Literal["usergroup", "user", "channel", "text"]

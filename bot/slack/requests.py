@@ -2,17 +2,16 @@
 
 A click (feedback, Post to channel, Escalate, Retry) names its message's request id; the
 stored request has what the message was rendered from (the answer, its view and facts),
-so the message can be rendered again in place. Kept in Redis ``{ns}:req:{rid}`` (shared
-by replicas, 30 minutes: as long as a response_url lives) with a bounded in-process copy
-that answers while Redis is down. No secret of the question is kept.
+so the message can be rendered again in place. Kept in a :class:`state.ttl_store.TtlStore`
+(Redis ``{ns}:req:{rid}``, shared by replicas, 30 minutes: as long as a response_url
+lives, with a bounded in-process copy that answers while Redis is down). No secret of
+the question is kept.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Literal
 
@@ -22,8 +21,9 @@ from pydantic import ValidationError
 from bot.slack.presentation import DocFacts, View
 from core.models import Answer, Frozen
 from core.redact import redact
-from retrieval.cache import DEFAULT_NAMESPACE, REDIS_ERRORS, ServiceHealth, check_namespace
-from retrieval.storable import storable_answer
+from core.storable import storable_answer
+from state.keys import DEFAULT_NAMESPACE
+from state.ttl_store import TtlStore
 
 log = logging.getLogger("runbook_bot.slack")
 
@@ -75,17 +75,19 @@ class RequestStore:
         max_local: int = MAX_LOCAL_REQUESTS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._client = client
         self._ttl = ttl_seconds
-        self._ns = check_namespace(namespace)
-        self._max = max_local
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._local: OrderedDict[str, tuple[float, str]] = OrderedDict()
-        self._health = ServiceHealth(log, "request store", "keeping answers in this process")
+        self._store = TtlStore(
+            client,
+            "req",
+            namespace,
+            max_local=max_local,
+            clock=clock,
+            name="request store",
+            logger=log,
+        )
 
     def key(self, request_id: str) -> str:
-        return f"{self._ns}:req:{request_id}"
+        return self._store.key(request_id)
 
     def put(self, stored: StoredRequest) -> None:
         """Keep ``stored`` (as long as a response_url lives, or its ``keep_seconds``):
@@ -105,35 +107,10 @@ class RequestStore:
                 ),
             }
         )
-        payload = stored.model_dump_json()
-        with self._lock:
-            self._local.pop(stored.request_id, None)
-            self._local[stored.request_id] = (self._clock() + ttl, payload)
-            while len(self._local) > self._max:
-                self._local.popitem(last=False)
-        if self._client is None or not self._health.usable():
-            return
-        try:
-            self._client.set(self.key(stored.request_id), payload, ex=ttl)
-        except REDIS_ERRORS as exc:
-            self._health.failed(exc)
-            return
-        self._health.ok()
+        self._store.put(stored.request_id, stored.model_dump_json(), ttl)
 
     def get(self, request_id: str) -> StoredRequest | None:
-        raw: bytes | str | None = None
-        if self._client is not None and self._health.usable():
-            try:
-                raw = self._client.get(self.key(request_id))
-            except REDIS_ERRORS as exc:
-                self._health.failed(exc)
-            else:
-                self._health.ok()
-        if raw is None:
-            with self._lock:
-                entry = self._local.get(request_id)
-            if entry is not None and entry[0] > self._clock():
-                raw = entry[1]
+        raw = self._store.get(request_id)
         if raw is None:
             return None
         try:

@@ -130,7 +130,7 @@ def failure(
                 channel_id=channel_id,
                 thread_ts=thread_ts,
                 alert=alert,
-                answer=Answer(state="abstain", text="The search failed.", reason="error"),
+                answer=Answer(state="abstain", text="The search failed."),
                 view=View(audience="public" if surface in ("mention", "alert") else "private"),
             )
         )

@@ -12,8 +12,8 @@ import logging
 
 from pydantic import ValidationError
 
-from bot.slack.ttl_store import TtlStore
 from core.models import Answer, Frozen
+from state.ttl_store import TtlStore
 
 log = logging.getLogger("runbook_bot.slack")
 

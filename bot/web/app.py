@@ -22,7 +22,7 @@ from bot.service import AnswerService
 from bot.web.config import WebConfig
 from bot.web.pages import WebPages
 from bot.web.signin import SlackSignIn
-from bot.web.state_store import RedisOAuthStateStore
+from state.sign_in_states import RedisOAuthStateStore
 
 log = logging.getLogger("runbook_bot.web")
 

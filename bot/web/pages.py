@@ -63,8 +63,8 @@ from core.models import DocumentHits, DocumentMetadata, SearchFilter
 from retrieval.doc_warnings import is_stale
 from retrieval.errors import EmbeddingError, IndexUnavailableError
 from retrieval.permissions import Scope
-from retrieval.querylog import Feedback, QueryLogError, QueryRecord
 from retrieval.snapshot import Snapshot
+from state.querylog import Feedback, QueryLogError, QueryRecord
 
 log = logging.getLogger("runbook_bot.web")
 

@@ -27,7 +27,6 @@ REASONS: dict[str, str] = {
     "only-superseded-sources": (
         "The only runbooks that match are superseded or deprecated, so they are not quoted."
     ),
-    "error": "The search failed before it could find an answer.",
 }
 
 WARNING_DEFAULTS: dict[str, str] = {

@@ -6,7 +6,7 @@
     state, url = sign_in.start()            # send the browser to url, remember state
     identity = sign_in.finish(code, state)  # on the way back: who signed in
 
-:meth:`start` issues a one-time ``state`` (:class:`~bot.web.state_store.RedisOAuthStateStore`)
+:meth:`start` issues a one-time ``state`` (:class:`~state.sign_in_states.RedisOAuthStateStore`)
 and builds the authorize URL with
 :class:`~slack_sdk.oauth.OpenIDConnectAuthorizeUrlGenerator`. :meth:`finish` consumes the
 state, exchanges the code with ``openid.connect.token`` (client id and secret), and asks

@@ -47,7 +47,7 @@ def _ignore_spec(root: Path) -> pathspec.PathSpec:
     path = root / IGNORE_FILE
     readable = path.is_file() and inside_root(path, root)
     lines = path.read_text(encoding="utf-8").splitlines() if readable else []
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+    return pathspec.PathSpec.from_lines("gitignore", lines)
 
 
 def _excluded(rel: str, excludes: Sequence[str]) -> bool:

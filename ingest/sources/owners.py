@@ -37,7 +37,7 @@ class OwnerResolver:
                         continue
                     pattern, *owners = line.split()
                     if owners:
-                        spec = pathspec.PathSpec.from_lines("gitwildmatch", [pattern])
+                        spec = pathspec.PathSpec.from_lines("gitignore", [pattern])
                         rules.append(_Rule(spec, tuple(owners)))
                 return rules
         return []

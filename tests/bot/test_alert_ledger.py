@@ -7,9 +7,9 @@ import redis
 
 from bot.slack.alert_ledger import AlertLedger, AlertRecord
 from bot.slack.thread_memory import ThreadMemory
-from bot.slack.ttl_store import TtlStore
 from core.models import Answer, Citation
-from retrieval.cache import redis_client
+from state.client import redis_client
+from state.ttl_store import TtlStore
 from tests.conftest import RedisServer
 
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from bot.logs import bind_request_id, configure_logging, current_request_id, new_request_id
+from tests.conftest import logging_to
 
 TOKEN = "xoxb-123456789012-123456789012-abcdefghijklmnopqrstuvwx"
 
@@ -19,17 +20,9 @@ TOKEN = "xoxb-123456789012-123456789012-abcdefghijklmnopqrstuvwx"
 @pytest.fixture()
 def stream() -> Iterator[io.StringIO]:
     """configure_logging into a buffer; the root logger is restored afterwards."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
     buf = io.StringIO()
-    configure_logging("INFO", "json", stream=buf)
-    yield buf
-    for h in list(root.handlers):
-        root.removeHandler(h)
-    for h in handlers:
-        root.addHandler(h)
-    root.setLevel(level)
-    logging.captureWarnings(False)
+    with logging_to(buf):
+        yield buf
 
 
 def lines(buf: io.StringIO) -> list[dict[str, object]]:
@@ -101,20 +94,9 @@ def test_secrets_never_reach_the_output(stream: io.StringIO) -> None:
 
 
 def test_text_format() -> None:
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
     buf = io.StringIO()
-    try:
-        configure_logging("debug", "text", stream=buf)
-        with bind_request_id("r-0000000001"):
-            logging.getLogger("runbook_bot.t").debug("token %s", TOKEN, extra={"k": "v"})
-    finally:
-        for h in list(root.handlers):
-            root.removeHandler(h)
-        for h in handlers:
-            root.addHandler(h)
-        root.setLevel(level)
-        logging.captureWarnings(False)
+    with logging_to(buf, "debug", "text"), bind_request_id("r-0000000001"):
+        logging.getLogger("runbook_bot.t").debug("token %s", TOKEN, extra={"k": "v"})
     line = buf.getvalue().strip()
     assert re.fullmatch(
         r"\S+Z DEBUG runbook_bot\.t \[r-0000000001\] token \[REDACTED:slack_token\] k=v", line

@@ -14,9 +14,9 @@ from bot.settings import load_settings
 from bot.slack.app import SlackBot
 from bot.slack.requests import StoredRequest
 from core.models import Answer
-from retrieval.cache import CacheKey
 from retrieval.embeddings import FastEmbedder
-from retrieval.querylog import build_record
+from state.answer_cache import CacheKey
+from state.querylog import build_record
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer
 from tests.fakes.slack_api import FakeSlackAPI
 

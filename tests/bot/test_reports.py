@@ -23,7 +23,7 @@ from bot.reports import (
 )
 from bot.slack.report_view import format_gaps_slack, format_slack
 from core.models import Chunk, DocumentMetadata
-from retrieval.querylog import Feedback, QueryRecord
+from state.querylog import Feedback, QueryRecord
 from tests.bot.block_checks import assert_valid_blocks
 
 TODAY = date(2026, 6, 1)

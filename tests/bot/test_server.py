@@ -12,7 +12,6 @@ import hmac
 import http.client
 import io
 import json
-import logging
 import socket
 import sys
 import threading
@@ -27,11 +26,11 @@ from slack_bolt import Ack, App
 from slack_sdk import WebClient
 
 from bot.http_limits import ServerLimits
-from bot.logs import configure_logging
 from bot.metrics import Metrics
 from bot.runtime import Runtime
 from bot.server import BotServer
 from bot.settings import Settings, load_settings
+from tests.conftest import logging_to
 from tests.fakes.signing import signed_headers
 from tests.fakes.slack_api import FakeSlackAPI
 
@@ -97,9 +96,6 @@ class CurrentStderr(io.TextIOBase):
 def stderr_log(capfd: pytest.CaptureFixture[str]) -> Iterator[Callable[[], list[dict[str, Any]]]]:
     """Logging set up as ``serve`` does (JSON on stderr); returns a reader of stderr that
     fails on any line that is not a JSON log line."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    configure_logging("INFO", "json", stream=CurrentStderr())  # JSON lines on stderr
     seen: list[str] = []
 
     def read() -> list[dict[str, Any]]:
@@ -114,14 +110,9 @@ def stderr_log(capfd: pytest.CaptureFixture[str]) -> Iterator[Callable[[], list[
                 out.append(record)
         return out
 
-    yield read
-    read()
-    for h in list(root.handlers):
-        root.removeHandler(h)
-    for h in handlers:
-        root.addHandler(h)
-    root.setLevel(level)
-    logging.captureWarnings(False)
+    with logging_to(CurrentStderr()):  # JSON lines on stderr
+        yield read
+        read()
 
 
 @pytest.fixture()

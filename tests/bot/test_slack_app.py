@@ -30,7 +30,6 @@ from bot.slack.actions import (
     POST_TO_CHANNEL as ACTION_POST_TO_CHANNEL,
 )
 from bot.slack.alerts import focused_query
-from bot.slack.app import build_app
 from bot.slack.channels import is_incident_channel
 from bot.slack.messages import message_text, strip_mention
 from bot.slack.requests import RequestStore, StoredRequest
@@ -118,13 +117,6 @@ def slack(harness: SlackHarness) -> Iterator[SlackHarness]:
 
 
 # --------------------------------------------------------------------------- /runbook
-
-
-def test_build_app_returns_a_bolt_app(harness: SlackHarness) -> None:
-    from slack_bolt import App
-
-    app = build_app(harness.runtime, harness.bot.client)
-    assert isinstance(app, App)
 
 
 @pytest.mark.parametrize("text", ["", "help", "  HELP  "])
@@ -456,7 +448,7 @@ def test_incident_channel_patterns() -> None:
 def test_request_store_falls_back_to_memory_without_redis(tmp_path: Path) -> None:
     server = RedisServer(tmp_path)
     server.start()
-    from retrieval.cache import redis_client
+    from state.client import redis_client
 
     store = RequestStore(redis_client(server.url))
     stored = StoredRequest(
@@ -473,7 +465,7 @@ def test_request_store_falls_back_to_memory_without_redis(tmp_path: Path) -> Non
 
 
 def test_request_store_keeps_no_secret_of_the_question(redis_server: RedisServer) -> None:
-    from retrieval.cache import redis_client
+    from state.client import redis_client
 
     secret = "Pa55word!x"
     question = f"login fails, the password is {secret}"

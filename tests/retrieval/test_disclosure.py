@@ -87,8 +87,7 @@ def test_reference_source_id() -> None:
 
 def test_mentioned_sources_lists_everything_the_answer_names() -> None:
     a = answer(
-        related=(cite("incidents/secret-breach"),),
-        private_citations=(cite("incidents/public-outage"),),
+        related=(cite("incidents/secret-breach"), cite("incidents/public-outage")),
         warnings=(SUPERSEDED_NOTE, RETRY_NOTE, AnswerWarning(kind="scope-incomplete", message="x")),
     )
     assert mentioned_sources(a, lookup) == {

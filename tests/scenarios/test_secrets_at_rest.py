@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +21,6 @@ from urllib.parse import unquote_plus
 import pytest
 import redis
 
-from bot.logs import configure_logging
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from bot.slack.actions import FEEDBACK_HELPFUL as ACTION_FEEDBACK_HELPFUL
@@ -35,7 +33,7 @@ from tests.bot.test_slack_app import (
     action_ids,
     request_id_of,
 )
-from tests.conftest import RedisServer
+from tests.conftest import RedisServer, logging_to
 from tests.fakes.slack_api import RESPONSE_URL_METHOD, FakeSlackAPI
 
 MARK = "planted"
@@ -97,17 +95,9 @@ def redis_dump(client: redis.Redis) -> Iterator[tuple[str, str]]:
 @pytest.fixture()
 def debug_log() -> Iterator[io.StringIO]:
     """Every log line at DEBUG into a buffer; the root logger is restored afterwards."""
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
     buf = io.StringIO()
-    configure_logging("DEBUG", "json", stream=buf)
-    yield buf
-    for h in list(root.handlers):
-        root.removeHandler(h)
-    for h in handlers:
-        root.addHandler(h)
-    root.setLevel(level)
-    logging.captureWarnings(False)
+    with logging_to(buf, "DEBUG"):
+        yield buf
 
 
 @pytest.mark.parametrize("query_log", ["redis", "file"])

@@ -9,13 +9,8 @@ is in ``@sre-oncall``, which the sample access map grants the ``sre`` group.
 from __future__ import annotations
 
 import html
-import os
 import re
 import shutil
-import signal
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
@@ -36,6 +31,7 @@ from bot.web.pages import WebPages
 from retrieval.embeddings import FastEmbedder
 from tests.conftest import ROOT, RedisServer, free_port
 from tests.fakes.slack_openid import FakeSlackOpenID
+from tests.serve_process import serve_env, serving
 
 CLIENT_ID = "1111.2222"
 CLIENT_SECRET = "oidc-client-secret-value"
@@ -190,25 +186,6 @@ class Served:
     log: Path
 
 
-def serve_command(*args: str) -> list[str]:
-    shim = "import sys; from bot.cli import main; sys.exit(main(sys.argv[1:]))"
-    return [sys.executable, "-c", shim, *args]
-
-
-def wait_healthy(base: str, proc: subprocess.Popen[bytes], log: Path, seconds: float = 120) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"serve exited with {proc.returncode}:\n{log.read_text()}")
-        try:
-            if httpx.get(base + "/healthz", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"serve did not become healthy:\n{log.read_text()}")
-
-
 @pytest.fixture(scope="module")
 def served(
     tmp_path_factory: pytest.TempPathFactory, sample_index_template: Path, model_dir: Path
@@ -220,44 +197,15 @@ def served(
     data = copy_index(sample_index_template, work / "data", model_dir)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("SLACK_", "RUNBOOK_"))}
-    env.update(
-        {
-            "SLACK_BOT_TOKEN": "xoxb-test",
-            "SLACK_SIGNING_SECRET": SIGNING_SECRET,
-            "SLACK_API_URL": fake.base_url,
-            "RUNBOOK_SLACK_AUTHORIZE_URL": fake.authorize_url,
-            "RUNBOOK_SLACK_CLIENT_ID": CLIENT_ID,
-            "RUNBOOK_SLACK_CLIENT_SECRET": CLIENT_SECRET,
-            "RUNBOOK_PUBLIC_URL": base,
-            "REDIS_URL": redis.url,
-            "RUNBOOK_ACCESS_MAP_PATH": str(ACCESS_MAP),
-            "RUNBOOK_LOG_FORMAT": "json",
-        }
-    )
+    env = serve_env(base, fake, redis.url, SIGNING_SECRET, RUNBOOK_LOG_FORMAT="json")
     log = work / "serve.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(
-            serve_command(
-                "--data-dir", str(data), "serve", "--host", "127.0.0.1", "--port", str(port)
-            ),
-            cwd=work,  # no .env of the developer's
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
     try:
-        wait_healthy(base, proc, log)
-        yield Served(base, fake, log)
+        with log.open("wb") as out, serving(data, port, env, work, output=out, log=log) as proc:
+            yield Served(base, fake, log)
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            code = proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise
         fake.stop()
         redis.stop()
+    code = proc.returncode
     output = log.read_text()
     assert code == 0, output
     assert "web pages with Sign in with Slack" in output

@@ -14,7 +14,7 @@ from bot.web.config import is_loopback, web_config
 from bot.web.errors import WebConfigError
 from bot.web.signin import SCOPES
 from tests.conftest import ROOT
-from tests.web.conftest import serve_command
+from tests.serve_process import cli_command
 
 
 def settings(**values: object) -> Settings:
@@ -77,7 +77,7 @@ def test_serve_refuses_local_mode_on_a_public_address(tmp_path: Path) -> None:
         "RUNBOOK_WEB_LOCAL_MODE": "true",
     }
     result = subprocess.run(
-        serve_command("--data-dir", str(tmp_path / "data"), "serve", "--host", "0.0.0.0"),
+        cli_command("--data-dir", str(tmp_path / "data"), "serve", "--host", "0.0.0.0"),
         cwd=tmp_path,
         env={**env, "PYTHONPATH": str(ROOT)},
         capture_output=True,

@@ -19,8 +19,8 @@ import httpx
 import pytest
 
 from bot.web import web_answer_url
-from bot.web.state_store import RedisOAuthStateStore
 from retrieval.embeddings import FastEmbedder
+from state.sign_in_states import RedisOAuthStateStore
 from tests.conftest import RedisServer, free_port
 from tests.fakes.slack_openid import FakeSlackOpenID
 from tests.web.conftest import (

@@ -12,7 +12,7 @@ from bot.commands import output
 from core.models import AnswerWarning
 from ingest.sources.base import Skipped
 from ingest.sync import IngestReport
-from retrieval.cache import CacheStats
+from state.answer_cache import CacheStats
 
 
 def test_exit_codes_are_distinct_and_conventional() -> None:

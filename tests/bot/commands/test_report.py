@@ -17,7 +17,7 @@ from bot.cli import main
 from bot.commands.report import run_stale
 from bot.settings import Settings, load_settings
 from core.models import Chunk, DocumentMetadata
-from retrieval.querylog import FileQueryLog, RedisQueryLog, build_feedback, build_record
+from state.querylog import FileQueryLog, RedisQueryLog, build_feedback, build_record
 from tests.bot.block_checks import assert_valid_blocks
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer, free_port
 from tests.fakes.slack_api import FakeSlackAPI

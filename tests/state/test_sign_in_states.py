@@ -6,7 +6,7 @@ import time
 
 import redis
 
-from bot.web.state_store import RedisOAuthStateStore
+from state.sign_in_states import RedisOAuthStateStore
 from tests.conftest import RedisServer, free_port
 
 
@@ -33,10 +33,24 @@ def test_a_state_is_accepted_once_across_replicas(redis_server: RedisServer) -> 
 
 def test_states_expire(redis_server: RedisServer) -> None:
     client = redis.Redis.from_url(redis_server.url)
-    store = RedisOAuthStateStore(client, ttl_seconds=1)
+    clock = Clock()
+    store = RedisOAuthStateStore(client, ttl_seconds=600, clock=clock)
     state = store.issue()
+    assert 590 < client.ttl(store.key(state)) <= 600
     client.pexpire(store.key(state), 1)  # as if ten minutes had passed
+    clock.now += 601
     time.sleep(0.05)
+    assert store.consume(state) is False
+
+
+def test_a_state_issued_while_redis_was_down_is_accepted_once_after(
+    redis_server: RedisServer,
+) -> None:
+    store = RedisOAuthStateStore(redis.Redis.from_url(redis_server.url))
+    redis_server.stop()
+    state = store.issue()
+    redis_server.start()
+    assert store.consume(state) is True
     assert store.consume(state) is False
 
 

@@ -7,11 +7,12 @@ from urllib.parse import quote_plus
 import redis
 
 from core.models import Answer, AnswerWarning
+from core.storable import storable_answer
 from retrieval.answerer import search_link
-from retrieval.cache import CacheKey, RedisAnswerCache, redis_client
-from retrieval.storable import storable_answer
+from state.answer_cache import CacheKey, RedisAnswerCache
+from state.client import redis_client
 from tests.conftest import RedisServer
-from tests.retrieval.test_cache import always_live, citation
+from tests.state.test_answer_cache import always_live, citation
 
 TEMPLATE = "https://github.com/search?type=code&q={query}"
 PASSWORD = "Sup3r!Secret"

@@ -27,10 +27,13 @@ from typing import Literal, Protocol, TypeVar, get_args
 import redis
 from pydantic import TypeAdapter, ValidationError
 
+from core.health import DEFAULT_RETRY_AFTER_SECONDS, ServiceHealth
 from core.redact import redact
-from retrieval.cache import DEFAULT_NAMESPACE, REDIS_ERRORS, ServiceHealth, check_namespace
-from retrieval.errors import RetrievalError
-from retrieval.private_file import open_private
+from state.client import REDIS_ERRORS
+from state.errors import QueryLogError
+from state.fail_soft import FailSoftRedis
+from state.keys import DEFAULT_NAMESPACE
+from state.private_file import open_private
 
 log = logging.getLogger("runbook_bot.querylog")
 
@@ -38,10 +41,6 @@ FeedbackValue = Literal["helpful", "not_helpful"]
 DAY_SECONDS = 86_400
 _XRANGE_PAGE = 500
 _JSON_FIELD = "json"
-
-
-class QueryLogError(RetrievalError):
-    """The query log could not be read."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,13 +137,13 @@ def build_feedback(
 
 
 class QueryLog(Protocol):
+    """Questions and the feedback on their answers: written fail-soft, read by reports."""
+
     def record(self, rec: QueryRecord) -> None: ...
 
-    def recent(self, days: float) -> list[QueryRecord]: ...
-
-
-class FeedbackLog(Protocol):
     def record_feedback(self, fb: Feedback) -> None: ...
+
+    def recent(self, days: float) -> list[QueryRecord]: ...
 
     def recent_feedback(self, days: float) -> list[Feedback]: ...
 
@@ -192,17 +191,22 @@ class RedisQueryLog:
         retention_days: float = 30,
         namespace: str = DEFAULT_NAMESPACE,
         *,
-        retry_after_seconds: float = 1.0,
+        retry_after_seconds: float = DEFAULT_RETRY_AFTER_SECONDS,
     ) -> None:
         if retention_days <= 0:
             raise ValueError("retention_days must be positive")
-        self._client = client
         self._retention = retention_days
-        self.stream = f"{check_namespace(namespace)}:querylog"
-        self.feedback_stream = f"{namespace}:feedback"
-        self._health = ServiceHealth(
-            log, "query log", "dropping query log records", retry_after_seconds
+        self._redis = FailSoftRedis(
+            client,
+            logger=log,
+            name="query log",
+            fallback="dropping query log records",
+            namespace=namespace,
+            retry_after_seconds=retry_after_seconds,
         )
+        self._client = client
+        self.stream = self._redis.key("querylog")
+        self.feedback_stream = self._redis.key("feedback")
 
     def record(self, rec: QueryRecord) -> None:
         self._append(self.stream, _dump(rec))
@@ -217,17 +221,14 @@ class RedisQueryLog:
         return self._read(self.feedback_stream, days, _FEEDBACK)
 
     def _append(self, stream: str, payload: str) -> None:
-        if not self._health.usable():
-            return
         min_id = max(0, int(_cutoff(self._retention, self._retention) * 1000))
-        try:
-            self._client.xadd(stream, {_JSON_FIELD: payload}, minid=min_id, approximate=True)
-        except REDIS_ERRORS as exc:
-            self._health.failed(exc)
-            return
-        self._health.ok()
+        self._redis.run(
+            lambda r: r.xadd(stream, {_JSON_FIELD: payload}, minid=min_id, approximate=True), None
+        )
 
     def _read(self, stream: str, days: float, adapter: TypeAdapter[_Item]) -> list[_Item]:
+        """Every readable entry since ``days`` ago; raises QueryLogError (a report must not
+        take an outage for "nobody asked anything")."""
         start = f"{max(0, int(_cutoff(days, self._retention) * 1000))}-0"
         items: list[_Item] = []
         try:
@@ -280,9 +281,7 @@ class FileQueryLog:
         self.feedback_path = feedback_path_for(path)
         self._retention = retention_days
         self._lock = threading.Lock()
-        self._health = ServiceHealth(
-            log, "query log file", "dropping query log records", retry_after_seconds=0.0
-        )
+        self._health = ServiceHealth(log, "query log file", "dropping query log records", 0.0)
 
     def record(self, rec: QueryRecord) -> None:
         self._append(self.path, _dump(rec))

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from retrieval.cache import redis_client
-from retrieval.querylog import (
+from state.client import redis_client
+from state.querylog import (
     FileQueryLog,
     QueryLogError,
     QueryRecord,

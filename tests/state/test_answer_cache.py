@@ -7,7 +7,8 @@ import pytest
 import redis
 
 from core.models import Answer, Citation
-from retrieval.cache import CacheKey, RedisAnswerCache, ServiceHealth, redis_client
+from state.answer_cache import CacheKey, RedisAnswerCache
+from state.client import redis_client
 from tests.conftest import RedisServer
 
 NS = "t"
@@ -113,7 +114,7 @@ def test_retired_revision_is_not_served_and_is_deleted(
     cache: RedisAnswerCache, client: redis.Redis
 ) -> None:
     private = citation("sre/secrets.md", "r9")
-    cache.put(key(), answer(private_citations=(private,)))
+    cache.put(key(), answer(citations=(citation(), private)))
     asked: list[list[tuple[str, str]]] = []
 
     def retired(revisions: Sequence[tuple[str, str]]) -> bool:
@@ -124,11 +125,6 @@ def test_retired_revision_is_not_served_and_is_deleted(
     assert asked == [[("payments/db.md", "r1"), ("sre/secrets.md", "r9")]]
     assert client.exists(cache.redis_key(key())) == 0
     assert cache.get(key(), always_live) is None  # gone for good
-
-
-def test_error_answers_are_not_cached(cache: RedisAnswerCache) -> None:
-    cache.put(key(), answer(state="abstain", reason="error", citations=()))
-    assert cache.get(key(), always_live) is None
 
 
 def test_unreadable_entry_is_a_miss_and_is_dropped(
@@ -201,20 +197,6 @@ def test_redis_down_degrades_quietly_and_resumes(
     messages = [r.getMessage() for r in caplog.records]
     assert messages.count("cache resumed") == 1
     assert len([r for r in caplog.records if r.levelno == logging.WARNING]) == 1
-
-
-def test_after_a_failure_redis_is_not_asked_until_the_retry_interval(
-    redis_server: RedisServer,
-) -> None:
-    now = [100.0]
-    health = ServiceHealth(logging.getLogger("t"), "x", "y", 5.0, clock=lambda: now[0])
-    assert health.usable()
-    health.failed(ConnectionError("boom"))
-    assert health.down and not health.usable()
-    now[0] += 5.0
-    assert health.usable()
-    health.ok()
-    assert not health.down
 
 
 def test_default_retry_interval_skips_redis_while_down(redis_server: RedisServer) -> None:

@@ -6,8 +6,8 @@ import threading
 import pytest
 import redis
 
-from retrieval.cache import redis_client
-from retrieval.dedup import Deduplicator
+from state.client import redis_client
+from state.dedup import Deduplicator
 from tests.conftest import RedisServer
 
 

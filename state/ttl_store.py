@@ -1,0 +1,113 @@
+"""Short-lived values the replicas share: Redis ``{namespace}:{kind}:{key}`` with a TTL,
+and an in-process copy that answers while Redis is down.
+
+Redis decides while it answers (``SET NX`` is the one atomic claim across replicas);
+every write is mirrored in a bounded, expiring in-process copy, which takes over during
+an outage (replicas then no longer see each other's state) and is read when Redis has
+no value for a key written while it was down.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+import redis
+
+from core.health import DEFAULT_RETRY_AFTER_SECONDS
+from state.fail_soft import UNAVAILABLE, FailSoftRedis
+from state.keys import DEFAULT_NAMESPACE
+from state.local_copy import LocalCopy
+
+log = logging.getLogger("runbook_bot.state")
+
+MAX_LOCAL_ENTRIES = 20_000
+
+
+def _text(raw: bytes | str | None) -> str | None:
+    if raw is None:
+        return None
+    return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+
+
+class TtlStore:
+    def __init__(
+        self,
+        client: redis.Redis | None,
+        kind: str,
+        namespace: str = DEFAULT_NAMESPACE,
+        *,
+        max_local: int = MAX_LOCAL_ENTRIES,
+        retry_after_seconds: float = DEFAULT_RETRY_AFTER_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+        name: str | None = None,
+        logger: logging.Logger = log,
+    ) -> None:
+        """``name`` (default "{kind} store") words the outage warning."""
+        self._kind = kind
+        self._redis = FailSoftRedis(
+            client,
+            logger=logger,
+            name=name or f"{kind} store",
+            fallback="keeping it in this process",
+            namespace=namespace,
+            retry_after_seconds=retry_after_seconds,
+            clock=clock,
+        )
+        self._local: LocalCopy[str] = LocalCopy(max_local, clock)
+
+    def key(self, key: str) -> str:
+        return self._redis.key(self._kind, key)
+
+    def claim(self, key: str, value: str, ttl: int) -> bool:
+        """Set ``key`` unless it is set: True for exactly one caller within ``ttl``."""
+        claimed = self._redis.run(
+            lambda r: bool(r.set(self.key(key), value, nx=True, ex=ttl)), UNAVAILABLE
+        )
+        if claimed is UNAVAILABLE:
+            return self._local.claim(key, value, ttl)
+        if claimed:
+            self._local.put(key, value, ttl)
+        return claimed
+
+    def get(self, key: str) -> str | None:
+        value = self._redis.run(lambda r: _text(r.get(self.key(key))), None)
+        return value if value is not None else self._local.get(key)
+
+    def take(self, key: str) -> str | None:
+        """The value of ``key``, deleted (``GETDEL``): only one caller gets it, when it was
+        put with ``mirror=False``."""
+        local = self._local.pop(key)
+        value = self._redis.run(lambda r: _text(r.getdel(self.key(key))), None)
+        return value if value is not None else local
+
+    def put(self, key: str, value: str, ttl: int, *, mirror: bool = True) -> None:
+        """Keep ``value`` for ``ttl`` seconds. ``mirror=False``: keep it in this process
+        only when Redis cannot take it, for a value that must be taken once (another
+        replica's :meth:`take` cannot delete this process's copy)."""
+        if mirror:
+            self._local.put(key, value, ttl)
+        stored = self._redis.run(lambda r: r.set(self.key(key), value, ex=ttl), UNAVAILABLE)
+        if stored is UNAVAILABLE and not mirror:
+            self._local.put(key, value, ttl)
+
+    def delete(self, key: str) -> None:
+        self._local.pop(key)
+        self._redis.run(lambda r: r.delete(self.key(key)), None)
+
+    def count(self, key: str, ttl: int) -> int:
+        """Add one to the counter ``key`` (which lives ``ttl`` seconds from its first
+        count); its new value."""
+
+        def incr(r: redis.Redis) -> int:
+            with r.pipeline(transaction=True) as pipe:
+                pipe.incr(self.key(key))
+                pipe.expire(self.key(key), ttl, nx=True)
+                n, _ = pipe.execute()
+            return int(n)
+
+        n = self._redis.run(incr, UNAVAILABLE)
+        if n is not UNAVAILABLE:
+            return n
+        return int(self._local.update(key, lambda old: str(int(old or 0) + 1), ttl))

@@ -1,0 +1,103 @@
+"""Short-lived shared values: Redis while it answers, this process while it is down."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+import redis
+
+from state.client import redis_client
+from state.local_copy import LocalCopy
+from state.ttl_store import TtlStore
+from tests.conftest import RedisServer
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture()
+def client(redis_server: RedisServer) -> redis.Redis:
+    return redis_client(redis_server.url)
+
+
+def test_values_are_shared_by_replicas_and_expire(client: redis.Redis) -> None:
+    a, b = TtlStore(client, "thread", "t"), TtlStore(client, "thread", "t")
+    a.put("C1:1.0", "runbook-a", ttl=60)
+    assert b.get("C1:1.0") == "runbook-a"
+    assert 0 < client.ttl("t:thread:C1:1.0") <= 60
+    b.delete("C1:1.0")
+    assert client.exists("t:thread:C1:1.0") == 0
+
+
+def test_one_claim_across_replicas(client: redis.Redis) -> None:
+    a, b = TtlStore(client, "alert", "t"), TtlStore(client, "alert", "t")
+    assert a.claim("fp", "first", ttl=60) is True
+    assert b.claim("fp", "second", ttl=60) is False
+    assert b.get("fp") == "first"
+
+
+def test_counters_live_from_their_first_count(client: redis.Redis) -> None:
+    store = TtlStore(client, "rate", "t")
+    assert [store.count("C1", ttl=30) for _ in range(3)] == [1, 2, 3]
+    assert 0 < client.ttl("t:rate:C1") <= 30
+
+
+def test_a_value_put_without_mirror_is_taken_once_across_replicas(client: redis.Redis) -> None:
+    a, b = TtlStore(client, "once", "t"), TtlStore(client, "once", "t")
+    a.put("s", "1", ttl=60, mirror=False)
+    assert b.take("s") == "1"
+    assert a.take("s") is None
+    assert b.take("s") is None
+
+
+def test_while_redis_is_down_the_process_keeps_the_state(
+    client: redis.Redis, redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="runbook_bot.state")
+    clock = Clock()
+    store = TtlStore(client, "alert", "t", retry_after_seconds=0.0, clock=clock)
+    store.put("before", "x", ttl=60)
+    redis_server.stop()
+    assert store.get("before") == "x"  # the in-process copy of what was written
+    assert store.claim("fp", "1", ttl=60) is True
+    assert store.claim("fp", "2", ttl=60) is False
+    assert [store.count("C1", ttl=30) for _ in range(2)] == [1, 2]
+    clock.now += 31
+    assert store.count("C1", ttl=30) == 1  # the counter's window has passed
+    clock.now += 30
+    assert store.get("fp") is None  # expired
+    store.put("once", "1", ttl=60, mirror=False)
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and warnings[0].getMessage().startswith("alert store unavailable")
+
+    redis_server.start()  # empty
+    assert store.take("once") == "1"  # written while Redis was down: this process has it
+    assert store.take("once") is None
+    assert store.claim("fp", "3", ttl=60) is True  # Redis decides again
+    assert [r.getMessage() for r in caplog.records].count("alert store resumed") == 1
+
+
+def test_the_local_copy_is_bounded_and_expires() -> None:
+    clock = Clock()
+    copy: LocalCopy[str] = LocalCopy(2, clock)
+    copy.put("a", "1", ttl=10)
+    copy.put("b", "2", ttl=10)
+    copy.put("c", "3", ttl=10)
+    assert len(copy) == 2 and copy.get("a") is None  # the least recently used went
+    assert copy.claim("b", "x", ttl=10) is False
+    clock.now += 10
+    assert copy.get("b") is None and copy.pop("c") is None
+    assert copy.claim("b", "x", ttl=10) is True
+    assert copy.update("n", lambda old: (old or "") + "+", ttl=5) == "+"
+    clock.now += 4
+    assert copy.update("n", lambda old: (old or "") + "+", ttl=5) == "++"
+    clock.now += 1
+    assert copy.get("n") is None  # kept its first expiry
+    with pytest.raises(ValueError):
+        LocalCopy(0)
