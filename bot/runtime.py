@@ -17,6 +17,7 @@ import redis
 from bot.service import AnswerService, Observer
 from bot.settings import Settings
 from ingest.documents import DocumentConfig
+from ingest.errors import SourceConfigError
 from ingest.manifest import (
     Manifest,
     local_store_locked,
@@ -24,7 +25,10 @@ from ingest.manifest import (
     unchanged,
     write_manifest,
 )
-from ingest.sync import IngestOptions, Ingestor, IngestReport, parse_corpus
+from ingest.sources.base import DEFAULT_SOURCE, Source, SourceDefaults, owned
+from ingest.sources.markdown_dir import MarkdownDirSource
+from ingest.sources.registry import build_source, load_sources_file
+from ingest.sync import IngestOptions, Ingestor, IngestReport, as_source, parse_corpus
 from retrieval.answer_config import AnswerConfig
 from retrieval.answerer import Answerer, ExtractiveAnswerer
 from retrieval.embeddings import FastEmbedder
@@ -189,35 +193,51 @@ class Runtime:
             known_groups=frozenset(known) if known is not None else None,
         )
 
-    def ingest(
-        self, root: Path, options: IngestOptions | None = None, check_only: bool = False
-    ) -> IngestReport:
-        """Sync ``root`` into the index; a new generation also drops older cached answers.
+    def source_defaults(self, base_dir: Path = Path()) -> SourceDefaults:
+        options = self.ingest_options()
+        return SourceDefaults(options.documents, options.max_file_bytes, base_dir)
 
-        On the embedded default an unchanged corpus is recognised from the data
-        dir's manifest without opening the vector store.
-        """
-        options = options or self.ingest_options()
+    def folder_source(
+        self, root: Path, name: str = DEFAULT_SOURCE, excludes: tuple[str, ...] = ()
+    ) -> MarkdownDirSource:
+        """A folder of Markdown runbooks named on the command line."""
+        d = self.source_defaults()
+        return MarkdownDirSource(name, root, d.documents, excludes, d.max_file_bytes)
+
+    def configured_sources(self, names: tuple[str, ...] = ()) -> tuple[Source, ...]:
+        """The sources of the sources file (``RUNBOOK_SOURCES_PATH``), or the ``names``
+        among them; () when no file is configured."""
         s = self.settings
-        embedded = s.qdrant_url is None
-        if embedded and not check_only:
-            quick = self._unchanged_report(root, options)
-            if quick is not None:
-                return quick
-            seen = read_manifest(s.data_dir)
-            if seen is not None:  # never reuse a generation, even of a store restored from backup
-                floor = max(options.generation_floor, seen.generation)
-                options = dataclasses.replace(options, generation_floor=floor)
-        before = None if check_only else self.vector_index.generation()
-        report = self.ingestor.run(root, options, check_only=check_only)
-        if before is None:
-            return report
+        if s.sources_path is None:
+            return ()
+        configs = load_sources_file(s.sources_path)
+        unknown = sorted(set(names) - {c.name for c in configs})
+        if unknown:
+            raise SourceConfigError(
+                f"{s.sources_path}: no source named {', '.join(map(repr, unknown))}"
+            )
+        defaults = self.source_defaults(s.sources_path.resolve().parent)
+        return tuple(
+            build_source(c, defaults, s.source_settings)
+            for c in configs
+            if not names or c.name in names
+        )
+
+    def _generation_floor(self, options: IngestOptions) -> IngestOptions:
+        seen = read_manifest(self.settings.data_dir)
+        if seen is None:  # never reuse a generation, even of a store restored from backup
+            return options
+        floor = max(options.generation_floor, seen.generation)
+        return dataclasses.replace(options, generation_floor=floor)
+
+    def _after_publish(self, before: int, report: IngestReport) -> None:
+        s = self.settings
         if report.generation != before:
             removed = self.cache.cleanup(report.generation)
             log.info(
                 "index generation %d; %d older cached answers removed", report.generation, removed
             )
-        if embedded:
+        if s.qdrant_url is None:
             write_manifest(
                 s.data_dir,
                 Manifest(
@@ -229,9 +249,46 @@ class Runtime:
                     report.stamp,
                 ),
             )
+
+    def remove_other_sources(self, keep: tuple[str, ...]) -> IngestReport:
+        """Remove the documents of every source not in ``keep`` (dropped from the
+        sources file)."""
+        options = self.ingest_options()
+        if self.settings.qdrant_url is None:
+            options = self._generation_floor(options)
+        before = self.vector_index.generation()
+        report = self.ingestor.remove_sources(keep, options.generation_floor)
+        self._after_publish(before, report)
         return report
 
-    def _unchanged_report(self, root: Path, options: IngestOptions) -> IngestReport | None:
+    def ingest(
+        self,
+        source: Source | Path,
+        options: IngestOptions | None = None,
+        check_only: bool = False,
+    ) -> IngestReport:
+        """Sync ``source`` (a folder given as a path: the default source) into the index;
+        a new generation also drops older cached answers.
+
+        On the embedded default an unchanged source is recognised from the data dir's
+        manifest without opening the vector store.
+        """
+        options = options or self.ingest_options()
+        source = as_source(source, options)
+        s = self.settings
+        embedded = s.qdrant_url is None
+        if embedded and not check_only:
+            quick = self._unchanged_report(source, options)
+            if quick is not None:
+                return quick
+            options = self._generation_floor(options)
+        before = None if check_only else self.vector_index.generation()
+        report = self.ingestor.run(source, options, check_only=check_only)
+        if before is not None:
+            self._after_publish(before, report)
+        return report
+
+    def _unchanged_report(self, source: Source, options: IngestOptions) -> IngestReport | None:
         s = self.settings
         started = time.perf_counter()
         manifest = read_manifest(s.data_dir)
@@ -239,14 +296,16 @@ class Runtime:
             return None
         if local_store_locked(s.qdrant_local_path):
             return None  # let the store report who holds it
-        corpus = parse_corpus(root, options)
+        known = owned(source.name, manifest.documents)
+        corpus = parse_corpus(source, options, known)
         if corpus.skipped:
             return None
-        docs = {p.document.source_id: p.document.content_hash for p in corpus.documents}
+        docs = corpus.versions(known)
         store = read_store_marker(s.qdrant_local_path, s.collection)
-        if not unchanged(manifest, docs, s.embedding_model, s.collection, store):
+        if not unchanged(manifest, docs, s.embedding_model, s.collection, store, source.name):
             return None
         return IngestReport(
+            source=source.name,
             unchanged=len(docs),
             warnings=corpus.warnings,
             problems=corpus.problems,
@@ -254,7 +313,7 @@ class Runtime:
             seconds=time.perf_counter() - started,
             generation=manifest.generation,
             stamp=manifest.stamp,
-            live=docs,
+            live=manifest.documents,
         )
 
     @cached_property

@@ -64,6 +64,14 @@ class Settings(BaseSettings):
     default_access_group: str = "everyone"
     source_url_template: str | None = DEFAULT_SOURCE_URL
     front_matter_keys: tuple[str, ...] = ()  # more keys to accept (a site generator's)
+    # where documents come from: a YAML file listing the sources (see README "Sources");
+    # unset: the folders named on the command line
+    sources_path: Path | None = None
+    # the notion source: an internal integration's token, shared with its pages
+    notion_token: SecretStr | None = None
+    notion_base_url: str | None = None  # the Notion API's address (tests and proxies only)
+    notion_timeout_seconds: float = Field(default=30.0, gt=0)
+    notion_retries: int = Field(default=2, ge=0)  # of a rate-limited or failed read
 
     # search
     rrf_k: int = DEFAULT_RRF_K
@@ -165,6 +173,12 @@ class Settings(BaseSettings):
         text = value.get_secret_value() if isinstance(value, SecretStr) else value
         return None if isinstance(text, str) and not text.strip() else value
 
+    @field_validator("notion_token", mode="before")
+    @classmethod
+    def _blank_notion_token_is_unset(cls, value: Any) -> Any:
+        text = value.get_secret_value() if isinstance(value, SecretStr) else value
+        return None if isinstance(text, str) and not text.strip() else value
+
     @field_validator("public_url", "web_redirect_uri", mode="after")
     @classmethod
     def _web_address(cls, value: str | None) -> str | None:
@@ -220,6 +234,18 @@ class Settings(BaseSettings):
         if m is None:
             return None
         return f"https://github.com/search?type=code&q=repo%3A{m[1]}%2F{m[2]}+{{query}}"
+
+    @property
+    def source_settings(self) -> dict[str, dict[str, Any]]:
+        """What each kind of source takes from the environment, by kind."""
+        return {
+            "notion": {
+                "token": self.notion_token,
+                "base_url": self.notion_base_url,
+                "timeout_seconds": self.notion_timeout_seconds,
+                "retries": self.notion_retries,
+            },
+        }
 
     @property
     def llm_enabled(self) -> bool:

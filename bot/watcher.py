@@ -1,11 +1,14 @@
-"""Re-ingest a runbook folder in-process when its files change (``serve --watch DIR``).
+"""Re-ingest sources in-process when they change (``serve --watch DIR``).
 
 The watcher runs in a background thread next to the bot, so the re-ingest works on
-the embedded index that the bot process already holds. Changes are debounced (an
-editor's save or a ``git pull`` is one burst, one ingest). ``watchfiles`` does the
-watching; when it cannot (no inotify, too many watches) the watcher polls file
-modification times instead. Errors are logged and the watcher carries on: a malformed
-runbook is reported and skipped by the ingest itself, the rest is indexed.
+the embedded index that the bot process already holds. Each source is synced on its
+own: a change under one folder re-ingests that folder's source only, and sources
+without a folder (Notion) are synced every ``remote_interval`` seconds. Changes are
+debounced (an editor's save or a ``git pull`` is one burst, one ingest).
+``watchfiles`` does the watching; when it cannot (no inotify, too many watches) the
+watcher polls file modification times instead. Errors are logged and the watcher
+carries on: a malformed runbook is reported and skipped by the ingest itself, the
+rest is indexed; a source that cannot be read keeps its previous documents.
 """
 
 from __future__ import annotations
@@ -14,16 +17,19 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import cast
 
 from bot.runtime import Runtime
+from ingest.sources.base import Source
 from ingest.sync import IngestReport
 
 log = logging.getLogger("runbook_bot.watcher")
 
 DEFAULT_POLL_INTERVAL = 2.0
 DEFAULT_DEBOUNCE_MS = 400
+DEFAULT_REMOTE_INTERVAL = 300.0  # seconds between syncs of a source without a folder
 _IGNORED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", "node_modules"})
 
 Fingerprint = dict[str, tuple[int, int]]
@@ -44,27 +50,38 @@ def fingerprint(root: Path) -> Fingerprint:
     return found
 
 
+def _sources(runtime: Runtime, what: Path | str | Source | Sequence[Source]) -> tuple[Source, ...]:
+    if isinstance(what, (Path, str)):
+        return (runtime.folder_source(Path(what)),)
+    if isinstance(what, Sequence):
+        return tuple(cast(Sequence[Source], what))
+    return (what,)
+
+
 class RunbookWatcher:
-    """Watches ``directory`` and re-runs the ingest after changes settle."""
+    """Watches the sources' folders (a folder given as a path: the default source) and
+    re-runs the ingest of a source after its changes settle."""
 
     def __init__(
         self,
         runtime: Runtime,
-        directory: Path,
+        sources: Path | str | Source | Sequence[Source],
         interval: float = DEFAULT_POLL_INTERVAL,
         *,
         debounce_ms: int = DEFAULT_DEBOUNCE_MS,
         initial_sync: bool = True,
         force_polling: bool = False,
         on_ingest: Callable[[IngestReport], None] | None = None,
+        remote_interval: float = DEFAULT_REMOTE_INTERVAL,
     ) -> None:
         self.runtime = runtime
-        self.directory = Path(directory)
+        self.sources = _sources(runtime, sources)
         self.interval = interval
         self.debounce_ms = debounce_ms
         self.initial_sync = initial_sync
         self.force_polling = force_polling
         self.on_ingest = on_ingest
+        self.remote_interval = remote_interval
         self.last_report: IngestReport | None = None
         self.runs = 0
         self.errors = 0
@@ -72,14 +89,30 @@ class RunbookWatcher:
         self._ingest_lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
+        self._remote_due = time.monotonic() + remote_interval
+
+    @property
+    def folders(self) -> dict[Path, Source]:
+        """The folders watched, each with its source."""
+        return {s.watch_path: s for s in self.sources if s.watch_path is not None}
+
+    @property
+    def remote(self) -> tuple[Source, ...]:
+        return tuple(s for s in self.sources if s.watch_path is None)
+
+    @property
+    def directory(self) -> Path | None:
+        """The first folder watched."""
+        return next(iter(self.folders), None)
 
     # -- lifecycle ---------------------------------------------------------------
 
     def start(self) -> RunbookWatcher:
         if self._thread is not None:
             return self
-        if not self.directory.is_dir():
-            raise NotADirectoryError(f"--watch: {self.directory} is not a directory")
+        for folder in self.folders:
+            if not folder.is_dir():
+                raise NotADirectoryError(f"--watch: {folder} is not a directory")
         self._stop.clear()
         self._thread = threading.Thread(target=self._run, name="runbook-watcher", daemon=True)
         self._thread.start()
@@ -101,16 +134,26 @@ class RunbookWatcher:
 
     # -- work --------------------------------------------------------------------
 
-    def ingest_now(self) -> IngestReport | None:
-        """Run one ingest of the directory; None (logged) when it failed."""
+    def ingest_now(self, sources: Iterable[Source] | None = None) -> IngestReport | None:
+        """Run one ingest of each of ``sources`` (default: all); the last report, or None
+        (logged) when one failed."""
+        last: IngestReport | None = None
+        failed = False
+        for source in self.sources if sources is None else sources:
+            report = self._ingest(source)
+            failed = failed or report is None
+            last = report or last
+        return None if failed else last
+
+    def _ingest(self, source: Source) -> IngestReport | None:
         with self._ingest_lock:
             try:
-                report = self.runtime.ingest(self.directory)
+                report = self.runtime.ingest(source)
             except Exception as exc:  # never let one bad run kill the watcher
                 self.errors += 1
                 log.error(
                     "re-ingest of %s failed: %s: %s",
-                    self.directory,
+                    source.name,
                     type(exc).__name__,
                     exc,
                     exc_info=exc,
@@ -119,10 +162,10 @@ class RunbookWatcher:
             self.runs += 1
             self.last_report = report
         for skipped in report.skipped:
-            log.warning("re-ingest skipped %s", skipped)
+            log.warning("re-ingest of %s skipped %s", source.name, skipped)
         for warning in report.warnings:
-            log.warning("re-ingest: %s", warning)
-        log.info("re-ingested %s: %s", self.directory, report.summary())
+            log.warning("re-ingest of %s: %s", source.name, warning)
+        log.info("re-ingested %s: %s", source.name, report.summary())
         if self.on_ingest is not None:
             try:
                 self.on_ingest(report)
@@ -130,11 +173,30 @@ class RunbookWatcher:
                 log.exception("on_ingest callback failed")
         return report
 
+    def _sync_remote_when_due(self) -> None:
+        if self.remote and time.monotonic() >= self._remote_due:
+            self._remote_due = time.monotonic() + self.remote_interval
+            self.ingest_now(self.remote)
+
+    def _changed_sources(self, paths: Iterable[str]) -> list[Source]:
+        """The sources whose folders hold ``paths``, in their configured order."""
+        hit: set[str] = set()
+        for raw in paths:
+            path = Path(raw)
+            for folder, source in self.folders.items():
+                if path.is_relative_to(folder) or path.is_relative_to(folder.resolve()):
+                    hit.add(source.name)
+        return [s for s in self.sources if s.name in hit]
+
     def _run(self) -> None:
         try:
             if self.initial_sync and not self._stop.is_set():
                 self.ingest_now()
-            if self.force_polling or not self._watch():
+            if not self.folders:
+                self._ready.set()
+                while not self._stop.wait(min(self.interval, self.remote_interval)):
+                    self._sync_remote_when_due()
+            elif self.force_polling or not self._watch():
                 self._poll()
         finally:
             self._ready.set()
@@ -148,44 +210,54 @@ class RunbookWatcher:
         try:
             self._ready.set()
             for changes in watch(
-                self.directory,
+                *self.folders,
                 stop_event=self._stop,
                 debounce=self.debounce_ms,
                 rust_timeout=500,
-                yield_on_timeout=False,
+                yield_on_timeout=True,
                 raise_interrupt=False,
             ):
                 if self._stop.is_set():
                     break
-                log.info("%d change(s) under %s", len(changes), self.directory)
-                self.ingest_now()
+                if changes:
+                    changed = self._changed_sources(path for _, path in changes)
+                    log.info("%d change(s) in %s", len(changes), ", ".join(s.name for s in changed))
+                    self.ingest_now(changed)
+                self._sync_remote_when_due()
         except Exception as exc:
             if self._stop.is_set():
                 return True
-            log.warning("watchfiles failed (%s); polling %s instead", exc, self.directory)
+            folders = ", ".join(map(str, self.folders))
+            log.warning("watchfiles failed (%s); polling %s instead", exc, folders)
             return False
         return True
 
     def _poll(self) -> None:
-        log.info("polling %s every %.1fs for changes", self.directory, self.interval)
-        seen = fingerprint(self.directory)
+        folders = self.folders
+        log.info("polling %s every %.1fs for changes", ", ".join(map(str, folders)), self.interval)
+        seen = {folder: fingerprint(folder) for folder in folders}
         self._ready.set()
         while not self._stop.wait(self.interval):
-            try:
-                now = fingerprint(self.directory)
-            except Exception:
-                log.exception("scanning %s failed", self.directory)
-                continue
-            if now == seen:
-                continue
-            # debounce: wait until a burst of writes has settled
-            deadline = time.monotonic() + max(self.debounce_ms / 1000, 0.0)
-            while time.monotonic() < deadline and not self._stop.is_set():
-                time.sleep(0.05)
-                later = fingerprint(self.directory)
-                if later != now:
-                    now = later
-                    deadline = time.monotonic() + self.debounce_ms / 1000
-            seen = now
-            if not self._stop.is_set():
-                self.ingest_now()
+            self._sync_remote_when_due()
+            for folder, source in folders.items():
+                try:
+                    now = fingerprint(folder)
+                except Exception:
+                    log.exception("scanning %s failed", folder)
+                    continue
+                if now == seen[folder]:
+                    continue
+                seen[folder] = self._settled(folder, now)
+                if not self._stop.is_set():
+                    self.ingest_now([source])
+
+    def _settled(self, folder: Path, now: Fingerprint) -> Fingerprint:
+        """Debounce: wait until a burst of writes has settled."""
+        deadline = time.monotonic() + max(self.debounce_ms / 1000, 0.0)
+        while time.monotonic() < deadline and not self._stop.is_set():
+            time.sleep(0.05)
+            later = fingerprint(folder)
+            if later != now:
+                now = later
+                deadline = time.monotonic() + self.debounce_ms / 1000
+        return now

@@ -1,1 +1,1 @@
-"""The domain model, the error root, Markdown parsing and redaction: no I/O."""
+"""The domain model, document ids, the error root, Markdown parsing and redaction: no I/O."""

@@ -6,7 +6,9 @@ layers. The tree::
 
     RunbookBotError
     ├── IngestError                      ingest/errors.py
-    │   └── MalformedDocumentError       a source file could not be parsed (path, line)
+    │   ├── MalformedDocumentError       a source file could not be parsed (path, line)
+    │   ├── SourceConfigError            the sources file or a source's settings are wrong
+    │   └── SourceUnavailableError       a source (its API) could not be read; nothing changed
     ├── RetrievalError                   retrieval/errors.py
     │   ├── EmbeddingError               the embedding model could not be loaded or run
     │   ├── EmbeddingMismatchError       the index was built with another model

@@ -9,7 +9,7 @@ they belong to and are never cut.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from core.markdown import Section, group_blocks, sections, split_blocks
 from core.models import Chunk, Document
@@ -84,3 +84,26 @@ def chunk_document(
                 )
             )
     return chunks
+
+
+ANCHOR = "{anchor}"
+
+
+def anchor_links(chunks: list[Chunk], anchors: Sequence[tuple[int, str]]) -> list[Chunk]:
+    """Each chunk's link to its own section: ``{anchor}`` in the document's link becomes
+    the anchor of the last heading at or before the chunk (``(offset, anchor)`` pairs);
+    before the first heading the link is the document's."""
+    out: list[Chunk] = []
+    for c in chunks:
+        url = c.metadata.url
+        if url is None or ANCHOR not in url:
+            out.append(c)
+            continue
+        anchor = ""
+        for offset, name in anchors:
+            if offset > c.start:
+                break
+            anchor = name
+        url = url.replace(ANCHOR, anchor) if anchor else url.replace("#" + ANCHOR, "")
+        out.append(c.model_copy(update={"metadata": c.metadata.model_copy(update={"url": url})}))
+    return out

@@ -1,12 +1,16 @@
-"""Turn a source file into a Document with metadata."""
+"""Turn a Markdown text (front matter, headings) into a Document with metadata.
+
+Sources supply the text and what they know besides it (:class:`DocumentFacts`: the
+document's id and path, its revision, and fallbacks for owner, date and link); what
+the front matter says wins over those fallbacks.
+"""
 
 from __future__ import annotations
 
 import difflib
-import hashlib
 import re
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+from datetime import date
 from typing import get_args
 
 from core.models import DocType, Document, DocumentMetadata
@@ -20,9 +24,6 @@ from ingest.frontmatter import (
     split_front_matter,
     superseded_by_text,
 )
-from ingest.git import GitInfo
-from ingest.owners import OwnerResolver
-from ingest.sources import SourceFile
 from ingest.titles import choose_title
 
 _STATUS_SECTION = re.compile(
@@ -128,15 +129,28 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class DocumentFacts:
+    """What a source knows about a document besides its text."""
+
+    source_id: str  # see core.doc_ids
+    path: str  # as the source names it: a file's path in its folder, a page's slug
+    revision: str  # the version the source has (a git blob id, a content digest)
+    content_hash: str  # changes whenever the indexed document would
+    owner: str | None = None  # when the front matter names none (CODEOWNERS, a property)
+    updated: date | None = None  # when the front matter gives no date (git, an API)
+    url: str | None = None  # the link, unless the front matter has ``url``
+    title: str | None = None  # the source's own title (a page's), unless the front matter's
+    service: str | None = None  # when the front matter names none (a page property)
+    # (offset of a heading in the text, its anchor): fills ``{anchor}`` in the link
+    anchors: tuple[tuple[int, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class ParsedDocument:
     document: Document
     body_start: int
     problems: tuple[Problem, ...] = ()
-
-
-def source_id_for(rel: str) -> str:
-    p = PurePosixPath(rel)
-    return str(p.with_suffix("")) if p.suffix else rel
+    anchors: tuple[tuple[int, str], ...] = ()
 
 
 def _infer_doc_type(rel: str) -> DocType:
@@ -225,48 +239,19 @@ def _unknown_keys(fm: FrontMatter, config: DocumentConfig, reported: set[str]) -
     return out
 
 
-def _url(src: SourceFile, git: GitInfo, revision: str, template: str | None) -> str | None:
-    """The source link, built only from what is known: a template that needs the
-    commit or the git blob id gives no link for a file outside a git checkout."""
-    if not template:
-        return None
-    if not git.in_repo and ("{commit}" in template or "{revision}" in template):
-        return None
-    commit = git.head
-    if commit is None and "{commit}" in template:
-        return None
-    repo_path = src.rel
-    if git.toplevel is not None:
-        try:
-            repo_path = src.path.resolve().relative_to(git.toplevel).as_posix()
-        except ValueError:
-            repo_path = src.rel
-    return (
-        template.replace("{revision}", revision)
-        .replace("{commit}", commit or "")
-        .replace("{path}", src.rel)
-        .replace("{repo_path}", repo_path)
-    )
-
-
-def parse_document(
-    src: SourceFile,
-    git: GitInfo,
-    owners: OwnerResolver,
-    config: DocumentConfig,
-) -> ParsedDocument:
-    text = src.data.decode("utf-8")
-    fm = split_front_matter(text, src.rel)
+def parse_document(text: str, facts: DocumentFacts, config: DocumentConfig) -> ParsedDocument:
+    rel = facts.path
+    fm = split_front_matter(text, rel)
     f = fm.fields
     body = text[fm.body_start :]
     headers = header_lines(body)
 
-    title = choose_title(f.get("title"), body, src.rel)
+    title = choose_title(f.get("title") or facts.title, body, rel)
 
     owner_raw = next((f[k] for k in _OWNER_KEYS if f.get(k)), None)
     owner_raw = owner_raw or headers.get("owner") or headers.get("owners")
     owner = ", ".join(as_list(owner_raw)) if owner_raw else None
-    owner = owner or owners.owner_for(src.rel)
+    owner = owner or facts.owner
 
     updated_raw = (
         f.get("updated")
@@ -277,14 +262,14 @@ def parse_document(
         or headers.get("last_reviewed")
         or headers.get("last_updated")
     )
-    updated = parse_date(updated_raw, src.rel, "updated")
+    updated = parse_date(updated_raw, rel, "updated")
     if updated is None:
         # unknown without git or a date in the file: a file's mtime is when it was
         # copied or checked out, not when anybody reviewed it
-        updated = git.last_commit.get(src.rel)
+        updated = facts.updated
 
-    review = parse_duration_days(f.get("review_every") or headers.get("review_every"), src.rel)
-    doc_type = _doc_type(f, headers, src.rel)
+    review = parse_duration_days(f.get("review_every") or headers.get("review_every"), rel)
+    doc_type = _doc_type(f, headers, rel)
     access, problems = _access(fm, headers, config)
     problems += tuple(_unknown_keys(fm, config, {p.key for p in problems if p.key}))
     status = _status(f, headers, body)
@@ -292,10 +277,8 @@ def parse_document(
     if superseded_by is None and status in ("superseded", "deprecated"):
         superseded_by = superseded_by_text(body)
 
-    revision = git.revision(src.data)
-    content_hash = hashlib.sha256(src.data).hexdigest()
-    url = str(f["url"]) if f.get("url") else _url(src, git, revision, config.url_template)
-    service = f.get("service") or headers.get("service")
+    url = str(f["url"]) if f.get("url") else facts.url
+    service = f.get("service") or headers.get("service") or facts.service
     meta = DocumentMetadata(
         service=str(service).strip() if service else None,
         owner=owner,
@@ -305,17 +288,17 @@ def parse_document(
         doc_type=doc_type,
         access=access,
         tags=as_list(f.get("tags")),
-        revision=revision,
+        revision=facts.revision,
         url=url,
         superseded_by=str(superseded_by).strip() if superseded_by else None,
         alerts=as_list(f.get("alerts")),
     )
     doc = Document(
-        source_id=source_id_for(src.rel),
-        path=src.rel,
+        source_id=facts.source_id,
+        path=rel,
         title=title,
         text=text,
-        content_hash=content_hash,
+        content_hash=facts.content_hash,
         metadata=meta,
     )
-    return ParsedDocument(doc, fm.body_start, problems)
+    return ParsedDocument(doc, fm.body_start, problems, facts.anchors)

@@ -16,3 +16,11 @@ class MalformedDocumentError(IngestError):
         self.line = line
         where = f"{path}:{line}" if line is not None else path
         super().__init__(f"{where}: {reason}")
+
+
+class SourceConfigError(IngestError):
+    """The sources configuration is wrong (unknown kind, a missing token, a bad name)."""
+
+
+class SourceUnavailableError(IngestError):
+    """A source could not be read (its API refused or failed); nothing was changed."""

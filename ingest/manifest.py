@@ -2,7 +2,8 @@
 
 Written after every ingest into an embedded (local mode) data dir: the index
 generation and its publish stamp, the embedding model, and each live document's
-content hash. When a later run finds exactly the same documents, and the store's
+content hash. When a later run of a source finds exactly the documents of that
+source that the manifest lists (the other sources' entries do not matter), and the store's
 own generation marker (a file inside the store, see :mod:`retrieval.store_marker`)
 still names the same generation and stamp, nothing needs to happen and the
 vector store is not even opened (its client takes seconds to import). A store
@@ -19,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from ingest.sources.base import DEFAULT_SOURCE, owned
 from retrieval.store_marker import StoreMarker
 
 MANIFEST_FILE = "manifest.json"
@@ -97,8 +99,10 @@ def unchanged(
     model: str,
     collection: str,
     store: StoreMarker | None,
+    source: str = DEFAULT_SOURCE,
 ) -> bool:
-    """Does the manifest show exactly ``documents``, and does the store agree with it?"""
+    """Does the manifest show exactly ``documents`` as ``source``'s documents, and does
+    the store agree with it?"""
     return (
         manifest is not None
         and store is not None
@@ -106,5 +110,5 @@ def unchanged(
         and store == StoreMarker(manifest.generation, manifest.stamp)
         and manifest.model == model
         and manifest.collection == collection
-        and manifest.documents == dict(documents)
+        and owned(source, manifest.documents) == dict(documents)
     )

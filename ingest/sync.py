@@ -1,7 +1,8 @@
-"""Incremental sync of a runbook folder into the index.
+"""Incremental sync of one source into the index.
 
-Only documents whose content hash changed are chunked and embedded; documents
-whose files are gone are removed; files that cannot be parsed are reported and
+Only documents whose content hash changed are chunked and embedded; documents the
+source no longer has are removed, and only the source's own: syncing one source
+never touches another's documents. Documents that cannot be parsed are reported and
 skipped while their previously indexed version stays live (a link out of the
 runbook root is removed instead). Nothing becomes visible to searches until the
 final publish, which switches to a new generation in one step.
@@ -16,19 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from core.doc_ids import source_of
 from core.models import Chunk, Document
-from ingest.chunker import DEFAULT_MAX_TOKENS, chunk_document, estimate_tokens
-from ingest.documents import (
-    UNREADABLE_GROUP,
-    DocumentConfig,
-    ParsedDocument,
-    parse_document,
-    source_id_for,
-)
-from ingest.errors import MalformedDocumentError
-from ingest.git import read_git_info
-from ingest.owners import OwnerResolver
-from ingest.sources import Skipped, scan
+from ingest.chunker import DEFAULT_MAX_TOKENS, anchor_links, chunk_document, estimate_tokens
+from ingest.documents import UNREADABLE_GROUP, DocumentConfig, ParsedDocument
+from ingest.sources.base import DEFAULT_SOURCE, Skipped, Source, owned
+from ingest.sources.markdown_dir import MarkdownDirSource
 from retrieval.embeddings import Embedder
 
 if TYPE_CHECKING:
@@ -43,6 +37,7 @@ EMBED_WINDOW = 512
 
 @dataclass(frozen=True)
 class IngestOptions:
+    # a folder given as a path (not a Source) is read with these
     excludes: tuple[str, ...] = ()
     max_tokens: int = DEFAULT_MAX_TOKENS
     max_file_bytes: int = 1_000_000
@@ -54,6 +49,7 @@ class IngestOptions:
 
 @dataclass(frozen=True)
 class IngestReport:
+    source: str = DEFAULT_SOURCE
     added: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
     removed: tuple[str, ...] = ()
@@ -80,6 +76,7 @@ class IngestReport:
         """What ``ingest --json`` prints: the counts, and skipped files and problems as
         ``path:line: reason``."""
         return {
+            "source": self.source,
             "added": list(self.added),
             "changed": list(self.changed),
             "removed": list(self.removed),
@@ -100,6 +97,21 @@ class ParsedCorpus:
     warnings: tuple[str, ...]  # including ``problem_warnings``
     problems: tuple[Skipped, ...] = ()
     problem_warnings: tuple[str, ...] = ()  # the problems, summed up for a normal ingest
+    unchanged: tuple[str, ...] = ()  # ids the source did not read again: known unchanged
+
+    def versions(self, known: Mapping[str, str]) -> dict[str, str]:
+        """Every document of the source: id -> content hash."""
+        found = {p.document.source_id: p.document.content_hash for p in self.documents}
+        return {**{sid: known[sid] for sid in self.unchanged if sid in known}, **found}
+
+
+def as_source(source: Source | Path, options: IngestOptions) -> Source:
+    """``source``, or a folder given as a path as the default source."""
+    if isinstance(source, Path):
+        return MarkdownDirSource(
+            DEFAULT_SOURCE, source, options.documents, options.excludes, options.max_file_bytes
+        )
+    return source
 
 
 def _problem_warnings(docs: Sequence[ParsedDocument]) -> list[str]:
@@ -122,30 +134,27 @@ def _problem_warnings(docs: Sequence[ParsedDocument]) -> list[str]:
     return out
 
 
-def parse_corpus(root: Path, options: IngestOptions) -> ParsedCorpus:
-    found = scan(root, options.excludes, options.max_file_bytes)
-    git = read_git_info(root)
-    owners = OwnerResolver(root)
+def parse_corpus(
+    source: Source | Path, options: IngestOptions, known: Mapping[str, str] | None = None
+) -> ParsedCorpus:
+    """Read ``source``; ``known``: its documents' content hashes in the index."""
+    read = as_source(source, options).read(known or {})
     docs: list[ParsedDocument] = []
-    skipped = list(found.skipped)
-    warnings: list[str] = []
+    skipped = list(read.skipped)
+    warnings: list[str] = list(read.warnings)
     seen: dict[str, str] = {}
-    for src in found.files:
-        try:
-            parsed = parse_document(src, git, owners, options.documents)
-        except MalformedDocumentError as exc:
-            skipped.append(Skipped(src.rel, exc.reason, exc.line))
-            continue
-        sid = parsed.document.source_id
+    for parsed in read.documents:
+        doc = parsed.document
+        sid = doc.source_id
         if sid in seen:
-            skipped.append(Skipped(src.rel, f"same source id as {seen[sid]}"))
+            skipped.append(Skipped(doc.path, f"same source id as {seen[sid]}"))
             continue
-        seen[sid] = src.rel
+        seen[sid] = doc.path
         if options.known_groups is not None:
-            access = set(parsed.document.metadata.access) - {UNREADABLE_GROUP}
+            access = set(doc.metadata.access) - {UNREADABLE_GROUP}
             unknown = sorted(access - options.known_groups)
             if unknown:
-                warnings.append(f"{src.rel}: unknown access group(s) {', '.join(unknown)}")
+                warnings.append(f"{doc.path}: unknown access group(s) {', '.join(unknown)}")
         docs.append(parsed)
     problems = tuple(
         Skipped(p.document.path, problem.reason, problem.line)
@@ -153,7 +162,31 @@ def parse_corpus(root: Path, options: IngestOptions) -> ParsedCorpus:
         for problem in p.problems
     )
     summed = _problem_warnings(docs)
-    return ParsedCorpus(tuple(docs), tuple(skipped), (*warnings, *summed), problems, tuple(summed))
+    return ParsedCorpus(
+        tuple(docs),
+        tuple(skipped),
+        (*warnings, *summed),
+        problems,
+        tuple(summed),
+        read.unchanged,
+    )
+
+
+def _legacy_warnings(source: str, live: Mapping[str, str]) -> list[str]:
+    """Ids without a source name belong to the default source, whose sync replaces
+    them; until then, say they are there."""
+    legacy = sum(1 for sid in live if source_of(sid) is None)
+    if not legacy:
+        return []
+    if source == DEFAULT_SOURCE:
+        return [
+            f"{legacy} documents indexed before sources had names are replaced by "
+            f"'{DEFAULT_SOURCE}:...' ids (embedded once more)"
+        ]
+    return [
+        f"{legacy} documents indexed before sources had names stay until the source "
+        f"'{DEFAULT_SOURCE}' is synced (or the index is rebuilt with --reindex)"
+    ]
 
 
 class Ingestor:
@@ -170,14 +203,21 @@ class Ingestor:
         self._count = count_tokens or estimate_tokens
 
     def _chunks(self, parsed: ParsedDocument, options: IngestOptions) -> list[Chunk]:
-        return chunk_document(parsed.document, parsed.body_start, options.max_tokens, self._count)
+        chunks = chunk_document(parsed.document, parsed.body_start, options.max_tokens, self._count)
+        return anchor_links(chunks, parsed.anchors)
 
-    def run(self, root: Path, options: IngestOptions, check_only: bool = False) -> IngestReport:
+    def run(
+        self, source: Source | Path, options: IngestOptions, check_only: bool = False
+    ) -> IngestReport:
+        """Sync ``source`` (a folder given as a path: the default source) into the index;
+        only its own documents are added, changed or removed."""
         started = time.perf_counter()
-        corpus = parse_corpus(root, options)
+        source = as_source(source, options)
         if check_only:
+            corpus = parse_corpus(source, options)
             summed = set(corpus.problem_warnings)
             return IngestReport(
+                source=source.name,
                 added=tuple(p.document.source_id for p in corpus.documents),
                 skipped=corpus.skipped,
                 warnings=tuple(w for w in corpus.warnings if w not in summed),
@@ -187,16 +227,18 @@ class Ingestor:
         self._index.ensure(self._embedder.model_name, self._embedder.dimension)
         self._index.recover()
         live = self._index.manifest()
-        skipped_ids = {source_id_for(s.rel) for s in corpus.skipped if s.keep_previous}
-        present = {p.document.source_id for p in corpus.documents}
+        mine = owned(source.name, live)
+        corpus = parse_corpus(source, options, mine)
+        skipped_ids = {s.source_id for s in corpus.skipped if s.keep_previous and s.source_id}
+        present = {p.document.source_id for p in corpus.documents} | set(corpus.unchanged)
 
         added: list[str] = []
         changed: list[str] = []
         pending: list[Chunk] = []
         new_hashes: dict[str, str] = {}
         hollow: dict[str, str] = {}
-        unchanged = 0
-        warnings = list(corpus.warnings)
+        unchanged = len(set(corpus.unchanged) & set(mine))
+        warnings = list(corpus.warnings) + _legacy_warnings(source.name, live)
         for parsed in corpus.documents:
             doc: Document = parsed.document
             old = live.get(doc.source_id)
@@ -210,7 +252,7 @@ class Ingestor:
                 hollow[doc.source_id] = doc.content_hash
                 warnings.append(f"{doc.path}: no text to index (only front matter or headings)")
             pending.extend(chunks)
-        removed = sorted(set(live) - present - skipped_ids)
+        removed = sorted(set(mine) - present - skipped_ids)
 
         self._embed_and_stage(pending, options.progress)
         generation = self._index.publish(
@@ -219,6 +261,7 @@ class Ingestor:
         if self._snapshots is not None and (new_hashes or removed):
             self._snapshots.get(generation)  # build the new search snapshot now, not on a query
         return IngestReport(
+            source=source.name,
             added=tuple(added),
             changed=tuple(changed),
             removed=tuple(removed),
@@ -232,6 +275,27 @@ class Ingestor:
             generation=generation,
             stamp=self._index.marker().stamp,
             live={**{k: v for k, v in live.items() if k not in removed}, **new_hashes},
+        )
+
+    def remove_sources(self, keep: Sequence[str], floor: int = 0) -> IngestReport:
+        """Remove every document of a source not in ``keep`` (one no longer configured)."""
+        started = time.perf_counter()
+        self._index.ensure(self._embedder.model_name, self._embedder.dimension)
+        self._index.recover()
+        live = self._index.manifest()
+        mine = {sid for name in keep for sid in owned(name, live)}
+        removed = sorted(set(live) - mine)
+        generation = self._index.publish({}, removed, floor=floor)
+        if self._snapshots is not None and removed:
+            self._snapshots.get(generation)
+        return IngestReport(
+            source="(unconfigured sources)",
+            removed=tuple(removed),
+            chunks_total=self._index.count_live(),
+            seconds=time.perf_counter() - started,
+            generation=generation,
+            stamp=self._index.marker().stamp,
+            live={k: v for k, v in live.items() if k not in set(removed)},
         )
 
     def _embed_and_stage(self, chunks: Sequence[Chunk], progress: bool) -> None:

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
-from pathlib import PurePosixPath
 from typing import Protocol
 from urllib.parse import quote_plus
 
+from core.doc_ids import reference_id
 from core.models import (
     AbstainReason,
     Answer,
@@ -302,7 +302,7 @@ class ExtractiveAnswerer:
         target = cand.chunk.metadata.superseded_by
         if not target:
             return None
-        sid = str(PurePosixPath(target).with_suffix(""))
+        sid = reference_id(target, cand.doc.source_id, any_path=True)
         for c in r.runbooks:
             if c.active and c.doc.source_id == sid:
                 return c

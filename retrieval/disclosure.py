@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any
 
+from core.doc_ids import reference_id
 from core.models import Answer, AnswerWarning, Citation, DocumentMetadata
 from retrieval.snapshot import Snapshot
 
@@ -40,11 +40,11 @@ def snapshot_lookup(snapshot: Snapshot) -> DocumentLookup:
     return lookup
 
 
-def reference_source_id(reference: str) -> str:
-    """The source id a superseded-by reference names (``adr/0012-redis.md`` ->
-    ``adr/0012-redis``); free text stays as it is and matches no document."""
-    ref = reference.strip().removeprefix("./").lstrip("/")
-    return str(PurePosixPath(ref).with_suffix("")) if ref.endswith(".md") else ref
+def reference_source_id(reference: str, within: str | None = None) -> str:
+    """The source id a superseded-by reference of the document ``within`` names
+    (``adr/0012-redis.md`` -> ``<its source>:adr/0012-redis``); free text stays as it is
+    and matches no document."""
+    return reference_id(reference, within)
 
 
 def _document_lists(answer: Answer) -> Iterator[tuple[str, tuple[Any, ...]]]:
@@ -88,11 +88,14 @@ def mentioned_sources(answer: Answer, lookup: DocumentLookup | None = None) -> f
         for item in items:
             ids.add(item.source_id)
             if isinstance(item, Citation) and item.superseded_by:
-                ids.add(reference_source_id(item.superseded_by))
+                ids.add(reference_source_id(item.superseded_by, item.source_id))
     for warning in answer.warnings:
         if warning.source_id is not None:
             ids.add(warning.source_id)
-        ids.update(reference_source_id(r) for r in _warning_references(warning, answer, lookup))
+        ids.update(
+            reference_source_id(r, warning.source_id)
+            for r in _warning_references(warning, answer, lookup)
+        )
     return frozenset(ids)
 
 
@@ -137,7 +140,7 @@ def for_audience(answer: Answer, groups: frozenset[str], lookup: DocumentLookup)
                     left_out.append(_LIST_ITEM.get(name, name.removesuffix("s").replace("_", " ")))
                 continue
             successor = item.superseded_by if isinstance(item, Citation) else None
-            if successor and reference_source_id(successor) in withheld:
+            if successor and reference_source_id(successor, item.source_id) in withheld:
                 item = item.model_copy(update={"superseded_by": None})
                 left_out.append("superseded-by name")
             kept.append(item)
@@ -152,7 +155,7 @@ def for_audience(answer: Answer, groups: frozenset[str], lookup: DocumentLookup)
         hidden = [
             ref
             for ref in _warning_references(warning, answer, lookup)
-            if reference_source_id(ref) in withheld
+            if reference_source_id(ref, warning.source_id) in withheld
         ]
         for ref in hidden:
             message = message.replace(f" by {ref}", "")

@@ -29,6 +29,7 @@ from bot.commands.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, error
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime
+    from ingest.sources.base import Source
 
 log = logging.getLogger("runbook_bot.serve")
 
@@ -41,6 +42,9 @@ _WEB_MODES = {
 }
 
 
+WATCH_SOURCES = Path("")  # ``--watch`` without a folder: the sources file's sources
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--port", type=int, default=argparse.SUPPRESS, help="HTTP port (default: 3000)"
@@ -49,8 +53,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--host", default=DEFAULT_HOST, help=f"bind address (default: {DEFAULT_HOST})"
     )
     parser.add_argument(
-        "--watch", type=Path, default=None, metavar="DIR", help="re-ingest DIR when it changes"
+        "--watch",
+        type=Path,
+        nargs="?",
+        const=WATCH_SOURCES,
+        default=None,
+        metavar="DIR",
+        help="re-ingest DIR when it changes; without DIR, every source of the sources file",
     )
+
+
+def _watched(watch: Path | None, rt: Runtime) -> tuple[Source, ...] | str:
+    """The sources ``--watch`` names, or what is wrong with it."""
+    from ingest.errors import SourceConfigError
+
+    if watch is None:
+        return ()
+    if watch != WATCH_SOURCES:
+        if not watch.is_dir():
+            return f"--watch {watch} is not a directory"
+        return (rt.folder_source(watch),)
+    try:
+        sources = rt.configured_sources()
+    except SourceConfigError as exc:
+        return str(exc)
+    if not sources:
+        return "--watch without a folder needs a sources file (RUNBOOK_SOURCES_PATH)"
+    return sources
 
 
 def _metrics_where(port: int, token: str | None, metrics_address: str | None) -> str:
@@ -88,9 +117,9 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
             "(or set SLACK_APP_TOKEN to use Socket Mode)"
         )
         return EXIT_USAGE
-    watch_dir: Path | None = args.watch
-    if watch_dir is not None and not watch_dir.is_dir():
-        error(f"--watch {watch_dir} is not a directory")
+    watched = _watched(args.watch, rt)
+    if isinstance(watched, str):
+        error(watched)
         return EXIT_USAGE
 
     try:
@@ -132,7 +161,7 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
         handlers.close(wait=False)
         return EXIT_FAILED
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
-    watcher = RunbookWatcher(rt, watch_dir).start() if watch_dir is not None else None
+    watcher = RunbookWatcher(rt, watched).start() if watched else None
     socket_handler = None
     try:
         if socket_mode:
@@ -167,7 +196,7 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
                 token,
                 f"{METRICS_HOST}:{server.metrics_port}" if server.metrics_port else None,
             ),
-            f", watching {watch_dir}" if watch_dir is not None else "",
+            f", watching {', '.join(source.name for source in watched)}" if watched else "",
             extra={
                 "port": server.port,
                 "mode": "socket" if socket_mode else "http",

@@ -38,11 +38,11 @@ def test_unchanged_ingest_skips_the_store(tmp_path: Path, embedder: FastEmbedder
 
     (corpus / "platform/disk-full.md").unlink()
     changed = second.ingest(corpus)
-    assert changed.removed == ("platform/disk-full",)
+    assert changed.removed == ("runbooks:platform/disk-full",)
     assert "vector_index" in second.__dict__
     second.close()
     after = read_manifest(data)
-    assert after is not None and "platform/disk-full" not in after.documents
+    assert after is not None and "runbooks:platform/disk-full" not in after.documents
     assert after.generation == changed.generation
 
 
@@ -73,7 +73,7 @@ def test_store_restored_from_an_older_backup_is_not_trusted(
 
     (corpus / "platform/disk-full.md").unlink()
     second = runtime(data, embedder)
-    assert second.ingest(corpus).removed == ("platform/disk-full",)
+    assert second.ingest(corpus).removed == ("runbooks:platform/disk-full",)
     second.close()
     manifest = read_manifest(data)
     assert manifest is not None and manifest.generation == 2
@@ -83,9 +83,11 @@ def test_store_restored_from_an_older_backup_is_not_trusted(
     third = runtime(data, embedder)
     try:
         report = third.ingest(corpus)
-        assert report.removed == ("platform/disk-full",), "the restored store was not synced"
+        assert report.removed == ("runbooks:platform/disk-full",), (
+            "the restored store was not synced"
+        )
         assert report.generation == 3  # above every generation this data dir has served
-        assert "platform/disk-full" not in third.vector_index.manifest()
+        assert "runbooks:platform/disk-full" not in third.vector_index.manifest()
         assert all(d.path != "platform/disk-full.md" for d in third.searcher.search("disk full"))
     finally:
         third.close()

@@ -11,7 +11,7 @@ from bot.service_names import named_services, other_service
 from core.models import DocumentMetadata, SearchFilter
 from tests.conftest import SAMPLE_RUNBOOKS
 
-CHECKOUT = "checkout-api/database-connection-failures"
+CHECKOUT = "runbooks:checkout-api/database-connection-failures"
 
 
 def test_an_answer_restating_symptoms_opens_with_the_first_action_verbatim(

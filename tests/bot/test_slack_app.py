@@ -206,7 +206,7 @@ def test_feedback_click_is_acknowledged_and_recorded(slack: SlackHarness) -> Non
     assert sorted(f.value for f in feedback) == ["helpful", "not_helpful"]
     first = next(f for f in feedback if f.value == "helpful")
     assert first.question == "checkout-api database connection refused"
-    assert "checkout-api/database-connection-failures" in first.cited
+    assert "runbooks:checkout-api/database-connection-failures" in first.cited
     assert first.service == "checkout-api"
     assert first.user_hash and "U0ALICE01" not in first.user_hash
 

@@ -9,11 +9,12 @@ import pytest
 
 from core.models import Document
 from ingest.chunker import chunk_document
-from ingest.documents import UNREADABLE_GROUP, DocumentConfig, ParsedDocument, parse_document
+from ingest.documents import UNREADABLE_GROUP, DocumentConfig, ParsedDocument
 from ingest.errors import MalformedDocumentError
-from ingest.git import GitInfo, blob_id, read_git_info
-from ingest.owners import OwnerResolver
-from ingest.sources import scan
+from ingest.sources.files import scan
+from ingest.sources.git import GitInfo, blob_id, read_git_info
+from ingest.sources.markdown_dir import parse_file
+from ingest.sources.owners import OwnerResolver
 
 CONFIG = DocumentConfig("everyone", "https://git.example/blob/{revision}/{path}#L{line}")
 
@@ -27,7 +28,7 @@ def write(root: Path, rel: str, text: str) -> None:
 def parse_all(root: Path) -> dict[str, Document]:
     git = read_git_info(root)
     owners = OwnerResolver(root)
-    return {s.rel: parse_document(s, git, owners, CONFIG).document for s in scan(root).files}
+    return {s.rel: parse_file(s, git, owners, CONFIG).document for s in scan(root).files}
 
 
 def test_front_matter_metadata(tmp_path: Path) -> None:
@@ -40,7 +41,7 @@ def test_front_matter_metadata(tmp_path: Path) -> None:
     doc = parse_all(tmp_path)["db/conn.md"]
     m = doc.metadata
     assert doc.title == "DB conn"
-    assert doc.source_id == "db/conn"
+    assert doc.source_id == "runbooks:db/conn"
     assert (m.service, m.owner, m.updated) == ("checkout-api", "@checkout", date(2026, 1, 5))
     assert m.review_every_days == 30
     assert m.access == ("sre",)
@@ -141,7 +142,7 @@ def test_a_site_generator_type_field_neither_skips_nor_retypes(tmp_path: Path) -
 def parse_one(root: Path, rel: str, config: DocumentConfig = CONFIG) -> ParsedDocument:
     git = read_git_info(root)
     src = next(s for s in scan(root).files if s.rel == rel)
-    return parse_document(src, git, OwnerResolver(root), config)
+    return parse_file(src, git, OwnerResolver(root), config)
 
 
 @pytest.mark.parametrize(
@@ -257,6 +258,6 @@ def test_front_matter_alerts_name_the_alerts_a_runbook_answers(tmp_path: Path) -
     assert docs["k8s/none.md"].metadata.alerts == ()
     git, owners = read_git_info(tmp_path), OwnerResolver(tmp_path)
     problems = [
-        p for s in scan(tmp_path).files for p in parse_document(s, git, owners, CONFIG).problems
+        p for s in scan(tmp_path).files for p in parse_file(s, git, owners, CONFIG).problems
     ]
     assert problems == []  # a known key, not reported as unknown

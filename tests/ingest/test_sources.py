@@ -3,8 +3,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ingest.owners import OwnerResolver
-from ingest.sources import scan
+from ingest.sources.files import scan
+from ingest.sources.owners import OwnerResolver
 
 
 def write(root: Path, rel: str, data: bytes | str) -> None:

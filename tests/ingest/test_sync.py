@@ -83,7 +83,11 @@ def paths(rt: Runtime, q: str, flt: SearchFilter | None = None) -> list[str]:
 
 def test_first_ingest_then_unchanged_embeds_nothing(rt: Runtime, corpus: Path) -> None:
     first = rt.ingestor.run(corpus, rt.ingest_options())
-    assert sorted(first.added) == ["checkout/db", "platform/disk", "sre/glass"]
+    assert sorted(first.added) == [
+        "runbooks:checkout/db",
+        "runbooks:platform/disk",
+        "runbooks:sre/glass",
+    ]
     assert first.chunks_embedded == first.chunks_total > 0
     assert first.generation == 1
     again = rt.ingestor.run(corpus, rt.ingest_options())
@@ -99,15 +103,15 @@ def test_changed_and_deleted_files(rt: Runtime, corpus: Path) -> None:
     write(corpus, "checkout/db.md", DB.replace("pgbouncer", "odyssey-pooler"))
     (corpus / "platform/disk.md").unlink()
     report = rt.ingestor.run(corpus, rt.ingest_options())
-    assert report.changed == ("checkout/db",)
-    assert report.removed == ("platform/disk",)
+    assert report.changed == ("runbooks:checkout/db",)
+    assert report.removed == ("runbooks:platform/disk",)
     assert report.generation == 2
     assert "platform/disk.md" not in paths(rt, "journalctl vacuum disk full")
     top = rt.searcher.search("odyssey-pooler restart", 1)[0]
     assert top.path == "checkout/db.md"
     assert all("pgbouncer" not in h.chunk.text for h in top.hits)
     live = rt.vector_index.manifest()
-    assert set(live) == {"checkout/db", "sre/glass"}
+    assert set(live) == {"runbooks:checkout/db", "runbooks:sre/glass"}
 
 
 def test_malformed_file_is_skipped_and_old_version_stays(rt: Runtime, corpus: Path) -> None:
@@ -138,7 +142,7 @@ def test_failed_run_leaves_previous_index_searchable(
     hits = rt.searcher.search("page the DBA escalation", 5)
     assert all("Escalation" not in h.chunk.section for d in hits for h in d.hits)
     report = rt.ingestor.run(corpus, rt.ingest_options())
-    assert report.changed == ("checkout/db",)
+    assert report.changed == ("runbooks:checkout/db",)
 
 
 def test_exact_identifier_queries(rt: Runtime, corpus: Path) -> None:
@@ -183,7 +187,7 @@ def test_held_embedded_index_is_reported(rt: Runtime, corpus: Path, tmp_path: Pa
 def test_excludes_and_runbookignore(rt: Runtime, corpus: Path) -> None:
     write(corpus, ".runbookignore", "platform/\n")
     report = rt.ingestor.run(corpus, rt.ingest_options(excludes=("sre/*",)))
-    assert sorted(report.added) == ["checkout/db"]
+    assert sorted(report.added) == ["runbooks:checkout/db"]
 
 
 def test_keyword_snapshot_survives_restart(
@@ -230,13 +234,13 @@ def test_links_out_of_the_root_are_skipped_and_removed(
 
     # a link that was indexed while it pointed inside the root goes when it points out
     (corpus / "glass-link.md").symlink_to(corpus / "sre/glass.md")
-    assert rt.ingestor.run(corpus, rt.ingest_options()).added == ("glass-link",)
+    assert rt.ingestor.run(corpus, rt.ingest_options()).added == ("runbooks:glass-link",)
     (corpus / "glass-link.md").unlink()
     (corpus / "glass-link.md").symlink_to(outside / "private.md")
     report = rt.ingestor.run(corpus, rt.ingest_options())
-    assert report.removed == ("glass-link",)
+    assert report.removed == ("runbooks:glass-link",)
     assert "launch codes" not in live_texts(rt)
-    assert "glass-link" not in rt.vector_index.manifest()
+    assert "runbooks:glass-link" not in rt.vector_index.manifest()
 
 
 def test_broken_access_is_readable_by_nobody(rt: Runtime, corpus: Path) -> None:
@@ -254,7 +258,7 @@ def test_broken_access_is_readable_by_nobody(rt: Runtime, corpus: Path) -> None:
         "## Steps\n\nRotate the kms-rootkey with the offline ceremony laptop.\n",
     )
     report = rt.ingestor.run(corpus, rt.ingest_options())
-    assert {"sre/typo", "sre/empty"} <= set(report.added)
+    assert {"runbooks:sre/typo", "runbooks:sre/empty"} <= set(report.added)
     assert any(
         w.startswith("sre/typo.md:3: unknown front matter key 'acess'") for w in report.warnings
     )
@@ -274,7 +278,7 @@ def test_documents_without_text_are_not_added_again(rt: Runtime, corpus: Path) -
     write(corpus, "todo/placeholder.md", HOLLOW)
     write(corpus, "todo/headings.md", HEADINGS)
     first = rt.ingestor.run(corpus, rt.ingest_options())
-    assert {"todo/placeholder", "todo/headings"} <= set(first.added)
+    assert {"runbooks:todo/placeholder", "runbooks:todo/headings"} <= set(first.added)
     assert sum("no text to index" in w for w in first.warnings) == 2
     again = rt.ingestor.run(corpus, rt.ingest_options())
     assert (again.added, again.changed, again.removed) == ((), (), ())
@@ -284,9 +288,12 @@ def test_documents_without_text_are_not_added_again(rt: Runtime, corpus: Path) -
     write(corpus, "todo/headings.md", HEADINGS + "\nScale payments-ledger to 6 pods.\n")
     (corpus / "todo/placeholder.md").unlink()
     third = rt.ingestor.run(corpus, rt.ingest_options())
-    assert (third.changed, third.removed) == (("todo/headings",), ("todo/placeholder",))
+    assert (third.changed, third.removed) == (
+        ("runbooks:todo/headings",),
+        ("runbooks:todo/placeholder",),
+    )
     assert paths(rt, "payments-ledger")[0] == "todo/headings.md"
-    assert "todo/placeholder" not in rt.vector_index.manifest()
+    assert "runbooks:todo/placeholder" not in rt.vector_index.manifest()
 
 
 def _crash(*args: object, **kwargs: object) -> None:
@@ -306,12 +313,12 @@ def test_crash_before_the_switch_keeps_the_old_version_and_is_rolled_back(
     monkeypatch.undo()
     assert len(all_points(rt)) > old_points  # the half-published version is in the store
     assert rt.vector_index.generation() == 1
-    assert rt.vector_index.manifest()["checkout/db"] != ""
+    assert rt.vector_index.manifest()["runbooks:checkout/db"] != ""
     texts = "\n".join(c.text for c in rt.vector_index.live_chunks())
     assert "pgbouncer" in texts and "odyssey-pooler" not in texts
 
     report = rt.ingestor.run(corpus, rt.ingest_options())
-    assert report.changed == ("checkout/db",)
+    assert report.changed == ("runbooks:checkout/db",)
     assert report.generation == 2
     assert len(all_points(rt)) == report.chunks_total  # nothing left over
     texts = live_texts(rt)

@@ -77,7 +77,7 @@ def test_superseded_adr_answers_from_current(sample_runtime: Runtime) -> None:
     assert answer.citations[0].path == "adr/0012-session-store-redis.md"
     kinds = {w.kind: w for w in answer.warnings}
     assert "superseded" in kinds
-    assert kinds["superseded"].source_id == "adr/0007-session-store-memcached"
+    assert kinds["superseded"].source_id == "runbooks:adr/0007-session-store-memcached"
     assert_verbatim(answer)
 
 
@@ -174,10 +174,10 @@ def test_a_pinned_document_is_the_answer_however_the_words_match(
     sample_runtime: Runtime,
 ) -> None:
     # the alert's runbook_url names the runbook: its words need not match the question
-    pinned = EVERYONE.model_copy(update={"sources": ("orders/queue-backlog",)})
+    pinned = EVERYONE.model_copy(update={"sources": ("runbooks:orders/queue-backlog",)})
     answer = sample_runtime.extractive.answer("SomethingVague fired on prod", pinned)
     assert answer.state == "answer"
-    assert {c.source_id for c in answer.citations} == {"orders/queue-backlog"}
+    assert {c.source_id for c in answer.citations} == {"runbooks:orders/queue-backlog"}
     assert not answer.related  # nothing from other documents
     assert_verbatim(answer)
     unpinned = sample_runtime.extractive.answer("SomethingVague fired on prod", EVERYONE)
@@ -185,7 +185,7 @@ def test_a_pinned_document_is_the_answer_however_the_words_match(
 
 
 def test_a_pinned_document_the_scope_may_not_read_is_not_shown(sample_runtime: Runtime) -> None:
-    pinned = EVERYONE.model_copy(update={"sources": ("sre/break-glass-access",)})
+    pinned = EVERYONE.model_copy(update={"sources": ("runbooks:sre/break-glass-access",)})
     answer = sample_runtime.extractive.answer("what do i do", pinned)
     assert answer.state != "answer"
     assert answer.reason == "access-denied"

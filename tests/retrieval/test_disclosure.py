@@ -186,3 +186,22 @@ def test_access_is_judged_by_the_live_index_not_the_stored_citation() -> None:
     stale = cite("incidents/secret-breach", access=("everyone",))
     shown = for_audience(answer(related=(stale,)), EVERYONE, lookup)
     assert shown.answer.related == ()
+
+
+def test_a_reference_names_a_document_of_the_same_source() -> None:
+    assert reference_source_id("adr/0012.md", "payments:adr/0007") == "payments:adr/0012"
+    assert reference_source_id("ADR-0012", "payments:adr/0007") == "ADR-0012"
+    index = {
+        "payments:billing/retry-old": INDEX["billing/retry-old"],
+        "payments:billing/retry-internal": INDEX["billing/retry-internal"],
+        "checkout:billing/retry-internal": DocumentMetadata(access=("everyone",)),
+    }
+    note = RETRY_NOTE.model_copy(update={"source_id": "payments:billing/retry-old"})
+    a = answer(
+        citations=(cite("payments:billing/retry-old", "Retry (old)", access=("everyone",)),),
+        warnings=(note,),
+    )
+    # checkout's readable document of the same path does not make payments' readable
+    shown = for_audience(a, EVERYONE, index.get)
+    assert shown.withheld == {"payments:billing/retry-internal"}
+    assert [w.message for w in shown.answer.warnings] == ["'Retry (old)' is superseded."]

@@ -363,7 +363,7 @@ def injected_runtime(
     (corpus / INJECTED_PATH).write_text(INJECTED_RUNBOOK, encoding="utf-8")
     rt = Runtime(load_settings(data_dir=data), embedder=embedder)
     report = rt.ingestor.run(corpus, rt.ingest_options())
-    assert INJECTED_PATH.removesuffix(".md") in report.added, report.summary()
+    assert "runbooks:" + INJECTED_PATH.removesuffix(".md") in report.added, report.summary()
     yield rt
     rt.close()
 

@@ -115,12 +115,12 @@ def test_matcher_over_the_sample_index(sample_runtime: Runtime) -> None:
     found = matcher.find(
         "https://github.com/acme/runbooks/blob/main/orders/queue-backlog.md", "Whatever"
     )
-    assert (found.source_id, found.matched_by) == ("orders/queue-backlog", "runbook_url")
+    assert (found.source_id, found.matched_by) == ("runbooks:orders/queue-backlog", "runbook_url")
     assert found.unindexed_url is None
     # an unindexed runbook_url is reported, and the alert name still finds the runbook
     missing = "https://github.com/acme/runbooks/blob/main/orders/gone.md"
     found = matcher.find(missing, "OrderEventsDlqGrowing")
-    assert (found.source_id, found.matched_by) == ("orders/queue-backlog", "alert_name")
+    assert (found.source_id, found.matched_by) == ("runbooks:orders/queue-backlog", "alert_name")
     assert found.unindexed_url == missing
     found = matcher.find(None, "NodeDiskAlmostFull")
     assert found.source_id is None and found.unindexed_url is None

@@ -44,6 +44,7 @@ PEM = (
 )
 PLANTED_QUESTIONS = [
     "checkout-api database connection refused, aws key " + "AKIA" + "PLANTED0EXAMPLE1",
+    "certificate expiry on the ingress, what now? aws key " + "AKIA" + "PLANTED0EXAMPLE2",
     "slack bot fails with " + "xoxb-" + "1111111111-2222222222-PlantedSlackToken00",
     "git push rejected using " + "ghp_" + "Planted0123456789abcdefghijklmnopqrst",
     "is this key right? " + PEM,

@@ -98,6 +98,7 @@ def test_ingest_json_reports_counts_and_exit_0(
     assert printed.count("\n") == 1  # one line
     report = json.loads(printed)
     assert set(report) == {
+        "source",
         "added",
         "changed",
         "removed",
@@ -109,7 +110,8 @@ def test_ingest_json_reports_counts_and_exit_0(
         "generation",
         "seconds",
     }
-    assert report["added"] == ["good"] and report["skipped"] == []
+    assert report["source"] == "runbooks" and report["skipped"] == []
+    assert report["added"] == ["runbooks:good"]
     assert report["chunks_embedded"] == report["chunks_total"] > 0
     (root / "bad.md").write_text("---\ntitle: [unclosed\n---\n# Bad\n")
     assert main(["--data-dir", data, "ingest", str(root), "--json"]) == 3

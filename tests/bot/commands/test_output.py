@@ -10,7 +10,7 @@ import pytest
 
 from bot.commands import output
 from core.models import AnswerWarning
-from ingest.sources import Skipped
+from ingest.sources.base import Skipped
 from ingest.sync import IngestReport
 from state.answer_cache import CacheStats
 

@@ -127,7 +127,7 @@ def test_stale_report_ranks_by_citations_from_redis(
                 scope_id="s",
                 question="es cluster red",
                 state="answer",
-                cited=["search/elasticsearch-cluster-red"],
+                cited=["runbooks:search/elasticsearch-cluster-red"],
             )
         )
     rows, err = stale_json(capsys, sample_data_dir)

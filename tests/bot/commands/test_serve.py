@@ -52,3 +52,32 @@ def test_serve_usage_errors_exit_2(
     assert done.returncode == 2, done.stderr
     assert message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_watch_without_a_folder_needs_a_sources_file(tmp_path: Path) -> None:
+    done = serve(tmp_path, "--watch", SLACK_BOT_TOKEN="xoxb-1", SLACK_SIGNING_SECRET="s")
+    assert done.returncode == 2, done.stderr
+    assert "--watch without a folder needs a sources file (RUNBOOK_SOURCES_PATH)" in done.stderr
+
+
+def test_watch_without_a_folder_watches_every_source(tmp_path: Path) -> None:
+    from bot.commands.serve import WATCH_SOURCES, _watched
+    from bot.runtime import Runtime
+    from bot.settings import load_settings
+
+    for name in ("payments", "checkout"):
+        (tmp_path / name).mkdir()
+    sources = tmp_path / "sources.yaml"
+    sources.write_text(
+        "sources:\n"
+        "  - {name: payments, kind: markdown_dir, path: payments}\n"
+        "  - {name: checkout, kind: markdown_dir, path: checkout}\n",
+        encoding="utf-8",
+    )
+    rt = Runtime(load_settings(data_dir=tmp_path / "d", sources_path=sources))
+    watched = _watched(WATCH_SOURCES, rt)
+    assert not isinstance(watched, str)
+    assert [s.name for s in watched] == ["payments", "checkout"]
+    assert {s.watch_path for s in watched} == {tmp_path / "payments", tmp_path / "checkout"}
+    folder = _watched(tmp_path / "payments", rt)
+    assert not isinstance(folder, str) and [s.name for s in folder] == ["runbooks"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pathspec
 import yaml
 
-from ingest.sources import inside_root
+from ingest.sources.files import inside_root
 
 CODEOWNERS_LOCATIONS = ("CODEOWNERS", ".github/CODEOWNERS", "docs/CODEOWNERS")
 OWNERS_FILE = "OWNERS"

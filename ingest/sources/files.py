@@ -1,4 +1,8 @@
-"""Find the runbook files under a root, honouring .runbookignore and excludes."""
+"""Find the Markdown files under a folder, honouring .runbookignore and excludes.
+
+Only regular files inside the folder are read (symlinks are resolved and must stay
+inside it); binary, oversized, non-UTF-8 and empty files are skipped with a reason.
+"""
 
 from __future__ import annotations
 
@@ -11,8 +15,10 @@ from pathlib import Path
 
 import pathspec
 
+from core.doc_ids import MARKDOWN_SUFFIXES
+from ingest.sources.base import Skipped
+
 IGNORE_FILE = ".runbookignore"
-MARKDOWN_SUFFIXES = (".md", ".markdown")
 ALWAYS_SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__"})
 
 
@@ -21,20 +27,6 @@ class SourceFile:
     path: Path  # absolute
     rel: str  # POSIX path relative to the root
     data: bytes
-
-
-@dataclass(frozen=True)
-class Skipped:
-    rel: str
-    reason: str
-    line: int | None = None
-    # False when the file must not stay searchable at all (e.g. a link out of the root):
-    # its previously indexed version is removed instead of kept
-    keep_previous: bool = True
-
-    def __str__(self) -> str:
-        where = f"{self.rel}:{self.line}" if self.line is not None else self.rel
-        return f"{where}: {self.reason}"
 
 
 @dataclass(frozen=True)
