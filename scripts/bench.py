@@ -335,10 +335,13 @@ SECTIONS = {
 # --------------------------------------------------------------------------- the runner
 
 
-def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[str, float, float]:
-    """(stdout, wall seconds, peak RSS MB) of a child process."""
+def run_child(
+    argv: list[str], env: dict[str, str] | None = None, quiet: bool = False
+) -> tuple[str, float, float]:
+    """(stdout, wall seconds, peak RSS MB) of a child process (``quiet``: no stderr)."""
     t = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True)
+    err = subprocess.DEVNULL if quiet else None
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=err, text=True)
     assert proc.stdout is not None
     out = proc.stdout.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -358,7 +361,7 @@ def section(work: Path, name: str, *args: object) -> tuple[Rows, float]:
 
 
 def cli(data: Path, *args: str, env: dict[str, str] | None = None) -> tuple[str, float, float]:
-    return run_child([str(CLI), "--data-dir", str(data), *args], env)
+    return run_child([str(CLI), "--data-dir", str(data), *args], env, quiet=True)
 
 
 def bench_ingest(work: Path, docs: int) -> Rows:
