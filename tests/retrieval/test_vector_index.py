@@ -106,7 +106,7 @@ def test_embedded_query_answers_from_the_snapshot_without_opening_the_store(
 
     rt = Runtime(settings, embedder=embedder)
     hits = rt.searcher.search("checkout-api database connection refused", 3)
-    assert hits and hits[0].source_id.startswith("checkout-api/")
+    assert hits and hits[0].path.startswith("checkout-api/")
     assert not rt.store.opened and "vector_index" not in rt.__dict__
 
     # a snapshot that no longer matches its checksums is rebuilt from the store
