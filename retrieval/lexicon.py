@@ -13,7 +13,8 @@ both, so confidence does not fall because an engineer wrote informally.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 
 # Contractions typed without the apostrophe, and what tokenizing "hasn't" leaves behind.
 CONTRACTIONS = frozenset(
@@ -53,22 +54,37 @@ def _stems(word: str) -> Iterable[str]:
             yield base[:-1]
 
 
-def _english() -> frozenset[str]:
+def _english() -> AbstractSet[str]:
     from english_words import get_english_words_set
 
-    return frozenset(get_english_words_set(["web2"], lower=True))
+    return get_english_words_set(["web2"], lower=True)  # read only from here on
 
 
 class Lexicon:
     """``word in lexicon``: an ordinary word (any case), not a name."""
 
-    def __init__(self, model_words: Iterable[str] = (), *, dictionary: bool = True) -> None:
-        self._model = frozenset(w.lower() for w in model_words)
+    def __init__(
+        self,
+        model_words: Iterable[str] | Callable[[], Iterable[str]] = (),
+        *,
+        dictionary: bool = True,
+    ) -> None:
+        # a callable is asked on first use: reading the model's vocabulary loads the model
+        self._model_source = model_words
+        self._model: frozenset[str] | None = None
         self._use_dictionary = dictionary
-        self._dictionary: frozenset[str] | None = None
+        self._dictionary: AbstractSet[str] | None = None
         self._lock = threading.Lock()
 
-    def _words(self) -> frozenset[str]:
+    def _model_words(self) -> frozenset[str]:
+        with self._lock:
+            if self._model is None:
+                source = self._model_source
+                words = source() if callable(source) else source
+                self._model = frozenset(w.lower() for w in words)
+            return self._model
+
+    def _words(self) -> AbstractSet[str]:
         if not self._use_dictionary:
             return frozenset()
         with self._lock:
@@ -77,7 +93,8 @@ class Lexicon:
             return self._dictionary
 
     def warm(self) -> None:
-        """Load the dictionary now (a server does this before its first question)."""
+        """Load both word lists now (a server does this before its first question)."""
+        self._model_words()
         self._words()
 
     def __contains__(self, word: object) -> bool:
@@ -87,7 +104,7 @@ class Lexicon:
         if w in CONTRACTIONS or w in SHORTHAND:
             return True
         candidates = list(_stems(w))
-        if any(c in self._model for c in candidates):
+        if any(c in self._model_words() for c in candidates):
             return True
         if not w.isalpha():
             return False
