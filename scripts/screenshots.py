@@ -35,7 +35,7 @@ DESKTOP = {"width": 1200, "height": 900}
 PHONE = {"width": 390, "height": 844}
 MAX_DESKTOP_HEIGHT = 1500
 ANSWERED = "elasticsearch cluster red"
-UNSURE = "who approves a production database schema change"
+UNSURE = "who owns the mobile app release process"
 UNANSWERED = (
     "frobnicate the quantum llama zxqv",
     "xylophone tuning for the lobby piano",
