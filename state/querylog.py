@@ -136,16 +136,20 @@ def build_feedback(
     )
 
 
-class QueryLog(Protocol):
+class QueryLogReader(Protocol):
+    """What reports read of the query log: recent questions and the feedback on them."""
+
+    def recent(self, days: float) -> list[QueryRecord]: ...
+
+    def recent_feedback(self, days: float) -> list[Feedback]: ...
+
+
+class QueryLog(QueryLogReader, Protocol):
     """Questions and the feedback on their answers: written fail-soft, read by reports."""
 
     def record(self, rec: QueryRecord) -> None: ...
 
     def record_feedback(self, fb: Feedback) -> None: ...
-
-    def recent(self, days: float) -> list[QueryRecord]: ...
-
-    def recent_feedback(self, days: float) -> list[Feedback]: ...
 
 
 # --- serialization ---------------------------------------------------------------------

@@ -33,7 +33,7 @@ from bot.commands.output import (
 if TYPE_CHECKING:
     from bot.settings import Settings
     from core.models import Chunk
-    from state.querylog import Feedback, QueryRecord
+    from state.querylog import QueryLogReader
 
 HELP = "runbook health reports: stale documents, unanswered questions"
 FORMATS = ("table", "json", "slack")
@@ -47,12 +47,6 @@ class _Snapshot(Protocol):
 
 class _Searcher(Protocol):
     def snapshot(self) -> _Snapshot: ...
-
-
-class QueryLogReader(Protocol):
-    def recent(self, days: float) -> list[QueryRecord]: ...
-
-    def recent_feedback(self, days: float) -> list[Feedback]: ...
 
 
 class Runtime(Protocol):

@@ -12,7 +12,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from slack_bolt import App
 
@@ -28,18 +28,12 @@ from bot.slack.directory import SlackUsergroupDirectory
 from bot.slack.home_view import HomeData, home_view, render_home
 from core.models import Chunk
 from retrieval.permissions import DirectoryError
-from state.querylog import Feedback, QueryRecord
+from state.querylog import Feedback, QueryLogReader, QueryRecord
 
 log = logging.getLogger("runbook_bot.slack")
 GAPS_DAYS = 30
 _USER = re.compile(r"^<@([UW][A-Z0-9]+)(?:\|[^>]*)?>$")
 _SUBTEAM = re.compile(r"^<!subteam\^(S[A-Z0-9]+)(?:\|([^>]*))?>$")
-
-
-class QueryLogReader(Protocol):
-    def recent(self, days: float) -> list[QueryRecord]: ...
-
-    def recent_feedback(self, days: float) -> list[Feedback]: ...
 
 
 @dataclass(frozen=True)

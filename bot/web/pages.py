@@ -64,7 +64,7 @@ from retrieval.doc_warnings import is_stale
 from retrieval.errors import EmbeddingError, IndexUnavailableError
 from retrieval.permissions import Scope
 from retrieval.snapshot import Snapshot
-from state.querylog import Feedback, QueryLogError, QueryRecord
+from state.querylog import QueryLogError, QueryLogReader
 
 log = logging.getLogger("runbook_bot.web")
 
@@ -81,6 +81,7 @@ LOGOUT_PATH = "/auth/logout"
 
 SURFACE = "web"
 LOCAL_USER = "web-local"  # the query log's user in local mode (hashed like any other)
+MAX_SERVICE_CHARS = 100
 MAX_QUESTION_CHARS = 2_000
 SEARCH_RESULTS = 10
 DOC_TYPES = ("runbook", "incident", "adr", "doc")
@@ -107,12 +108,6 @@ class Searcher(Protocol):
     ) -> list[DocumentHits]: ...
 
     def snapshot(self, generation: int | None = None) -> Snapshot: ...
-
-
-class QueryLogReader(Protocol):
-    def recent(self, days: float) -> list[QueryRecord]: ...
-
-    def recent_feedback(self, days: float) -> list[Feedback]: ...
 
 
 @dataclass(frozen=True)
@@ -170,6 +165,14 @@ def _window(raw: str | None) -> int:
     except ValueError:
         return DEFAULT_WINDOW_DAYS
     return min(max(n, 1), MAX_WINDOW_DAYS)
+
+
+def _search_params(params: Mapping[str, str]) -> tuple[str, str, str]:
+    """(query, doc_type, service) of a search, from its address or its form, cleaned."""
+    query = clean_question(params.get("q", ""))[:MAX_QUESTION_CHARS]
+    doc_type = _one_of(params.get("doc_type"), DOC_TYPES)
+    service = (params.get("service") or "").strip()[:MAX_SERVICE_CHARS]
+    return query, doc_type, service
 
 
 def _one_of(raw: str | None, allowed: Sequence[str]) -> str:
@@ -402,11 +405,8 @@ class WebPages:
         gate = self._gate(request)
         if not isinstance(gate, Viewer):
             return gate
-        params = request.query_params
-        raw = params.get("q", "")
-        query = clean_question(raw)[:MAX_QUESTION_CHARS]
-        doc_type = _one_of(params.get("doc_type"), DOC_TYPES)
-        service = (params.get("service") or "").strip()[:100]
+        raw = request.query_params.get("q", "")
+        query, doc_type, service = _search_params(request.query_params)
         if query != raw:
             return self.redirect(self._search_url(query, doc_type, service))
         request_id = new_request_id()
@@ -446,10 +446,7 @@ class WebPages:
         form = await self._checked_form(request, gate)
         if not isinstance(form, dict):
             return form
-        query = clean_question(form.get("q", ""))[:MAX_QUESTION_CHARS]
-        doc_type = _one_of(form.get("doc_type"), DOC_TYPES)
-        service = (form.get("service") or "").strip()[:100]
-        return self.redirect(self._search_url(query, doc_type, service))
+        return self.redirect(self._search_url(*_search_params(form)))
 
     async def stale(self, request: Request) -> Response:
         gate = self._gate(request)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.models import Document, DocumentMetadata
-from ingest.chunker import chunk_document
+from ingest.chunker import DEFAULT_MAX_TOKENS, chunk_document
 from retrieval.composer import (
     MAX_QUOTE_CHARS,
     ScoredPart,
@@ -42,7 +42,7 @@ Promote the replica when the primary is down.
 """
 
 
-def parts_of(text: str) -> list[Part]:
+def parts_of(text: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> list[Part]:
     d = Document(
         source_id="orders/db",
         path="orders/db.md",
@@ -51,7 +51,7 @@ def parts_of(text: str) -> list[Part]:
         content_hash="h",
         metadata=DocumentMetadata(),
     )
-    return document_parts(chunk_document(d, 0))
+    return document_parts(chunk_document(d, 0, max_tokens))
 
 
 STATS = TermStats.from_doc_terms({"orders": tokenize(TEXT), "other": tokenize("unrelated words")})
@@ -143,15 +143,7 @@ def test_a_short_part_is_quoted_whole() -> None:
 def test_a_section_split_over_chunks_is_quoted_from_its_first_piece() -> None:
     intro = "\n\n".join(f"Paragraph {i}: " + "check the replica lag first " * 10 for i in range(3))
     text = f"# T\n\n## Fail over\n\n{intro}\n\n1. Promote the replica.\n2. Restart the pooler.\n"
-    d = Document(
-        source_id="t",
-        path="t.md",
-        title="T",
-        text=text,
-        content_hash="h",
-        metadata=DocumentMetadata(),
-    )
-    parts = document_parts(chunk_document(d, 0, max_tokens=128))
+    parts = parts_of(text, max_tokens=128)  # small chunks: the section is split
     group = pieces(parts[-1], parts)
     assert len(group) > 1 and group[-1] is parts[-1]  # the section was split
     quotes = quote_parts(parts[-1], parts, tokenize("promote"), STATS)  # chosen by its end...
@@ -179,15 +171,7 @@ def test_a_piece_holding_only_link_definitions_is_not_quoted() -> None:
     )
     links = "\n".join(f"[desk{i}]: https://example.com/support/{i}" for i in range(12))
     text = f"# T\n\n## Contact\n\n{intro}\n\n{links}\n"
-    d = Document(
-        source_id="t",
-        path="t.md",
-        title="T",
-        text=text,
-        content_hash="h",
-        metadata=DocumentMetadata(),
-    )
-    parts = document_parts(chunk_document(d, 0, max_tokens=128))
+    parts = parts_of(text, max_tokens=128)  # small chunks: the section is split
     group = pieces(parts[0], parts)
     assert len(group) > 1 and group[-1].body.lstrip().startswith("[desk")  # split off
     quotes = quote_parts(parts[0], parts, tokenize("email"), STATS)
