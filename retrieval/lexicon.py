@@ -12,9 +12,9 @@ both, so confidence does not fall because an engineer wrote informally.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
+from functools import cached_property
 
 # Contractions typed without the apostrophe, and what tokenizing "hasn't" leaves behind.
 CONTRACTIONS = frozenset(
@@ -71,31 +71,21 @@ class Lexicon:
     ) -> None:
         # a callable is asked on first use: reading the model's vocabulary loads the model
         self._model_source = model_words
-        self._model: frozenset[str] | None = None
         self._use_dictionary = dictionary
-        self._dictionary: AbstractSet[str] | None = None
-        self._lock = threading.Lock()
 
-    def _model_words(self) -> frozenset[str]:
-        with self._lock:
-            if self._model is None:
-                source = self._model_source
-                words = source() if callable(source) else source
-                self._model = frozenset(w.lower() for w in words)
-            return self._model
+    @cached_property
+    def _model(self) -> frozenset[str]:
+        source = self._model_source
+        words = source() if callable(source) else source
+        return frozenset(w.lower() for w in words)
 
-    def _words(self) -> AbstractSet[str]:
-        if not self._use_dictionary:
-            return frozenset()
-        with self._lock:
-            if self._dictionary is None:
-                self._dictionary = _english()
-            return self._dictionary
+    @cached_property
+    def _dictionary(self) -> AbstractSet[str]:
+        return _english() if self._use_dictionary else frozenset()
 
     def warm(self) -> None:
         """Load both word lists now (a server does this before its first question)."""
-        self._model_words()
-        self._words()
+        _ = self._model, self._dictionary
 
     def __contains__(self, word: object) -> bool:
         if not isinstance(word, str):
@@ -104,9 +94,8 @@ class Lexicon:
         if w in CONTRACTIONS or w in SHORTHAND:
             return True
         candidates = list(_stems(w))
-        if any(c in self._model_words() for c in candidates):
+        if any(c in self._model for c in candidates):
             return True
         if not w.isalpha():
             return False
-        words = self._words()
-        return any(c in words for c in candidates)
+        return any(c in self._dictionary for c in candidates)
