@@ -18,6 +18,7 @@ answers already acknowledged, then exits 0.
 from __future__ import annotations
 
 import argparse
+import enum
 import logging
 import signal
 import threading
@@ -42,7 +43,13 @@ _WEB_MODES = {
 }
 
 
-WATCH_SOURCES = Path("")  # ``--watch`` without a folder: the sources file's sources
+class _Watch(enum.Enum):
+    EVERY_SOURCE = "every source"
+
+
+# ``--watch`` without a folder: the sources file's sources. Not a string, so argparse
+# leaves it as it is and it never equals a folder given on the command line (not even ".")
+WATCH_SOURCES = _Watch.EVERY_SOURCE
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,13 +70,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _watched(watch: Path | None, rt: Runtime) -> tuple[Source, ...] | str:
+def _watched(watch: Path | _Watch | None, rt: Runtime) -> tuple[Source, ...] | str:
     """The sources ``--watch`` names, or what is wrong with it."""
     from ingest.errors import SourceConfigError
 
     if watch is None:
         return ()
-    if watch != WATCH_SOURCES:
+    if isinstance(watch, Path):
         if not watch.is_dir():
             return f"--watch {watch} is not a directory"
         return (rt.folder_source(watch),)

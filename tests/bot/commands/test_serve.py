@@ -81,3 +81,13 @@ def test_watch_without_a_folder_watches_every_source(tmp_path: Path) -> None:
     assert {s.watch_path for s in watched} == {tmp_path / "payments", tmp_path / "checkout"}
     folder = _watched(tmp_path / "payments", rt)
     assert not isinstance(folder, str) and [s.name for s in folder] == ["runbooks"]
+
+
+def test_watch_dot_is_the_current_folder_not_every_source() -> None:
+    from bot.cli import build_parser
+    from bot.commands.serve import WATCH_SOURCES
+
+    parser = build_parser()
+    assert parser.parse_args(["serve", "--watch", "."]).watch == Path(".")
+    assert parser.parse_args(["serve", "--watch"]).watch is WATCH_SOURCES
+    assert parser.parse_args(["serve"]).watch is None
