@@ -155,7 +155,7 @@ class Runtime:
     @cached_property
     def lexicon(self) -> Lexicon:
         """Ordinary words: a question's word outside it and the runbooks names something."""
-        return Lexicon(self.embedder.vocabulary())
+        return Lexicon(self.embedder.vocabulary)  # read on first use
 
     @cached_property
     def extractive(self) -> ExtractiveAnswerer:

@@ -13,6 +13,7 @@ import numpy.typing as npt
 from retrieval.embed_batches import BatchBudget, budget_batches
 from retrieval.errors import EmbeddingError
 from retrieval.offline_model import OFFLINE_MODEL_NAME, assemble_offline_model
+from retrieval.query_encoder import QueryEncoder, encodable
 
 Vectors = npt.NDArray[np.float32]
 
@@ -30,7 +31,12 @@ class Embedder(Protocol):
 
 
 class FastEmbedder:
-    """fastembed ``TextEmbedding`` on the CPU, loaded lazily and once."""
+    """fastembed ``TextEmbedding`` on the CPU, loaded lazily and once.
+
+    A model directory on disk also answers questions without fastembed
+    (:mod:`retrieval.query_encoder`): a cold ``ask`` never imports it. Once fastembed
+    is loaded (an ingest in the same process), it embeds questions too.
+    """
 
     def __init__(
         self,
@@ -47,6 +53,7 @@ class FastEmbedder:
         self._threads = threads
         self._budget = budget or BatchBudget()
         self._model: object | None = None
+        self._queries: QueryEncoder | None = None
         self._dimension: int | None = None
         self._lock = threading.Lock()
 
@@ -66,10 +73,23 @@ class FastEmbedder:
             return assemble_offline_model(self._cache_dir / "all-MiniLM-L6-v2")
         return None
 
+    def _query_encoder(self) -> QueryEncoder | None:
+        """The fastembed-free encoder, while fastembed itself is not loaded."""
+        with self._lock:
+            if self._model is not None:
+                return None
+            if self._queries is None:
+                path = self._resolve_path()
+                if path is None or not encodable(path):
+                    return None
+                self._queries = QueryEncoder(path, self._threads)
+            return self._queries
+
     def _load(self) -> object:
         with self._lock:
             if self._model is not None:
                 return self._model
+            self._queries = None  # one model in memory: fastembed embeds questions from now
             try:
                 from fastembed import TextEmbedding
 
@@ -95,11 +115,14 @@ class FastEmbedder:
 
     def vocabulary(self) -> frozenset[str]:
         """Whole words the model's tokenizer knows (no sub-word pieces)."""
-        model = self._load()
-        try:
-            vocab = model.model.tokenizer.get_vocab()  # type: ignore[attr-defined]
-        except AttributeError:
-            return frozenset()
+        queries = self._query_encoder()
+        if queries is not None:
+            vocab = queries.vocabulary()
+        else:
+            try:
+                vocab = self._load().model.tokenizer.get_vocab()  # type: ignore[attr-defined]
+            except AttributeError:
+                return frozenset()
         return frozenset(w for w in vocab if w.isalpha() and not w.startswith("##"))
 
     def warm(self) -> None:
@@ -128,6 +151,12 @@ class FastEmbedder:
         return out
 
     def embed_query(self, text: str) -> Vectors:
+        queries = self._query_encoder()
+        if queries is not None:
+            try:
+                return queries.embed(text)
+            except Exception as exc:  # onnxruntime raises its own exception types
+                raise EmbeddingError(f"embedding failed: {exc}") from exc
         model = self._load()
         try:
             rows = list(model.query_embed(text))  # type: ignore[attr-defined]
