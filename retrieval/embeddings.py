@@ -13,7 +13,7 @@ import numpy.typing as npt
 from retrieval.embed_batches import BatchBudget, budget_batches
 from retrieval.errors import EmbeddingError
 from retrieval.offline_model import OFFLINE_MODEL_NAME, assemble_offline_model
-from retrieval.query_encoder import QueryEncoder, encodable
+from retrieval.query_encoder import MEAN_POOLED, QueryEncoder, encodable
 
 Vectors = npt.NDArray[np.float32]
 
@@ -80,7 +80,7 @@ class FastEmbedder:
                 return None
             if self._queries is None:
                 path = self._resolve_path()
-                if path is None or not encodable(path):
+                if self._model_name not in MEAN_POOLED or path is None or not encodable(path):
                     return None
                 self._queries = QueryEncoder(path, self._threads)
             return self._queries

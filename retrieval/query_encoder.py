@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from onnxruntime import InferenceSession
     from tokenizers import Tokenizer
 
+# Models whose fastembed embedding is the mean of the token vectors made unit length;
+# any other model (CLS pooling, prefixes) is embedded by fastembed itself.
+MEAN_POOLED = frozenset({"sentence-transformers/all-MiniLM-L6-v2"})
 MODEL_FILE = "model.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 TOKENIZER_CONFIG = "tokenizer_config.json"

@@ -91,3 +91,22 @@ def test_once_fastembed_is_loaded_it_embeds_questions_too(model_path: Path) -> N
     cold = emb.embed_query(QUESTIONS[0])
     emb.embed_documents(["disk full"])  # an ingest in the same process loads fastembed
     np.testing.assert_allclose(emb.embed_query(QUESTIONS[0]), cold, atol=2e-6)
+
+
+def test_a_model_pooled_another_way_is_left_to_fastembed(model_path: Path) -> None:
+    # the encoder knows mean pooling only: a CLS-pooled model is embedded by fastembed
+    script = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from retrieval.embeddings import FastEmbedder\n"
+        f"e = FastEmbedder('BAAI/bge-small-en-v1.5', model_path=Path({str(model_path)!r}))\n"
+        "try:\n"
+        "    e.embed_query('disk full')\n"
+        "except Exception:\n"
+        "    pass  # fastembed may refuse these files for that model: it was asked\n"
+        "print('fastembed' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip().splitlines()[-1] == "True"
