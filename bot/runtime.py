@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("runbook_bot.runtime")
 # Bump when answers change shape or selection, so cached answers of older code are not served.
-ANSWER_FORMAT = "a3"
+ANSWER_FORMAT = "a4"
 
 
 class Runtime:
@@ -402,6 +402,9 @@ class Runtime:
         )
 
     def close(self) -> None:
+        llm = self.__dict__.get("llm_client")
+        if llm is not None:
+            llm.close()  # its pooled connections to the model server
         if "store" in self.__dict__:
             if self.store.opened:
                 with contextlib.suppress(Exception):  # closing is best effort

@@ -8,6 +8,9 @@ do"). A second part is quoted only when it stands on its own: nearly as strong
 as the lead, or the complementary step (the diagnosis before acting, the action
 after diagnosing) with real evidence of its own.
 
+A part that only introduces its subsections ("The following two approaches can be
+used:") is never quoted alone: its subsections are.
+
 A numbered procedure is quoted as one unit with its warnings and code; when it
 is too long it is cut at a step boundary and the quote says which steps it shows.
 """
@@ -80,7 +83,7 @@ def rank_parts(
     out = []
     # (A small preference for earlier parts, "the usual case first", lowered lead_hit
     # by 0.02-0.1 on every corpus: it favours Overview and Symptoms over the action.)
-    for p in parts:
+    for p in quotable(parts):
         lexical = coverage(body_terms, p.terms, stats)
         score = (
             weights.lexical * lexical
@@ -92,6 +95,37 @@ def rank_parts(
         out.append(ScoredPart(p, score, lexical))
     out.sort(key=lambda s: -s.score)
     return out
+
+
+MAX_LEAD_IN_CHARS = 300
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s", re.MULTILINE)
+_FORWARD = re.compile(r"\b(following|below|these (steps|sections|approaches|options))\b", re.I)
+
+
+def lead_in(part: Part, following: Part | None) -> bool:
+    """A part that only introduces its subsections ("The following two approaches can
+    be used for the diagnosis."): short, no code and no list, pointing ahead, and the
+    next part is one of its own subsections. Quoted alone it shows nothing to do; its
+    subsections are quoted instead."""
+    if following is None or len(following.heading_path) <= len(part.heading_path):
+        return False
+    if following.heading_path[: len(part.heading_path)] != part.heading_path:
+        return False
+    body = part.body.strip()
+    return (
+        part.body_start > part.start  # the section's first piece, under its own heading
+        and len(body) <= MAX_LEAD_IN_CHARS
+        and "```" not in body
+        and not _LIST_ITEM.search(body)
+        and (body.endswith(":") or bool(_FORWARD.search(body)))
+    )
+
+
+def quotable(parts: Sequence[Part]) -> list[Part]:
+    """The parts that can be quoted on their own: every part but the lead-ins."""
+    ordered = sorted(parts, key=lambda p: p.start)
+    nxt = {id(p): (ordered[i + 1] if i + 1 < len(ordered) else None) for i, p in enumerate(ordered)}
+    return [p for p in parts if not lead_in(p, nxt[id(p)])]
 
 
 def _own_heading_terms(part: Part) -> frozenset[str]:

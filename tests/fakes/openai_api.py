@@ -2,7 +2,7 @@
 
     with FakeOpenAI() as fake:
         fake.set_reply(lambda body: {"answerable": False, "answer": "", "citations": []})
-        client = openai.OpenAI(api_key="test", base_url=fake.base_url, max_retries=0)
+        client = fake.client()  # closed when the server stops
         client.chat.completions.create(model="m", messages=[...])
         assert fake.requests[0]["model"] == "m"
 
@@ -22,6 +22,8 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+import openai
 
 from tests.fakes.http_server import LocalHTTPServer
 
@@ -43,6 +45,7 @@ class FakeOpenAI(LocalHTTPServer):
         self._status = 200
         self._ids = itertools.count(1)
         self._stopping = threading.Event()
+        self._clients: list[openai.OpenAI] = []
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -51,6 +54,16 @@ class FakeOpenAI(LocalHTTPServer):
 
     def _before_stop(self) -> None:
         self._stopping.set()  # wakes handlers sleeping in set_delay
+        while self._clients:  # their pooled sockets are closed, not left to the collector
+            self._clients.pop().close()
+
+    def client(self, **options: Any) -> openai.OpenAI:
+        """An OpenAI client of this server (no retries unless asked), closed with it."""
+        options.setdefault("max_retries", 0)
+        options.setdefault("api_key", "test")
+        c = openai.OpenAI(base_url=self.base_url, **options)
+        self._clients.append(c)
+        return c
 
     @property
     def base_url(self) -> str:

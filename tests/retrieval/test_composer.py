@@ -9,6 +9,7 @@ from retrieval.composer import (
     ScoredPart,
     SectionWeights,
     choose_parts,
+    lead_in,
     pieces,
     quote_part,
     quote_parts,
@@ -176,3 +177,57 @@ def test_a_piece_holding_only_link_definitions_is_not_quoted() -> None:
     assert len(group) > 1 and group[-1].body.lstrip().startswith("[desk")  # split off
     quotes = quote_parts(parts[0], parts, tokenize("email"), STATS)
     assert quotes and all("https://example.com/support/11" not in q.text for q in quotes)
+
+
+LEAD_IN = """# Etcd low space
+
+## Diagnosis
+
+The following two approaches can be used for the diagnosis.
+
+### CLI checks
+
+Run `etcdctl endpoint status -w table` on an etcd pod.
+
+### PromQL queries
+
+Compare etcd_mvcc_db_total_size_in_bytes with the quota.
+
+## Impact
+
+Writes fail.
+
+## Background
+
+Etcd keeps every revision until it is compacted.
+
+### History
+
+Written in 2019.
+"""
+
+
+def test_a_lead_in_is_never_quoted_alone_its_subsections_are() -> None:
+    parts = parts_of(LEAD_IN)
+    got = ranked("which diagnosis shows the etcd low space", "diagnose", parts)
+    headings = [p.heading for p in got]
+    assert "Diagnosis" not in headings  # "the following two approaches" shows nothing
+    assert got[0].heading in ("CLI checks", "PromQL queries")
+    # a short section that stands on its own stays: it points nowhere ahead
+    assert "Background" in headings and "Impact" in headings
+
+
+def test_what_counts_as_a_lead_in() -> None:
+    parts = parts_of(LEAD_IN)
+    by = {p.heading: p for p in parts}
+    following = {
+        p.heading: parts[i + 1] if i + 1 < len(parts) else None for i, p in enumerate(parts)
+    }
+    assert lead_in(by["Diagnosis"], following["Diagnosis"])
+    assert not lead_in(by["Background"], following["Background"])  # says something itself
+    assert not lead_in(by["Impact"], following["Impact"])  # no subsections
+    assert not lead_in(by["CLI checks"], following["CLI checks"])  # a sibling follows
+    colon = parts_of("# T\n\n## Fix\n\nPick one:\n\n### Restart\n\nRestart it.\n")
+    assert lead_in(colon[0], colon[1])
+    steps = parts_of("# T\n\n## Fix\n\n1. Do the following.\n\n### Restart\n\nRestart it.\n")
+    assert not lead_in(steps[0], steps[1])  # a list is content

@@ -86,7 +86,7 @@ def fake() -> Iterator[FakeOpenAI]:
 def make_answerer(
     rt: Runtime, fake: FakeOpenAI, timeout: float = CLIENT_TIMEOUT, api_key: str = "test"
 ) -> LLMAnswerer:
-    client = openai.OpenAI(api_key=api_key, base_url=fake.base_url, timeout=timeout, max_retries=0)
+    client = fake.client(api_key=api_key, timeout=timeout)
     return LLMAnswerer(rt.extractive, client, "fake-model", timeout_seconds=timeout)
 
 
@@ -249,8 +249,8 @@ def test_http_500_falls_back_and_never_logs_the_key(
 def test_unreachable_server_falls_back(sample_runtime: Runtime) -> None:
     with FakeOpenAI() as gone:
         url = gone.base_url  # a port that is closed once the server stops
-    client = openai.OpenAI(api_key="test", base_url=url, timeout=1.0, max_retries=0)
-    ans = LLMAnswerer(sample_runtime.extractive, client, "m", 1.0).answer(QUESTION)
+    with openai.OpenAI(api_key="test", base_url=url, timeout=1.0, max_retries=0) as client:
+        ans = LLMAnswerer(sample_runtime.extractive, client, "m", 1.0).answer(QUESTION)
     assert is_fallback(ans)
 
 

@@ -243,7 +243,7 @@ def fake() -> Iterator[FakeOpenAI]:
 
 
 def client_for(fake: FakeOpenAI) -> openai.OpenAI:
-    return openai.OpenAI(api_key="test", base_url=fake.base_url, timeout=2.0, max_retries=0)
+    return fake.client(timeout=2.0)
 
 
 def test_hyde_embeds_question_plus_excerpt(fake: FakeOpenAI, embedder: FastEmbedder) -> None:
