@@ -55,7 +55,8 @@ def fit_weights(
     """(weights, means, scales, bias) of a class-balanced logistic regression."""
     x, y = _matrix(samples)
     mean = x.mean(axis=0)
-    scale = x.std(axis=0) + 1e-6
+    std = x.std(axis=0)
+    scale = np.where(std > 1e-4, std, 1.0)  # a feature constant in training weighs nothing
     z = (x - mean) / scale
     w = np.zeros(z.shape[1])
     b = 0.0

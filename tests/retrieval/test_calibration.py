@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from retrieval.calibration import Sample, abstention, fit
 from retrieval.confidence import Evidence, dense_z, everyday_terms, gather_evidence
@@ -36,6 +37,17 @@ def test_fit_separates_classes_on_a_held_out_set() -> None:
     assert result.declined_share <= 0.15
     assert model.suggest_at <= model.answer_at
     assert model.weights[2] > 0 and model.weights[4] < 0  # coverage up, unknown names down
+
+
+def test_a_feature_constant_in_training_weighs_nothing() -> None:
+    # a corpus where no question names a document: "named" is 0 throughout
+    rng = random.Random(11)
+    plain = [sample(rng, i % 3 != 0) for i in range(90)]
+    unnamed = [Sample(replace(s.evidence, named=0.0), s.answerable) for s in plain]
+    model = fit({"a": unnamed[:45], "b": unnamed[45:]})
+    assert model.weights[5] == 0.0 and model.scales[5] > 0
+    named = replace(unnamed[0].evidence, named=1.0)
+    assert model.probability(named) == model.probability(unnamed[0].evidence)
 
 
 def test_abstention_counts() -> None:
