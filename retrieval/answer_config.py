@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from retrieval.composer import SectionWeights
 from retrieval.confidence import ConfidenceModel
 
-# Fitted by `make calibrate` (scripts/calibrate.py) on every corpus in ../shared/corpora
+# Fitted by `make quality` (scripts/quality.py) on every corpus in ../shared/corpora
 # plus the sample runbooks' questions; the leave-one-corpus-out numbers it prints are in
 # the README. Features, in order: retrieval.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(

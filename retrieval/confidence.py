@@ -16,7 +16,7 @@ from one corpus:
 
 A logistic model over these, standardized, gives a probability. Its weights and
 the tier thresholds are fitted across several corpora and checked
-leave-one-corpus-out (``scripts/calibrate.py``); see ``answer_config``.
+leave-one-corpus-out (``make quality``); see ``answer_config``.
 """
 
 from __future__ import annotations
