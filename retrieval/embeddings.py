@@ -79,8 +79,10 @@ class FastEmbedder:
             if self._model is not None:
                 return None
             if self._queries is None:
+                if self._model_name not in MEAN_POOLED:
+                    return None
                 path = self._resolve_path()
-                if self._model_name not in MEAN_POOLED or path is None or not encodable(path):
+                if path is None or not encodable(path):
                     return None
                 self._queries = QueryEncoder(path, self._threads)
             return self._queries

@@ -86,10 +86,17 @@ def test_a_cold_question_never_imports_fastembed(model_path: Path) -> None:
     assert json.loads(out.stdout) == [384, True, False]
 
 
-def test_once_fastembed_is_loaded_it_embeds_questions_too(model_path: Path) -> None:
+def test_once_fastembed_is_loaded_it_embeds_questions_too(
+    model_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     emb = FastEmbedder(model_path=model_path)
     cold = emb.embed_query(QUESTIONS[0])
     emb.embed_documents(["disk full"])  # an ingest in the same process loads fastembed
+
+    def unused(self: QueryEncoder, text: str) -> None:
+        raise AssertionError("the question went to the second model")
+
+    monkeypatch.setattr(QueryEncoder, "embed", unused)  # one model in memory from now
     np.testing.assert_allclose(emb.embed_query(QUESTIONS[0]), cold, atol=2e-6)
 
 
