@@ -6,7 +6,8 @@ heading, the dense similarity of the chunk it lies in, and whether its heading
 path offers what was asked (``Mitigation > Restart pgbouncer`` for "what do I
 do"). A second part is quoted only when it stands on its own: nearly as strong
 as the lead, or the complementary step (the diagnosis before acting, the action
-after diagnosing) with real evidence of its own.
+after diagnosing) with real evidence of its own, or that step as a whole top-level
+section of the runbook's own layout (``Diagnosis`` beside ``Mitigation``).
 
 A part that only introduces its subsections ("The following two approaches can be
 used:") is never quoted alone: its subsections are.
@@ -173,7 +174,7 @@ def choose_parts(
             bool(wanted)
             and bool(heading_kinds(s.part.own_path) & set(wanted))
             and s.score >= weights.complement_ratio * lead.score
-            and s.lexical >= weights.complement_min_lexical
+            and (s.lexical >= weights.complement_min_lexical or _companion(s.part, lead.part))
         )
         if close or completes:
             chosen.append(s)
@@ -183,6 +184,14 @@ def choose_parts(
     if intent == "act" and len(chosen) == 2 and _acts(chosen[1].part) and not _acts(lead.part):
         chosen.reverse()  # "what do I do": the action first, the check it needs after it
     return chosen
+
+
+def _companion(part: Part, lead: Part) -> bool:
+    """A whole top-level section of the layout an alert runbook follows (``Diagnosis``
+    beside ``Mitigation``): the step that goes with the lead, whatever its words."""
+    return len(part.own_path) == 1 and len(lead.own_path) <= 2 and bool(
+        heading_kinds(part.own_path) & {"act", "diagnose"}
+    )
 
 
 def _acts(part: Part) -> bool:

@@ -154,6 +154,24 @@ def test_a_section_split_over_chunks_is_quoted_from_its_first_piece() -> None:
         assert text[q.start : q.end] == q.text
 
 
+def test_a_bare_alert_gets_the_runbooks_own_diagnosis_beside_the_action() -> None:
+    parts = parts_of(TEXT)
+    diagnosis = next(p for p in parts if p.heading == "Diagnosis")
+    restart = next(p for p in parts if p.heading == "Restart pgbouncer")
+    # the Diagnosis section shares no word with the question: it still goes with the action
+    ranked = [ScoredPart(restart, 1.0, 0.6), ScoredPart(diagnosis, 0.7, 0.0)]
+    chosen = choose_parts(ranked, "unspecified", SectionWeights())
+    assert [c.part.heading for c in chosen] == ["Restart pgbouncer", "Diagnosis"]
+    # a nested check section with none of the question's words is filler, not the companion
+    nested = parts_of(TEXT.replace("## Diagnosis", "## Dashboards\n\n### Pool queries"))
+    queries = next(p for p in nested if p.heading == "Pool queries")
+    lead = next(p for p in nested if p.heading == "Restart pgbouncer")
+    chosen = choose_parts(
+        [ScoredPart(lead, 1.0, 0.6), ScoredPart(queries, 0.7, 0.0)], "unspecified", SectionWeights()
+    )
+    assert [c.part.heading for c in chosen] == ["Restart pgbouncer"]
+
+
 def test_what_do_i_do_leads_with_the_action_even_when_the_check_scores_higher() -> None:
     parts = parts_of(TEXT)
     diagnosis = next(p for p in parts if p.heading == "Diagnosis")
