@@ -189,8 +189,10 @@ def choose_parts(
 def _companion(part: Part, lead: Part) -> bool:
     """A whole top-level section of the layout an alert runbook follows (``Diagnosis``
     beside ``Mitigation``): the step that goes with the lead, whatever its words."""
-    return len(part.own_path) == 1 and len(lead.own_path) <= 2 and bool(
-        heading_kinds(part.own_path) & {"act", "diagnose"}
+    return (
+        len(part.own_path) == 1
+        and len(lead.own_path) <= 2
+        and bool(heading_kinds(part.own_path) & {"act", "diagnose"})
     )
 
 
