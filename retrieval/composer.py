@@ -43,7 +43,7 @@ class SectionWeights:
     heading: float = 0.5  # ... in the part's own heading
     dense: float = 0.5  # cosine of the chunk the part lies in
     intent: float = 0.1  # the heading path offers what was asked
-    symptoms: float = 0.2  # restating the symptoms answers no request for action
+    symptoms: float = 0.4  # restating the symptoms answers no request for action
     second_ratio: float = 0.85  # a second part this close to the lead is quoted too
     complement_ratio: float = 0.6  # ... or this close, when it is the complementary step
     complement_min_lexical: float = 0.15  # and holds this share of the question's terms

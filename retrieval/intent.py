@@ -72,7 +72,8 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     (
         "act",
         re.compile(
-            r"\b(what (do|should|can) (i|we) do|what now|now what|fix|workaround|"
+            r"\b(what (do|should|can) (i|we) (do|kill|restart|delete|remove|drop|scale|bump)|"
+            r"what now|now what|fix|workaround|"
             r"mitigat\w*|remediat\w*|resolve|recover|roll ?back|rollback|restart|bounce|"
             r"can i (just )?\w+|should i \w+|buys? (me )?time|stop (it|this)|get rid|"
             r"make it stop|unblock|unstick|clear (it|the))\b",

@@ -75,6 +75,12 @@ def test_a_bare_alert_leads_with_the_action_not_the_symptoms() -> None:
     assert lead.heading_path[1] == "Mitigation"
 
 
+def test_a_symptom_quoted_back_does_not_lead_with_the_symptoms_section() -> None:
+    # the question repeats the Symptoms text word for word; the answer is what to do
+    lead = ranked("the API returns 503", "unspecified")[0]
+    assert lead.heading != "Symptoms"
+
+
 def test_a_diagnosis_question_leads_with_the_diagnosis() -> None:
     lead = ranked("how do I tell if the pool is exhausted", "diagnose")[0]
     assert lead.heading == "Diagnosis"

@@ -13,6 +13,8 @@ from retrieval.intent import heading_kinds, intent_match, question_intent
         ("KubePodCrashLooping", "unspecified"),
         ("checkout-api database connection refused", "unspecified"),
         ("what do I do?", "act"),
+        ("pool is maxed out, what do we kill to free it", "act"),
+        ("what should I restart first", "act"),
         ("KubeletTooManyPods on worker-7, can i just raise the cap", "act"),
         ("etcdBackendQuotaLowSpace critical. what buys me time until we can migrate", "act"),
         ("PrometheusRuleFailures: where do i even see which rule is erroring", "diagnose"),
