@@ -160,34 +160,28 @@ def test_a_section_split_over_chunks_is_quoted_from_its_first_piece() -> None:
         assert text[q.start : q.end] == q.text
 
 
+def chosen_headings(text: str, scored: list[tuple[str, float, float]], intent: str) -> list[str]:
+    """``choose_parts`` over the named parts of ``text``, scored as given."""
+    parts = {p.heading: p for p in parts_of(text)}
+    ranked = [ScoredPart(parts[h], score, lexical) for h, score, lexical in scored]
+    return [c.part.heading for c in choose_parts(ranked, intent, SectionWeights())]  # type: ignore[arg-type]
+
+
 def test_a_bare_alert_gets_the_runbooks_own_diagnosis_beside_the_action() -> None:
-    parts = parts_of(TEXT)
-    diagnosis = next(p for p in parts if p.heading == "Diagnosis")
-    restart = next(p for p in parts if p.heading == "Restart pgbouncer")
     # the Diagnosis section shares no word with the question: it still goes with the action
-    ranked = [ScoredPart(restart, 1.0, 0.6), ScoredPart(diagnosis, 0.7, 0.0)]
-    chosen = choose_parts(ranked, "unspecified", SectionWeights())
-    assert [c.part.heading for c in chosen] == ["Restart pgbouncer", "Diagnosis"]
+    scored = [("Restart pgbouncer", 1.0, 0.6), ("Diagnosis", 0.7, 0.0)]
+    assert chosen_headings(TEXT, scored, "unspecified") == ["Restart pgbouncer", "Diagnosis"]
     # a nested check section with none of the question's words is filler, not the companion
-    nested = parts_of(TEXT.replace("## Diagnosis", "## Dashboards\n\n### Pool queries"))
-    queries = next(p for p in nested if p.heading == "Pool queries")
-    lead = next(p for p in nested if p.heading == "Restart pgbouncer")
-    chosen = choose_parts(
-        [ScoredPart(lead, 1.0, 0.6), ScoredPart(queries, 0.7, 0.0)], "unspecified", SectionWeights()
-    )
-    assert [c.part.heading for c in chosen] == ["Restart pgbouncer"]
+    nested = TEXT.replace("## Diagnosis", "## Dashboards\n\n### Pool queries")
+    scored = [("Restart pgbouncer", 1.0, 0.6), ("Pool queries", 0.7, 0.0)]
+    assert chosen_headings(nested, scored, "unspecified") == ["Restart pgbouncer"]
 
 
 def test_what_do_i_do_leads_with_the_action_even_when_the_check_scores_higher() -> None:
-    parts = parts_of(TEXT)
-    diagnosis = next(p for p in parts if p.heading == "Diagnosis")
-    restart = next(p for p in parts if p.heading == "Restart pgbouncer")
-    ranked = [ScoredPart(diagnosis, 1.0, 0.8), ScoredPart(restart, 0.95, 0.5)]
-    chosen = choose_parts(ranked, "act", SectionWeights())
-    assert [c.part.heading for c in chosen] == ["Restart pgbouncer", "Diagnosis"]
+    scored = [("Diagnosis", 1.0, 0.8), ("Restart pgbouncer", 0.95, 0.5)]
+    assert chosen_headings(TEXT, scored, "act") == ["Restart pgbouncer", "Diagnosis"]
     # a diagnosis question keeps the diagnosis first
-    chosen = choose_parts(ranked, "diagnose", SectionWeights())
-    assert chosen[0].part.heading == "Diagnosis"
+    assert chosen_headings(TEXT, scored, "diagnose")[0] == "Diagnosis"
 
 
 def test_a_piece_holding_only_link_definitions_is_not_quoted() -> None:
