@@ -1,6 +1,7 @@
 """Markdown structure shared by chunking and span selection.
 
-Sections start at H1-H3 headings outside fenced code. A section body splits
+Sections start at H1-H3 headings outside fenced code, in either CommonMark form:
+``## Mitigation`` or a line underlined with ``===`` (H1) or ``---`` (H2). A section body splits
 into blocks (paragraphs, fenced code, lists, tables); blocks glue into units
 that are never cut apart: a numbered procedure with its code, a lead-in line
 ending in ``:`` (often a warning) with what follows it.
@@ -14,6 +15,13 @@ from dataclasses import dataclass
 
 MAX_SPLIT_HEADING = 3
 HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+SETEXT_UNDERLINE = re.compile(r"^ {0,3}(={3,}|-{3,})[ \t]*$")
+# a line that is not a one-line paragraph cannot be a setext heading's text
+_NOT_PARAGRAPH = re.compile(
+    r"^(?: {4}|\t|\s*$"  # indented code, a blank line
+    r"|\s*(?:[-*+>|<]|\d+[.)]|#{1,6}\s"  # a list item, quote, table, HTML, heading
+    r"|[-*_=](?:\s*[-*_=]){2,}\s*$))"  # a rule or an underline itself
+)
 FENCE = re.compile(r"^\s*(```|~~~)")
 LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
 
@@ -141,18 +149,37 @@ def group_blocks(blocks: list[Block]) -> list[tuple[int, int]]:
 
 
 def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
-    """Every ATX heading outside fenced code: (line start, line end, level, title)."""
+    """Every heading outside fenced code: (line start, line end, level, title).
+
+    A setext heading (``Mitigation`` over ``---``) starts at its text line and ends
+    with its underline. Only a one-line paragraph after a blank line (or at
+    ``start``) counts, so a front matter block or a rule under a list is not one.
+    """
     out: list[tuple[int, int, int, str]] = []
     in_fence = False
+    # (start, line) of a one-line paragraph that may be underlined, and whether the
+    # line before it was blank
+    candidate: tuple[int, str] | None = None
+    blank_before = True
     for ls, le, line in iter_lines(text, start):
         if FENCE.match(line):
             in_fence = not in_fence
+            candidate, blank_before = None, False
             continue
         if in_fence:
             continue
         m = HEADING.match(line)
+        underline = SETEXT_UNDERLINE.match(line)
         if m:
             out.append((ls, le, len(m.group(1)), m.group(2).strip()))
+        elif underline and candidate is not None:
+            level = 1 if underline.group(1)[0] == "=" else 2
+            out.append((candidate[0], le, level, candidate[1].strip()))
+            candidate, blank_before = None, False
+            continue
+        paragraph = not m and not _NOT_PARAGRAPH.match(line)
+        candidate = (ls, line) if paragraph and blank_before else None
+        blank_before = not line.strip()
     return out
 
 

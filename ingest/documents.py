@@ -128,6 +128,12 @@ class Problem:
     restricted: bool = False  # the document was made readable by nobody
 
 
+# Bump when parsing or chunking would give an unchanged file other chunks (setext
+# headings, TOML front matter): sources fold it into each document's content hash, so
+# the next ingest re-chunks every document instead of keeping the old chunks.
+PARSE_VERSION = "2"
+
+
 @dataclass(frozen=True)
 class DocumentFacts:
     """What a source knows about a document besides its text."""

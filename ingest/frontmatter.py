@@ -1,8 +1,10 @@
-"""Document metadata: YAML front matter and the ``Service: x`` header-line style."""
+"""Document metadata: front matter (YAML between ``---`` lines, or TOML between ``+++``
+lines as Hugo writes it) and the ``Service: x`` header-line style."""
 
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -64,25 +66,61 @@ def _load(block: str) -> tuple[Any, dict[str, int]]:
     return data, lines
 
 
-def split_front_matter(text: str, path: str) -> FrontMatter:
-    """YAML front matter between ``---`` lines at the very top, if any."""
-    start = 1 if text.startswith("\ufeff") else 0
-    if not text.startswith("---", start):
-        return FrontMatter({}, start)
+def _block(text: str, start: int, path: str, fence: str) -> tuple[str, int] | None:
+    """The front matter block opened by a ``fence`` line at ``start`` and where the body
+    begins after its closing line; None when the text does not open with one."""
+    if not text.startswith(fence, start):
+        return None
     first_nl = text.find("\n", start)
-    if first_nl == -1 or text[start:first_nl].strip() != "---":
-        return FrontMatter({}, start)
+    if first_nl == -1 or text[start:first_nl].strip() != fence:
+        return None
+    closers = (fence, "...") if fence == "---" else (fence,)
     pos = first_nl + 1
     while True:
         nl = text.find("\n", pos)
         line = text[pos : nl if nl != -1 else len(text)]
-        if line.strip() in ("---", "..."):
-            block = text[first_nl + 1 : pos]
-            end = nl + 1 if nl != -1 else len(text)
-            break
+        if line.strip() in closers:
+            return text[first_nl + 1 : pos], nl + 1 if nl != -1 else len(text)
         if nl == -1:
-            raise MalformedDocumentError(path, "front matter is not closed with '---'", 1)
+            raise MalformedDocumentError(path, f"front matter is not closed with '{fence}'", 1)
         pos = nl + 1
+
+
+_TOML_KEY = re.compile(r"^\s*(?P<key>[A-Za-z0-9_-]+)\s*=")
+_TOML_LINE = re.compile(r"\(at line (\d+)")
+
+
+def _toml(block: str, end: int, path: str) -> FrontMatter:
+    try:
+        data = tomllib.loads(block)
+    except tomllib.TOMLDecodeError as exc:
+        m = _TOML_LINE.search(str(exc))
+        line_no = int(m.group(1)) + 1 if m else 1
+        problem = str(exc).split(" (at ")[0]
+        raise MalformedDocumentError(
+            path, f"invalid TOML front matter: {problem}", line_no
+        ) from exc
+    lines: dict[str, int] = {}
+    for n, line in enumerate(block.splitlines(), start=2):
+        if line.lstrip().startswith("["):
+            break  # a table: its keys are not top-level fields
+        km = _TOML_KEY.match(line)
+        if km:
+            lines.setdefault(km.group("key").lower(), n)
+    return FrontMatter({str(k).lower(): v for k, v in data.items()}, end, lines)
+
+
+def split_front_matter(text: str, path: str) -> FrontMatter:
+    """Front matter at the very top, if any: YAML between ``---`` lines or TOML between
+    ``+++`` lines."""
+    start = 1 if text.startswith("\ufeff") else 0
+    toml = _block(text, start, path, "+++")
+    if toml is not None:
+        return _toml(*toml, path)
+    yaml_block = _block(text, start, path, "---")
+    if yaml_block is None:
+        return FrontMatter({}, start)
+    block, end = yaml_block
     try:
         data, key_lines = _load(block) if block.strip() else ({}, {})
     except _AliasError as exc:

@@ -4,7 +4,8 @@ Slack's mrkdwn is not Markdown: ``**x**``, ``#### Heading``, ``[t](u)`` and ``- 
 show up raw. :func:`to_mrkdwn` converts what runbooks use:
 
 * ``**x**`` / ``__x__`` -> ``*x*``, ``*x*`` -> ``_x_``, ``~~x~~`` -> ``~x~``;
-* headings -> bold lines; ``- item`` -> ``• item`` (nested ``◦``), numbered steps stay;
+* headings (``## x``, or ``x`` underlined with ``===`` / ``---``) -> bold lines;
+  ``- item`` -> ``• item`` (nested ``◦``), numbered steps stay;
 * a hard-wrapped paragraph or list item -> one line (Slack wraps it to the pane);
 * ``[t](u)`` and ``![t](u)`` -> ``<u|t>`` (relative links resolved against the quoted
   file's URL), bare and ``<…>`` URLs -> links;
@@ -25,6 +26,7 @@ from collections.abc import Iterator, Sequence
 from urllib.parse import urljoin
 
 from bot.slack.blockkit import FENCE, escape, safe_url
+from core.markdown import SETEXT_UNDERLINE
 
 TABLE_WIDTH = 60  # wider tables are shown one row per line
 
@@ -101,6 +103,16 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
                 i += 1
             out.extend(_blockquote(quoted, base_url))
             joinable = False
+            continue
+        if (
+            not joinable
+            and _continues(line)
+            and i + 1 < len(lines)
+            and SETEXT_UNDERLINE.match(lines[i + 1])
+        ):
+            # a setext heading: the line underlined with === or ---
+            out.append(_line("## " + line.strip(), base_url))
+            i += 2
             continue
         if joinable and _continues(line):
             # Markdown joins a hard-wrapped paragraph into one; Slack would show the breaks

@@ -13,7 +13,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from core.doc_ids import document_id, path_id
-from ingest.documents import DocumentConfig, DocumentFacts, ParsedDocument, parse_document
+from ingest.documents import (
+    PARSE_VERSION,
+    DocumentConfig,
+    DocumentFacts,
+    ParsedDocument,
+    parse_document,
+)
 from ingest.errors import MalformedDocumentError
 from ingest.sources.base import (
     DEFAULT_MAX_FILE_BYTES,
@@ -75,7 +81,7 @@ def parse_file(
         source_id=document_id(source, path_id(src.rel)),
         path=src.rel,
         revision=revision,
-        content_hash=hashlib.sha256(src.data).hexdigest(),
+        content_hash=hashlib.sha256(PARSE_VERSION.encode() + b"\n" + src.data).hexdigest(),
         owner=owners.owner_for(src.rel),
         updated=git.last_commit.get(src.rel),
         url=file_url(src, git, revision, config.url_template),

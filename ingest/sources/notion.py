@@ -26,7 +26,13 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, SecretStr, model_validator
 
 from core.doc_ids import document_id
-from ingest.documents import DocumentConfig, DocumentFacts, ParsedDocument, parse_document
+from ingest.documents import (
+    PARSE_VERSION,
+    DocumentConfig,
+    DocumentFacts,
+    ParsedDocument,
+    parse_document,
+)
 from ingest.errors import MalformedDocumentError, SourceConfigError, SourceUnavailableError
 from ingest.sources.base import (
     DEFAULT_MAX_FILE_BYTES,
@@ -129,7 +135,13 @@ class NotionSource:
         self.max_bytes = max_bytes
         # what else shapes a page's document: a change re-renders every page
         self._shape = repr(
-            (RENDERING_VERSION, config.owner_property, config.service_property, self.documents)
+            (
+                RENDERING_VERSION,
+                PARSE_VERSION,
+                config.owner_property,
+                config.service_property,
+                self.documents,
+            )
         )
 
     @property

@@ -149,3 +149,12 @@ def test_first_command() -> None:
         first_command("- logs show `dial tcp 10.0.0.1:6432: connect: connection refused`") is None
     )
     assert first_command("Alert `CheckoutApiDbConnectionErrors` fires") is None
+
+
+def test_setext_headings_are_bold_lines() -> None:
+    out = to_mrkdwn(
+        "Intro.\n\nRestart pgbouncer\n-----------------\n\n1. Drain.\n\nOther\n=====\nBody."
+    )
+    assert out == "Intro.\n\n*Restart pgbouncer*\n\n1. Drain.\n\n*Other*\nBody."
+    # a rule under a paragraph of two lines stays a rule, the lines one paragraph
+    assert to_mrkdwn("one\ntwo\n---\n") == "one two"

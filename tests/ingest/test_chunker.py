@@ -119,3 +119,19 @@ def test_empty_heading_sections_produce_no_chunks() -> None:
 def test_estimate_tokens_grows_with_text() -> None:
     assert estimate_tokens("") == 0
     assert estimate_tokens("kubectl get pods") < estimate_tokens("kubectl get pods " * 10)
+
+
+def test_setext_headings_start_sections_with_exact_offsets() -> None:
+    text = (
+        "Disk full\n=========\n\nIntro.\n\nDiagnosis\n---------\n\nRun `df -h`.\n\n"
+        "Mitigation\n----------\n\n1. Rotate logs.\n2. Vacuum journald.\n"
+    )
+    chunks = chunk_document(make_doc(text), 0)
+    assert [c.heading_path for c in chunks] == [
+        ("Disk full",),
+        ("Disk full", "Diagnosis"),
+        ("Disk full", "Mitigation"),
+    ]
+    mitigation = chunks[-1]
+    assert text[mitigation.start : mitigation.end].startswith("Mitigation\n----------")
+    assert "2. Vacuum journald." in text[mitigation.start : mitigation.end]

@@ -53,6 +53,24 @@ def test_front_matter_metadata(tmp_path: Path) -> None:
     assert m.url is None
 
 
+def test_hugo_toml_front_matter_and_setext_headings(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        "node/disk.md",
+        '+++\ntitle = "Disk full"\nowner = "@storage"\nupdated = 2026-01-05\n'
+        'access = ["SRE"]\nweight = 20\n+++\n\nDiagnosis\n---------\n\nRun `df -h`.\n\n'
+        "Mitigation\n----------\n\n1. Rotate logs.\n",
+    )
+    parsed = parse_one(tmp_path, "node/disk.md")
+    doc, m = parsed.document, parsed.document.metadata
+    assert doc.title == "Disk full"
+    assert (m.owner, m.updated, m.access) == ("@storage", date(2026, 1, 5), ("sre",))
+    assert not parsed.problems  # `weight` is a site generator key
+    chunks = chunk_document(doc, parsed.body_start)
+    assert [c.heading_path for c in chunks] == [("Diagnosis",), ("Mitigation",)]
+    assert all("+++" not in doc.text[c.start : c.end] for c in chunks)
+
+
 def test_header_lines_codeowners_and_defaults(tmp_path: Path) -> None:
     write(tmp_path, "CODEOWNERS", "*.md @acme/fallback\n/payments/ @acme/payments\n")
     write(tmp_path, "payments/p.md", "# Payments latency\nService: payments\n\n## A\n\nb\n")

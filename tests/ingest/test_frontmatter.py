@@ -71,3 +71,27 @@ def test_lists_and_superseded_text() -> None:
     assert as_list("sre, dba") == ("sre", "dba")
     assert as_list(["a", "b"]) == ("a", "b")
     assert superseded_by_text("Status: Superseded by ADR-0012 (Redis).") == "ADR-0012"
+
+
+def test_toml_front_matter_between_plus_lines() -> None:
+    text = (
+        '+++\ntitle = "Disk full"\nowner = "team-storage"\naccess = ["sre"]\n'
+        "updated = 2026-01-02\n\n[params]\nweight = 3\n+++\n# Body\n"
+    )
+    fm = split_front_matter(text, "x.md")
+    assert fm.fields["title"] == "Disk full"
+    assert fm.fields["access"] == ["sre"]
+    assert parse_date(fm.fields["updated"], "x.md", "updated") == date(2026, 1, 2)
+    assert text[fm.body_start :] == "# Body\n"
+    assert fm.lines["owner"] == 3 and fm.lines["updated"] == 5  # lines of the file
+    assert "weight" not in fm.lines  # a key of a table is not a field
+
+
+def test_broken_toml_names_the_line() -> None:
+    text = '+++\ntitle = "ok"\nowner = [unclosed\n+++\nbody\n'
+    with pytest.raises(MalformedDocumentError) as err:
+        split_front_matter(text, "bad.md")
+    assert "TOML" in str(err.value) and "bad.md" in str(err.value)
+    assert err.value.line == 3
+    with pytest.raises(MalformedDocumentError, match=r"not closed with '\+\+\+'"):
+        split_front_matter('+++\ntitle = "x"\n\nbody', "x.md")

@@ -468,3 +468,36 @@ def test_kill_after_new_points_go_live_before_old_ones_are_deleted(
     texts = live_texts(rt)
     assert "odyssey-pooler" in texts and "pgbouncer" not in texts
     assert len(all_points(rt)) == rt.vector_index.count_live()
+
+
+HUGO = """+++
+title = "Queue backlog"
+owner = "@orders"
++++
+
+Symptoms
+--------
+
+OrdersQueueBacklog fires when the consumer lag passes 10k messages.
+
+Mitigation
+----------
+
+1. Scale the consumers: `kubectl -n orders scale deploy/consumer --replicas=12`
+2. Watch the lag fall on the Orders dashboard.
+"""
+
+
+def test_a_hugo_runbook_with_setext_headings_is_answered_by_section(
+    rt: Runtime, corpus: Path
+) -> None:
+    write(corpus, "orders/backlog.md", HUGO)
+    report = rt.ingestor.run(corpus, rt.ingest_options())
+    assert not report.skipped
+    answer = rt.extractive.answer("OrdersQueueBacklog")
+    assert answer.state == "answer"
+    lead = answer.citations[0]
+    assert (lead.title, lead.section, lead.owner) == ("Queue backlog", "Mitigation", "@orders")
+    text = (corpus / "orders/backlog.md").read_text()
+    assert text[lead.start : lead.end] == lead.quote
+    assert lead.quote.startswith("1. Scale the consumers")

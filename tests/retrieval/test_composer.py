@@ -81,6 +81,17 @@ def test_a_symptom_quoted_back_does_not_lead_with_the_symptoms_section() -> None
     assert lead.heading != "Symptoms"
 
 
+def test_setext_headings_give_the_same_parts_as_atx_ones() -> None:
+    setext = (
+        TEXT.replace("## Symptoms", "Symptoms\n--------")
+        .replace("## Diagnosis", "Diagnosis\n---------")
+        .replace("## Mitigation", "Mitigation\n----------")
+    )
+    lead = ranked("OrdersDbConnectionErrors", "unspecified", parts_of(setext))[0]
+    assert lead.heading_path[1:] == ("Mitigation", "Restart pgbouncer")
+    assert lead.body.startswith("1. Drain traffic")
+
+
 def test_a_diagnosis_question_leads_with_the_diagnosis() -> None:
     lead = ranked("how do I tell if the pool is exhausted", "diagnose")[0]
     assert lead.heading == "Diagnosis"

@@ -1,0 +1,76 @@
+"""core.markdown: headings in both CommonMark forms, and the sections they start."""
+
+from __future__ import annotations
+
+from core.markdown import heading_extents, headings, sections
+
+SETEXT = """Disk full
+=========
+
+Intro paragraph.
+
+Diagnosis
+---------
+
+Run `df -h`.
+
+Mitigation
+---
+
+1. Rotate logs.
+2. Vacuum journald.
+"""
+
+
+def titles(text: str) -> list[tuple[int, str]]:
+    return [(level, title) for _s, _e, level, title in headings(text)]
+
+
+def test_setext_headings_are_headings() -> None:
+    assert titles(SETEXT) == [(1, "Disk full"), (2, "Diagnosis"), (2, "Mitigation")]
+    # a heading runs from its text line through its underline
+    s, e, _level, _title = headings(SETEXT)[1]
+    assert SETEXT[s:e] == "Diagnosis\n---------"
+
+
+def test_setext_sections_hold_their_bodies() -> None:
+    secs = sections(SETEXT, 0)
+    assert [s.heading_path for s in secs] == [
+        ("Disk full",),
+        ("Disk full", "Diagnosis"),
+        ("Disk full", "Mitigation"),
+    ]
+    mitigation = secs[-1]
+    assert SETEXT[mitigation.body_start : mitigation.end].strip().startswith("1. Rotate logs.")
+    extents = {title: SETEXT[s:e] for title, s, e in heading_extents(SETEXT)}
+    assert extents["Diagnosis"] == "Diagnosis\n---------\n\nRun `df -h`."
+
+
+def test_what_is_not_a_setext_heading() -> None:
+    text = "\n".join(
+        [
+            "---",
+            "title: Front matter",  # closed by --- but preceded by the opening line
+            "---",
+            "",
+            "- a list item",  # a rule under a list
+            "---",
+            "",
+            "two lines of",
+            "one paragraph",  # only a one-line paragraph is taken as a heading
+            "---",
+            "",
+            "```",
+            "Inside code",
+            "---",
+            "```",
+            "",
+            "---",  # a rule after a blank line
+            "",
+            "    indented code",
+            "    ---",
+            "",
+            "# Real heading",
+        ]
+    )
+    assert titles(text) == [(1, "Real heading")]
