@@ -17,10 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from core.doc_ids import source_of
 from core.models import Chunk, Document
 from ingest.chunker import DEFAULT_MAX_TOKENS, anchor_links, chunk_document, estimate_tokens
 from ingest.documents import UNREADABLE_GROUP, DocumentConfig, ParsedDocument
+from ingest.known_vectors import KnownVectors
 from ingest.sources.base import DEFAULT_SOURCE, Skipped, Source, owned
 from ingest.sources.markdown_dir import MarkdownDirSource
 from retrieval.embeddings import Embedder
@@ -58,6 +61,7 @@ class IngestReport:
     warnings: tuple[str, ...] = ()
     problems: tuple[Skipped, ...] = ()  # indexed, but wrong: ``--check`` fails on them
     chunks_embedded: int = 0
+    chunks_reused: int = 0  # took the vector the index held for the same text
     chunks_total: int = 0
     seconds: float = 0.0
     generation: int = 0
@@ -68,7 +72,9 @@ class IngestReport:
         return (
             f"added {len(self.added)}, changed {len(self.changed)}, removed {len(self.removed)}, "
             f"unchanged {self.unchanged}, skipped {len(self.skipped)}, "
-            f"chunks embedded {self.chunks_embedded} (of {self.chunks_total}), "
+            f"chunks embedded {self.chunks_embedded}"
+            + (f", reused {self.chunks_reused}" if self.chunks_reused else "")
+            + f" (of {self.chunks_total}), "
             f"generation {self.generation}, {self.seconds:.2f}s"
         )
 
@@ -84,6 +90,7 @@ class IngestReport:
             "skipped": [str(s) for s in self.skipped],
             "problems": [str(p) for p in self.problems],
             "chunks_embedded": self.chunks_embedded,
+            "chunks_reused": self.chunks_reused,
             "chunks_total": self.chunks_total,
             "generation": self.generation,
             "seconds": round(self.seconds, 3),
@@ -254,7 +261,10 @@ class Ingestor:
             pending.extend(chunks)
         removed = sorted(set(mine) - present - skipped_ids)
 
-        self._embed_and_stage(pending, options.progress)
+        known = self._known_vectors() if pending else KnownVectors()
+        staged = len(pending)
+        reused = self._embed_and_stage(pending, options.progress, known)
+        del known, pending[:]  # staged: free them before the new snapshot is built
         generation = self._index.publish(
             new_hashes, removed, hollow=hollow, floor=options.generation_floor
         )
@@ -269,7 +279,8 @@ class Ingestor:
             skipped=corpus.skipped,
             warnings=tuple(warnings),
             problems=corpus.problems,
-            chunks_embedded=len(pending),
+            chunks_embedded=staged - reused,
+            chunks_reused=reused,
             chunks_total=self._index.count_live(),
             seconds=time.perf_counter() - started,
             generation=generation,
@@ -298,18 +309,40 @@ class Ingestor:
             live={k: v for k, v in live.items() if k not in set(removed)},
         )
 
-    def _embed_and_stage(self, chunks: Sequence[Chunk], progress: bool) -> None:
+    def _known_vectors(self) -> KnownVectors:
+        """The live index's vectors by chunk text: from the search snapshot held or
+        persisted for the live generation (none without one: nothing is read from the
+        store for this)."""
+        generation = self._index.generation()
+        if self._snapshots is None or not self._snapshots.mirrors_dense or generation <= 0:
+            return KnownVectors()
+        snap = self._snapshots.peek(generation)
+        if snap is None:
+            return KnownVectors()
+        dense = snap.dense
+        if dense is None or dense.ndim != 2 or dense.shape[1] != self._embedder.dimension:
+            return KnownVectors()
+        return KnownVectors([c.text for c in snap.chunks], dense)
+
+    def _embed_and_stage(self, chunks: Sequence[Chunk], progress: bool, known: KnownVectors) -> int:
+        """Embed and stage ``chunks`` window by window; how many took a known vector."""
         bar = None
         if progress and len(chunks) > EMBED_WINDOW:
             from tqdm import tqdm
 
             bar = tqdm(total=len(chunks), unit="chunk", file=sys.stderr, desc="embedding")
+        reused = 0
         for i in range(0, len(chunks), EMBED_WINDOW):
             window = chunks[i : i + EMBED_WINDOW]
-            vectors = self._embedder.embed_documents([c.text for c in window])
+            found = [known.get(c.text) for c in window]
+            todo = [c.text for c, v in zip(window, found, strict=True) if v is None]
+            fresh = iter(self._embedder.embed_documents(todo) if todo else ())
+            vectors = np.stack([v if v is not None else next(fresh) for v in found])
+            reused += len(window) - len(todo)
             self._index.stage(window, vectors)
-            del vectors
+            del vectors, found
             if bar is not None:
                 bar.update(len(window))
         if bar is not None:
             bar.close()
+        return reused

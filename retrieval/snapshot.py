@@ -180,6 +180,16 @@ class SnapshotCache:
             self._snapshot = snap
             return snap
 
+    def peek(self, generation: int) -> Snapshot | None:
+        """The snapshot of ``generation`` if it is held or persisted, without keeping a
+        loaded one or building one from the store (an ingest reading the live vectors)."""
+        with self._lock:
+            if self._snapshot is not None and self._snapshot.generation == generation:
+                return self._snapshot
+            marker = self._vectors.marker()
+            stamp = marker.stamp if marker.generation == generation else ""
+            return self._load(generation, stamp)
+
     def _load(self, generation: int, stamp: str) -> Snapshot | None:
         if self._dir is None or not checksums_match(self._dir, generation, stamp):
             return None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -501,3 +502,45 @@ def test_a_hugo_runbook_with_setext_headings_is_answered_by_section(
     text = (corpus / "orders/backlog.md").read_text()
     assert text[lead.start : lead.end] == lead.quote
     assert lead.quote.startswith("1. Scale the consumers")
+
+
+def dense_of(rt: Runtime, question: str) -> dict[str, float]:
+    """Each live chunk's dense score for ``question``, by chunk text."""
+    snap = rt.searcher.snapshot()
+    vector = rt.embedder.embed_query(question)
+    scores = {c.text: snap.dense_score(c.chunk_id, vector) for c in snap.chunks}
+    return {text: score for text, score in scores.items() if score is not None}
+
+
+def test_an_edited_runbook_embeds_only_its_changed_sections(rt: Runtime, corpus: Path) -> None:
+    rt.ingestor.run(corpus, rt.ingest_options())
+    question = "restart pgbouncer"
+    before = dense_of(rt, question)
+    n_chunks = len(rt.searcher.snapshot().chunks_by_source["runbooks:checkout/db"])
+    write(corpus, "checkout/db.md", DB.replace("4 replicas", "6 replicas"))  # Mitigation only
+    report = rt.ingestor.run(corpus, rt.ingest_options())
+    assert report.changed == ("runbooks:checkout/db",)
+    assert report.chunks_embedded == 1 and report.chunks_reused == n_chunks - 1 > 0
+    assert "reused" in report.summary()
+    after = dense_of(rt, question)
+    # an unchanged section keeps its vector; the edited one has the new text's own
+    diagnosis = next(t for t in after if "CHK-5023" in t)
+    assert abs(after[diagnosis] - before[diagnosis]) < 1e-5
+    edited = next(t for t in after if "6 replicas" in t)
+    own = rt.embedder.embed_documents([edited])[0] @ rt.embedder.embed_query(question)
+    assert abs(after[edited] - float(own)) < 1e-4
+
+
+def test_a_parser_change_rechunks_everything_and_embeds_nothing_already_known(
+    tmp_path: Path, embedder: FastEmbedder, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = load_settings(data_dir=tmp_path / "data")
+    with closing(Runtime(settings, embedder=embedder)) as rt:
+        first = rt.ingestor.run(corpus, rt.ingest_options())
+    monkeypatch.setattr("ingest.sources.markdown_dir.PARSE_VERSION", "next")
+    # a new process: the vectors come from the persisted snapshot, not a cached one
+    with closing(Runtime(settings, embedder=embedder)) as rt:
+        again = rt.ingestor.run(corpus, rt.ingest_options())
+        assert sorted(again.changed) == sorted(first.added)  # every document re-chunked
+        assert again.chunks_embedded == 0 and again.chunks_reused == first.chunks_total
+        assert paths(rt, "journalctl vacuum")[0] == "platform/disk.md"
