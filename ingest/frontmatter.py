@@ -4,7 +4,6 @@ lines as Hugo writes it) and the ``Service: x`` header-line style."""
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -91,6 +90,8 @@ _TOML_LINE = re.compile(r"\(at line (\d+)")
 
 
 def _toml(block: str, end: int, path: str) -> FrontMatter:
+    import tomllib  # only for the rare TOML block: a cold `ask` does not pay for it
+
     try:
         data = tomllib.loads(block)
     except tomllib.TOMLDecodeError as exc:
