@@ -106,6 +106,7 @@ def test_ingest_json_reports_counts_and_exit_0(
         "skipped",
         "problems",
         "chunks_embedded",
+        "chunks_reused",
         "chunks_total",
         "generation",
         "seconds",
@@ -113,6 +114,7 @@ def test_ingest_json_reports_counts_and_exit_0(
     assert report["source"] == "runbooks" and report["skipped"] == []
     assert report["added"] == ["runbooks:good"]
     assert report["chunks_embedded"] == report["chunks_total"] > 0
+    assert report["chunks_reused"] == 0  # a first ingest has nothing to reuse
     (root / "bad.md").write_text("---\ntitle: [unclosed\n---\n# Bad\n")
     assert main(["--data-dir", data, "ingest", str(root), "--json"]) == 3
     report = json.loads(capsys.readouterr().out)
