@@ -82,3 +82,20 @@ def test_an_excerpt_is_the_sections_own_words() -> None:
     )
     assert hit_excerpt(chunk) == "1. Check: df -h"
     assert hit_excerpt(chunk, limit=6) == "1. Ch…"
+
+
+def test_an_excerpt_leaves_out_setext_headings_too() -> None:
+    chunk = Chunk(
+        chunk_id="c",
+        source_id="s",
+        path="s.md",
+        title="Queue backlog",
+        heading_path=("Mitigation",),
+        text="Queue backlog\nMitigation\n\nMitigation\n----------\n\n1. Scale the consumers.\n",
+        start=0,
+        end=10,
+        content_hash="h",
+        line=5,
+        metadata=DocumentMetadata(),
+    )
+    assert hit_excerpt(chunk) == "1. Scale the consumers."
