@@ -1,4 +1,6 @@
-"""A document's title: front matter ``title:``, else its first real H1, else its name.
+"""A document's title: front matter ``title:``, else its first real H1, else the
+heading it opens with when the rest of the document lies below it (an alert runbook
+that starts at ``## ManagedClusterConditionUnknown``), else its name.
 
 Generic headings ("README", "Quick start", "Overview"...) and tables of contents
 say nothing about what a runbook is for, so they give way to a better candidate:
@@ -11,6 +13,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
+
+from core.markdown import headings
+from core.models import normalize_name
 
 _ATX_H1 = re.compile(r"^ {0,3}#(?:[ \t]+(?P<text>.*?))?[ \t]*(?:[ \t]#+[ \t]*)?$")
 _SETEXT_H1 = re.compile(r"^ {0,3}=+[ \t]*$")
@@ -123,6 +128,24 @@ def first_h1(body: str) -> str | None:
     return None
 
 
+def opening_heading(body: str, rel: str) -> str | None:
+    """The heading the body opens with, taken as the title written one level down: every
+    later heading is below it, and either there are such subsections or the heading
+    is the file's own name (``## ManagedClusterClientCertRotationFailed`` in
+    ``managedcluster_client_cert_rotation_failed.md``)."""
+    heads = headings(body)
+    if not heads or body[: heads[0][0]].strip():
+        return None
+    level = heads[0][2]
+    if any(h[2] <= level for h in heads[1:]):
+        return None
+    text = clean_heading(heads[0][3])
+    stem = PurePosixPath(rel).name.split(".")[0]
+    if len(heads) == 1 and normalize_name(text) != normalize_name(stem):
+        return None
+    return text or None
+
+
 def humanize(name: str) -> str:
     """``add-a-best-bet`` -> ``Add a best bet``; identifiers (``KubePodCrashLooping``,
     ``cert_rotation_failed``) stay as they are, so they still match exactly."""
@@ -154,7 +177,9 @@ def choose_title(front_matter_title: object, body: str, rel: str) -> str:
         text = clean_heading(str(front_matter_title))
         if text:
             candidates.append(text)
-    candidates.extend(h for h in h1_headings(body) if _key(h) not in TOC_HEADINGS)
+    h1s = [h for h in h1_headings(body) if _key(h) not in TOC_HEADINGS]
+    opening = opening_heading(body, rel) if not h1s else None
+    candidates.extend(h1s if opening is None or _key(opening) in TOC_HEADINGS else [opening])
     for title in candidates:
         if not is_generic(title):
             return title

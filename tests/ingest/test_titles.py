@@ -39,6 +39,21 @@ from ingest.titles import choose_title, first_h1, humanize
         # no H1: a humanized file name
         (None, "## Service clusters\n\ntext\n", "docs/troubleshooting.md", "Troubleshooting"),
         (None, "text\n", "manual/add-a-best-bet.html.md", "Add a best bet"),
+        # no H1, but the document opens with its title one level down
+        (
+            None,
+            "## ManagedClusterClientCertRotationFailed\n\ntext\n",
+            "alerts/managedcluster_client_cert_rotation_failed.md",
+            "ManagedClusterClientCertRotationFailed",
+        ),
+        (
+            None,
+            "## KlusterletDown\n\ntext\n\n### Check the agent\n\nx\n",
+            "alerts/klusterlet_agent.md",
+            "KlusterletDown",
+        ),
+        # ... but not when a later heading stands level with it
+        (None, "## Symptoms\n\nx\n\n## Mitigation\n\ny\n", "alerts/disk_full.md", "disk_full"),
         (None, "text\n", "alerts/KubeProxyDown.md", "KubeProxyDown"),
         # nothing better exists: keep the generic heading
         (None, "# Introduction\n\ntext\n", "README.md", "Introduction"),
