@@ -66,36 +66,37 @@ def test_emphasis_escapes_before_it_marks_up() -> None:
     assert "<strong>A &amp; B</strong>" in html
 
 
-def test_an_excerpt_is_the_sections_own_words() -> None:
-    chunk = Chunk(
+def indexed(title: str, heading_path: tuple[str, ...], text: str) -> Chunk:
+    """A chunk as ingest indexes it: title and heading path, then the section."""
+    return Chunk(
         chunk_id="c",
         source_id="s",
         path="s.md",
-        title="Platform: disk full",
-        heading_path=("Platform: disk full", "Diagnosis"),
-        text="Platform: disk full\nDiagnosis\n\n## Diagnosis\n\n1. Check:\n```bash\ndf -h\n```\n",
+        title=title,
+        heading_path=heading_path,
+        text=text,
         start=0,
         end=10,
         content_hash="h",
         line=5,
         metadata=DocumentMetadata(),
     )
+
+
+def test_an_excerpt_is_the_sections_own_words() -> None:
+    chunk = indexed(
+        "Platform: disk full",
+        ("Platform: disk full", "Diagnosis"),
+        "Platform: disk full\nDiagnosis\n\n## Diagnosis\n\n1. Check:\n```bash\ndf -h\n```\n",
+    )
     assert hit_excerpt(chunk) == "1. Check: df -h"
     assert hit_excerpt(chunk, limit=6) == "1. Ch…"
 
 
 def test_an_excerpt_leaves_out_setext_headings_too() -> None:
-    chunk = Chunk(
-        chunk_id="c",
-        source_id="s",
-        path="s.md",
-        title="Queue backlog",
-        heading_path=("Mitigation",),
-        text="Queue backlog\nMitigation\n\nMitigation\n----------\n\n1. Scale the consumers.\n",
-        start=0,
-        end=10,
-        content_hash="h",
-        line=5,
-        metadata=DocumentMetadata(),
+    chunk = indexed(
+        "Queue backlog",
+        ("Mitigation",),
+        "Queue backlog\nMitigation\n\nMitigation\n----------\n\n1. Scale the consumers.\n",
     )
     assert hit_excerpt(chunk) == "1. Scale the consumers."
