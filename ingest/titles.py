@@ -17,9 +17,6 @@ from pathlib import PurePosixPath
 from core.markdown import headings
 from core.models import normalize_name
 
-_ATX_H1 = re.compile(r"^ {0,3}#(?:[ \t]+(?P<text>.*?))?[ \t]*(?:[ \t]#+[ \t]*)?$")
-_SETEXT_H1 = re.compile(r"^ {0,3}=+[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(?P<fence>`{3,}|~{3,})")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[(?P<text>[^\]]*)\]\([^)]*\)")
 _REF_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\[[^\]]*\]")
@@ -91,33 +88,11 @@ def clean_heading(text: str) -> str:
 
 
 def h1_headings(body: str) -> Iterator[str]:
-    """The H1 headings of ``body`` (ATX ``# x`` and setext ``x`` / ``===``), outside code."""
-    fence: str | None = None
-    previous = ""
-    for raw in body.splitlines():
-        line = raw.lstrip("\ufeff")
-        m = _FENCE.match(line)
-        if fence is not None:
-            if m and m.group("fence")[0] == fence[0] and len(m.group("fence")) >= len(fence):
-                fence = None
-            previous = ""
-            continue
-        if m:
-            fence = m.group("fence")
-            previous = ""
-            continue
-        atx = _ATX_H1.match(line)
-        if atx:
-            text = clean_heading(atx.group("text") or "")
-            if text:
-                yield text
-            previous = ""
-            continue
-        if _SETEXT_H1.match(line) and previous.strip() and not previous.startswith("    "):
-            text = clean_heading(previous)
-            if text:
-                yield text
-        previous = line
+    """The H1 headings of ``body`` (``# x`` or ``x`` over ``===``), outside code."""
+    for _start, _end, level, title in headings(body):
+        text = clean_heading(title) if level == 1 else ""
+        if text:
+            yield text
 
 
 def first_h1(body: str) -> str | None:
@@ -140,8 +115,7 @@ def opening_heading(body: str, rel: str) -> str | None:
     if any(h[2] <= level for h in heads[1:]):
         return None
     text = clean_heading(heads[0][3])
-    stem = PurePosixPath(rel).name.split(".")[0]
-    if len(heads) == 1 and normalize_name(text) != normalize_name(stem):
+    if len(heads) == 1 and normalize_name(text) != normalize_name(_name_of(rel)[0]):
         return None
     return text or None
 
@@ -177,9 +151,10 @@ def choose_title(front_matter_title: object, body: str, rel: str) -> str:
         text = clean_heading(str(front_matter_title))
         if text:
             candidates.append(text)
-    h1s = [h for h in h1_headings(body) if _key(h) not in TOC_HEADINGS]
-    opening = opening_heading(body, rel) if not h1s else None
-    candidates.extend(h1s if opening is None or _key(opening) in TOC_HEADINGS else [opening])
+    titles = [h for h in h1_headings(body) if _key(h) not in TOC_HEADINGS]
+    if not titles:  # no H1: the title may be written one level down
+        titles = [h for h in [opening_heading(body, rel)] if h and _key(h) not in TOC_HEADINGS]
+    candidates.extend(titles)
     for title in candidates:
         if not is_generic(title):
             return title

@@ -174,8 +174,7 @@ class SnapshotCache:
         with self._lock:
             if self._snapshot is not None and self._snapshot.generation == generation:
                 return self._snapshot
-            marker = self._vectors.marker()
-            stamp = marker.stamp if marker.generation == generation else ""
+            stamp = self._stamp(generation)
             snap = self._load(generation, stamp) or self._build(generation, stamp)
             self._snapshot = snap
             return snap
@@ -186,9 +185,12 @@ class SnapshotCache:
         with self._lock:
             if self._snapshot is not None and self._snapshot.generation == generation:
                 return self._snapshot
-            marker = self._vectors.marker()
-            stamp = marker.stamp if marker.generation == generation else ""
-            return self._load(generation, stamp)
+            return self._load(generation, self._stamp(generation))
+
+    def _stamp(self, generation: int) -> str:
+        """The store's stamp for ``generation`` ("" when another one is published)."""
+        marker = self._vectors.marker()
+        return marker.stamp if marker.generation == generation else ""
 
     def _load(self, generation: int, stamp: str) -> Snapshot | None:
         if self._dir is None or not checksums_match(self._dir, generation, stamp):
