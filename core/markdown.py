@@ -22,7 +22,11 @@ _NOT_PARAGRAPH = re.compile(
     r"|\s*(?:[-*+>|<]|\d+[.)]|#{1,6}\s"  # a list item, quote, table, HTML, heading
     r"|[-*_=](?:\s*[-*_=]){2,}\s*$))"  # a rule or an underline itself
 )
-FENCE = re.compile(r"^\s*(```|~~~)")
+# a code fence: three or more backticks or tildes; a backtick fence's info string has no
+# backtick (CommonMark), and only a bare fence of the same character, at least as long,
+# closes it, so a ```` block can show a ``` block inside it
+_FENCE_OPEN = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
+_FENCE_CLOSE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
 LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
 
 
@@ -50,6 +54,20 @@ def iter_lines(text: str, start: int) -> Iterator[tuple[int, int, str]]:
         end = n if nl == -1 else nl
         yield pos, end, text[pos:end]
         pos = end + 1
+
+
+def fence_open(line: str) -> str | None:
+    """The fence marker (```` ``` ````, ``~~~~``) a line opens a code block with, or None."""
+    m = _FENCE_OPEN.match(line)
+    if m is None or (m.group(1)[0] == "`" and "`" in m.group(2)):
+        return None
+    return m.group(1)
+
+
+def fence_closes(line: str, marker: str) -> bool:
+    """Does ``line`` close the code block opened with ``marker``?"""
+    m = _FENCE_CLOSE.match(line)
+    return m is not None and m.group(1)[0] == marker[0] and len(m.group(1)) >= len(marker)
 
 
 def _rstrip_end(text: str, start: int, end: int) -> int:
@@ -85,20 +103,21 @@ def split_blocks(text: str, start: int, end: int) -> list[Block]:
     cur_start: int | None = None
     cur_end = start
     cur_kind = "text"
-    in_fence = False
+    fence: str | None = None  # the marker of the open code block
     for ls, le, line in iter_lines(text[:end], start):
-        if in_fence:
+        if fence is not None:
             cur_end = le
-            if FENCE.match(line):
-                in_fence = False
+            if fence_closes(line, fence):
+                fence = None
                 assert cur_start is not None
                 blocks.append(Block(cur_start, cur_end, "code"))
                 cur_start = None
             continue
-        if FENCE.match(line):
+        opened = fence_open(line)
+        if opened is not None:
             if cur_start is not None:
                 blocks.append(Block(cur_start, cur_end, cur_kind))
-            cur_start, cur_end, in_fence = ls, le, True
+            cur_start, cur_end, fence = ls, le, opened
             continue
         if not line.strip():
             if cur_start is not None:
@@ -117,7 +136,7 @@ def split_blocks(text: str, start: int, end: int) -> list[Block]:
                 cur_kind = "text"
         cur_end = le
     if cur_start is not None:
-        kind = "code" if in_fence else cur_kind
+        kind = "code" if fence is not None else cur_kind
         if cur_kind == "text" and text[cur_start:cur_end].rstrip().endswith(":"):
             kind = "lead"
         blocks.append(Block(cur_start, cur_end, kind))
@@ -156,17 +175,19 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
     ``start``) counts, so a front matter block or a rule under a list is not one.
     """
     out: list[tuple[int, int, int, str]] = []
-    in_fence = False
+    fence: str | None = None  # the marker of the open code block
     # (start, line) of a one-line paragraph that may be underlined, and whether the
     # line before it was blank
     candidate: tuple[int, str] | None = None
     blank_before = True
     for ls, le, line in iter_lines(text, start):
-        if FENCE.match(line):
-            in_fence = not in_fence
-            candidate, blank_before = None, False
+        if fence is not None:
+            if fence_closes(line, fence):
+                fence = None
             continue
-        if in_fence:
+        fence = fence_open(line)
+        if fence is not None:
+            candidate, blank_before = None, False
             continue
         m = HEADING.match(line)
         underline = SETEXT_UNDERLINE.match(line)

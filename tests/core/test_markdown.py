@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.markdown import heading_extents, headings, sections
+from core.markdown import heading_extents, headings, sections, split_blocks
 
 SETEXT = """Disk full
 =========
@@ -74,3 +74,39 @@ def test_what_is_not_a_setext_heading() -> None:
         ]
     )
     assert titles(text) == [(1, "Real heading")]
+
+
+NESTED_FENCES = """# Writing a runbook
+
+````markdown
+```bash
+kubectl get pods
+```
+
+## Not a heading: shown inside the outer block
+````
+
+~~~
+```
+## Not a heading either: a backtick line does not close a tilde block
+~~~
+
+## Mitigation
+
+Restart it.
+"""
+
+
+def test_a_fence_closes_only_on_its_own_marker() -> None:
+    assert titles(NESTED_FENCES) == [(1, "Writing a runbook"), (2, "Mitigation")]
+    blocks = split_blocks(NESTED_FENCES, 0, len(NESTED_FENCES))
+    code = [NESTED_FENCES[b.start : b.end] for b in blocks if b.kind == "code"]
+    assert len(code) == 2
+    assert code[0].startswith("````markdown") and code[0].endswith("````")
+    assert "## Not a heading: shown" in code[0]
+    assert code[1].startswith("~~~\n```") and code[1].endswith("~~~")
+
+
+def test_an_inline_code_span_of_backticks_does_not_open_a_block() -> None:
+    text = "# Title\n\n```run `this` now``` says the doc\n\n## Next\n\nBody.\n"
+    assert titles(text) == [(1, "Title"), (2, "Next")]
