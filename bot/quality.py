@@ -95,7 +95,7 @@ def evaluate(
         answered = answer.state == "answer" and bool(answer.citations)
         verbatim = all(quote_is_verbatim(c, roots) for c in answer.citations) if answered else None
         cited = tuple(CitedSpan(c.path, c.section, c.start, c.end) for c in answer.citations)
-        expected = read_source(q.expect[0], roots) if q.expect else None
+        expected = {path: read_source(path, roots) for path in q.expect or ()}
         section_hit, lead_hit = judge_sections(q, cited, expected)
         outcomes.append(Outcome(q, ranked, answered, verbatim, cited, section_hit, lead_hit))
         if out is not None:

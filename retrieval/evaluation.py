@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ class Question:
     answerable: bool | None
     kind: str | None = None
     trap: str | None = None
-    section: str | None = None  # the heading (in expect[0]) whose text answers it
+    section: str | None = None  # the heading (in an expected document) whose text answers it
 
 
 @dataclass(frozen=True)
@@ -199,16 +199,21 @@ def section_spans(text: str, heading: str) -> list[tuple[int, int]]:
 
 
 def judge_sections(
-    question: Question, cited: Sequence[CitedSpan], text: str | None
+    question: Question, cited: Sequence[CitedSpan], texts: Mapping[str, str | None]
 ) -> tuple[bool | None, bool | None]:
     """(section_hit, lead_hit): is some / the first citation the expected section of
-    the expected document, or inside it? None when the question names no section."""
+    an expected document, or inside it? ``texts`` holds each expected document's
+    text by path. None when the question names no section."""
     if not question.section or not question.expect or not question.answerable:
         return None, None
-    spans = section_spans(text, question.section) if text is not None else []
-    path = question.expect[0]
+    heading = question.section
+    spans = {
+        path: section_spans(text, heading)
+        for path in question.expect
+        if (text := texts.get(path)) is not None
+    }
 
     def inside(c: CitedSpan) -> bool:
-        return c.path == path and any(s <= c.start and c.end <= e for s, e in spans)
+        return any(s <= c.start and c.end <= e for s, e in spans.get(c.path, ()))
 
     return any(inside(c) for c in cited), bool(cited) and inside(cited[0])

@@ -52,13 +52,28 @@ def test_section_spans_match_any_level_and_ignore_inline_markup() -> None:
 def test_judge_sections_hit_inside_and_lead() -> None:
     inside = span_of("eks specifics")
     elsewhere = span_of("run defrag")
-    assert judge_sections(q("Diagnosis"), [elsewhere, inside], TEXT) == (True, False)
-    assert judge_sections(q("Diagnosis"), [inside], TEXT) == (True, True)
-    assert judge_sections(q("AWS EKS"), [span_of("check things")], TEXT) == (False, False)
+    texts = {"a.md": TEXT}
+    assert judge_sections(q("Diagnosis"), [elsewhere, inside], texts) == (True, False)
+    assert judge_sections(q("Diagnosis"), [inside], texts) == (True, True)
+    assert judge_sections(q("AWS EKS"), [span_of("check things")], texts) == (False, False)
     other_doc = CitedSpan("b.md", "s", inside.start, inside.end)
-    assert judge_sections(q("Diagnosis"), [other_doc], TEXT) == (False, False)
+    assert judge_sections(q("Diagnosis"), [other_doc], texts) == (False, False)
     unanswerable = Question("u", "q", None, False)
-    assert judge_sections(unanswerable, [inside], TEXT) == (None, None)
+    assert judge_sections(unanswerable, [inside], texts) == (None, None)
+
+
+def test_the_section_of_any_expected_document_is_a_hit() -> None:
+    """Two runbooks answer the question: quoting the section of the second one counts."""
+    twin = "# KubeProxyDown (EKS)\n\n## Diagnosis\n\ncheck the eks things\n"
+    both = Question("x", "q", ("a.md", "b.md"), True, "symptom", None, "Diagnosis")
+    start = twin.index("check the eks")
+    second = CitedSpan("b.md", "s", start, start + len("check the eks things"))
+    texts = {"a.md": TEXT, "b.md": twin}
+    assert judge_sections(both, [second], texts) == (True, True)
+    assert judge_sections(both, [span_of("run defrag"), second], texts) == (True, False)
+    # the same offsets in a document that is not expected are no hit
+    stray = CitedSpan("c.md", "s", second.start, second.end)
+    assert judge_sections(both, [stray], {**texts, "c.md": twin}) == (False, False)
 
 
 def test_compute_reports_section_and_lead_hits_and_declines() -> None:
