@@ -29,6 +29,7 @@ from retrieval.outline import OutlineCache, Part
 from retrieval.query import parse_alert_text
 from retrieval.snapshot import Snapshot
 from retrieval.tokenize import tokenize
+from retrieval.topics import topic_of
 
 #: sections that tell an on-call engineer something to do or check
 USEFUL_FIRST: frozenset[SectionKind] = frozenset({"act", "diagnose", "escalate"})
@@ -74,15 +75,18 @@ class RunbookSections:
         self._today = today
         self._outline = OutlineCache()
 
-    def _parts(self, snap: Snapshot, source_id: str) -> list[Part]:
+    def _parts(self, snap: Snapshot, source_id: str, section: str | None = None) -> list[Part]:
+        """The document's parts; in a file of several runbooks, only those of the runbook
+        that ``section`` (a citation's) lies in."""
         chunks = snap.chunks_by_source.get(source_id)
-        return self._outline.parts(snap.generation, source_id, chunks) if chunks else []
+        parts = self._outline.parts(snap.generation, source_id, chunks) if chunks else []
+        return topic_of(parts, section)
 
-    def escalation(self, source_id: str) -> Section | None:
+    def escalation(self, source_id: str, section: str | None = None) -> Section | None:
         """The document's Escalation section (its first part whose heading path is about
-        escalating), or None."""
+        escalating), or None; ``section`` is a cited section (see :meth:`_parts`)."""
         snap = self._snapshot()
-        for part in self._parts(snap, source_id):
+        for part in self._parts(snap, source_id, section):
             if "escalate" in heading_kinds(part.heading_path) and part.body.strip():
                 body = part.body.strip()
                 if len(body) > MAX_ESCALATION_CHARS:
@@ -108,7 +112,7 @@ class RunbookSections:
         if not restates(lead):
             return answer
         snap = self._snapshot()
-        parts = self._parts(snap, lead.source_id)
+        parts = self._parts(snap, lead.source_id, lead.section)
         best = self._best(parts, ("act", "diagnose"))
         if best is None:
             return answer
@@ -137,7 +141,7 @@ class RunbookSections:
             return None
         lead = answer.citations[0]
         snap = self._snapshot()
-        parts = self._parts(snap, lead.source_id)
+        parts = self._parts(snap, lead.source_id, lead.section)
         pick: Part | None = None
         if not escalate:
             seen = [i for i, p in enumerate(parts) if _is_shown(p.section, shown)]
@@ -173,11 +177,12 @@ class RunbookSections:
         )
         return answer.model_copy(update={"citations": citations, "related": ()})
 
-    def actions(self, source_id: str) -> list[Section]:
-        """The document's action sections, in the document's order (one per heading)."""
+    def actions(self, source_id: str, section: str | None = None) -> list[Section]:
+        """The document's action sections, in the document's order (one per heading);
+        ``section`` is a cited section (see :meth:`_parts`)."""
         snap = self._snapshot()
         out: dict[tuple[str, ...], Section] = {}
-        for part in self._parts(snap, source_id):
+        for part in self._parts(snap, source_id, section):
             if "act" in heading_kinds(part.heading_path) and part.heading_path not in out:
                 url = chunk_url(part.chunk, part.line_of(part.body_start))
                 out[part.heading_path] = Section(source_id, part.section, part.body, url)

@@ -24,6 +24,7 @@ from core.models import (
     Hit,
     SearchFilter,
     Suggestion,
+    normalize_name,
 )
 from core.redact import redact
 from retrieval.answer_config import AnswerConfig
@@ -34,9 +35,10 @@ from retrieval.embeddings import Vectors
 from retrieval.evidence import query_terms, unknown_entities
 from retrieval.intent import question_intent
 from retrieval.names import document_names, query_names
-from retrieval.outline import OutlineCache
+from retrieval.outline import OutlineCache, Part
 from retrieval.search import HybridSearcher, group_by_document, is_link_list
 from retrieval.snapshot import Snapshot
+from retrieval.topics import choose_topic
 
 RUNBOOK_TYPES = ("runbook", "adr", "doc")
 INCIDENT_TYPES = ("incident",)
@@ -174,19 +176,25 @@ class ExtractiveAnswerer:
     ) -> tuple[Candidate, ...]:
         snap = r.snapshot
         return tuple(
-            self._candidate(d, r, bool(names & document_names(d.best.chunk)))
+            self._candidate(d, r, names)
             for d in docs[: self._config.candidates_considered]
             if snap.chunks_by_source.get(d.source_id)
         )
 
-    def _candidate(self, d: DocumentHits, r: Retrieval, named: bool) -> Candidate:
+    def _candidate(self, d: DocumentHits, r: Retrieval, names: frozenset[str]) -> Candidate:
         snap = r.snapshot
+        named = bool(names & document_names(d.best.chunk))
         dense_scores = [h.dense_score for h in d.hits if h.dense_score is not None]
         if not dense_scores:  # keyword-only hits: score them from the dense mirror
             found = (snap.dense_score(h.chunk.chunk_id, r.vector) for h in d.hits)
             dense_scores = [x for x in found if x is not None]
         dense = max(dense_scores, default=0.0)
         doc_terms = snap.doc_terms.get(d.source_id, frozenset())
+        topic = self._topic(d.source_id, d.best.chunk, r)
+        if topic is not None:  # a file of runbooks: the evidence of the one asked about
+            heading, members = topic
+            doc_terms = frozenset().union(*(p.terms for p in members))
+            named = named or normalize_name(heading) in names
         evidence = gather_evidence(
             dense=dense,
             dense_scores=r.dense_scores or (dense,),
@@ -318,7 +326,7 @@ class ExtractiveAnswerer:
         own = [h for h in hits if h.chunk.source_id == sid]
         if not own:
             return None
-        return self._candidate(group_by_document(own)[0], r, named=False)
+        return self._candidate(group_by_document(own)[0], r, frozenset())
 
     def lead(self, r: Retrieval) -> Candidate | None:
         """The document the answer comes from, if any answers."""
@@ -489,14 +497,25 @@ class ExtractiveAnswerer:
             )
         return tuple(out)
 
-    def _ranked_parts(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:
-        parts = self._outline.parts(
-            r.generation,
-            cand.doc.source_id,
-            r.snapshot.chunks_by_source.get(cand.doc.source_id, [cand.chunk]),
+    def _parts(self, source_id: str, chunk: Chunk, r: Retrieval) -> list[Part]:
+        chunks = r.snapshot.chunks_by_source.get(source_id, [chunk])
+        return self._outline.parts(r.generation, source_id, chunks)
+
+    def _topic(self, source_id: str, chunk: Chunk, r: Retrieval) -> tuple[str, list[Part]] | None:
+        """In a file of several runbooks, the one the question is about (:mod:`topics`)."""
+        return choose_topic(
+            self._parts(source_id, chunk, r),
+            r.terms,
+            r.snapshot.term_stats,
+            lambda p: r.snapshot.dense_score(p.chunk.chunk_id, r.vector) or 0.0,
+            query_names(r.question),
+            self._config.sections,
         )
+
+    def _ranked_parts(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:
+        topic = self._topic(cand.doc.source_id, cand.chunk, r)
         return rank_parts(
-            parts,
+            topic[1] if topic is not None else self._parts(cand.doc.source_id, cand.chunk, r),
             r.terms,
             r.snapshot.term_stats,
             lambda p: r.snapshot.dense_score(p.chunk.chunk_id, r.vector) or 0.0,

@@ -373,12 +373,14 @@ class Answering:
         out: list[DocFacts] = []
         for i, citation in enumerate(dict((c.source_id, c) for c in answer.citations).values()):
             meta = lookup(citation.source_id)
-            escalation = self.sections.escalation(citation.source_id) if i == 0 else None
+            escalation = (
+                self.sections.escalation(citation.source_id, citation.section) if i == 0 else None
+            )
             quoted = {c.section for c in answer.citations if c.source_id == citation.source_id}
             more = (
                 tuple(
                     Link(label=a.section, url=a.url)
-                    for a in self.sections.actions(citation.source_id)
+                    for a in self.sections.actions(citation.source_id, citation.section)
                     if a.section not in quoted
                     and not any(q.startswith(a.section + " > ") for q in quoted)
                 )

@@ -4,12 +4,16 @@ alert's answer opens with (verbatim), the Escalation section, and services named
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 from bot.runtime import Runtime
 from bot.sections import RunbookSections, restates
 from bot.service_names import named_services, other_service
+from bot.settings import load_settings
 from core.models import DocumentMetadata, SearchFilter
+from retrieval.embeddings import FastEmbedder
 from tests.conftest import SAMPLE_RUNBOOKS
+from tests.retrieval.test_topics import COLLECTION
 
 CHECKOUT = "runbooks:checkout-api/database-connection-failures"
 
@@ -98,3 +102,37 @@ def test_a_follow_up_continues_after_what_the_thread_showed(sample_runtime: Runt
         sections.continue_after(answer.model_copy(update={"citations": ()}), [], escalate=True)
         is None
     )
+
+
+def test_in_a_file_of_runbooks_the_sections_shown_are_the_cited_runbooks(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """One file holds three alerts' runbooks: the action an answer opens with, and the
+    actions linked under it, are the cited alert's, never the first alert's in the file."""
+    root = tmp_path / "runbooks"
+    root.mkdir()
+    (root / "alerts.md").write_text(COLLECTION, encoding="utf-8")
+    rt = Runtime(load_settings(data_dir=tmp_path / "data"), embedder=embedder)
+    try:
+        rt.ingest(root)
+        sections = RunbookSections(rt.searcher.snapshot)
+        question = "what does it mean when a broker data disk is above 85%"
+        answer = rt.extractive.answer(question, SearchFilter())
+        assert answer.citations and answer.citations[0].section == "QueueDiskFull > Meaning"
+        led = sections.action_first(answer, question)
+        assert led.citations[0].section == "QueueDiskFull > Mitigation"
+        assert "kafka-delete-records" in led.citations[0].quote
+        lead = led.citations[0]
+        assert [a.section for a in sections.actions(lead.source_id, lead.section)] == [
+            "QueueDiskFull > Mitigation"
+        ]
+        # without a cited section the whole file's actions are listed, in order
+        assert [a.section for a in sections.actions(lead.source_id)] == [
+            "QueueConsumerLag > Mitigation",
+            "DiskAlmostFull > Mitigation",
+            "QueueDiskFull > Mitigation",
+        ]
+        nxt = sections.continue_after(led, [lead.section], escalate=False)
+        assert nxt is None or all(c.section.startswith("QueueDiskFull") for c in nxt.citations)
+    finally:
+        rt.close()

@@ -1,0 +1,81 @@
+"""A document that collects several runbooks, and which of them a question is about.
+
+Some teams keep every alert's runbook in one file: ``## KubeProxyDown`` with its own
+``### Meaning``, ``### Diagnosis`` and ``### Mitigation``, then ``## KubeletDown``
+with the same layout, a hundred times over. Search finds the file; the question is
+about one of its runbooks. Choosing a part by what was asked alone would pick the
+best-matching Mitigation of any alert in the file, so in such a document the topic
+(the top-level section) is chosen first, by the question's evidence, and the part
+inside it second.
+
+A document is a collection when at least ``MIN_TOPICS`` of its top-level sections
+each hold subsections of at least ``MIN_KINDS`` different kinds (meaning, diagnosis,
+action, escalation): the repeated layout of a runbook. A single runbook's top-level
+sections are those kinds themselves, so it never qualifies.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from core.models import normalize_name
+from retrieval.composer import SectionWeights
+from retrieval.evidence import TermStats, coverage
+from retrieval.intent import heading_kinds
+from retrieval.outline import Part
+from retrieval.tokenize import tokenize
+
+MIN_TOPICS = 3
+MIN_KINDS = 2
+
+
+def topics(parts: Sequence[Part]) -> dict[str, list[Part]] | None:
+    """The runbooks a collection holds, by top-level heading; None for one runbook."""
+    members: dict[str, list[Part]] = {}
+    kinds: dict[str, set[str]] = {}
+    for p in parts:
+        if not p.own_path:
+            continue
+        top = p.own_path[0]
+        members.setdefault(top, []).append(p)
+        below = heading_kinds(p.own_path[1:]) - {"symptoms"} if len(p.own_path) > 1 else set()
+        kinds.setdefault(top, set()).update(below)
+    laid_out = sum(1 for found in kinds.values() if len(found) >= MIN_KINDS)
+    return members if laid_out >= MIN_TOPICS else None
+
+
+def choose_topic(
+    parts: Sequence[Part],
+    terms: Sequence[str],
+    stats: TermStats,
+    dense_of: Callable[[Part], float],
+    names: frozenset[str],
+    weights: SectionWeights,
+) -> tuple[str, list[Part]] | None:
+    """In a collection, the runbook the question is about, as (its heading, its parts):
+    the one the question names, or else the one with the best evidence (its words, its
+    heading's, its best dense score). None for a single runbook."""
+    groups = topics(parts)
+    if groups is None:
+        return None
+
+    def evidence(item: tuple[str, list[Part]]) -> tuple[bool, float]:
+        heading, members = item
+        words = frozenset().union(*(p.terms for p in members))
+        score = (
+            weights.lexical * coverage(terms, words, stats)
+            + weights.heading * coverage(terms, tokenize(heading), stats)
+            + weights.dense * max(dense_of(p) for p in members)
+        )
+        return normalize_name(heading) in names, score
+
+    return max(groups.items(), key=evidence)
+
+
+def topic_of(parts: Sequence[Part], section: str | None) -> list[Part]:
+    """In a collection, the parts of the runbook that ``section`` (a citation's heading
+    path, ``QueueConsumerLag > Mitigation``) lies in; otherwise every part."""
+    groups = topics(parts) if section else None
+    if groups is None or not section:
+        return list(parts)
+    return groups.get(section.split(" > ")[0], list(parts))

@@ -1,0 +1,151 @@
+"""Collections of runbooks in one file: the topic is chosen before the part."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.runtime import Runtime
+from bot.settings import load_settings
+from core.models import Document, DocumentMetadata, SearchFilter
+from ingest.chunker import chunk_document
+from retrieval.composer import SectionWeights
+from retrieval.embeddings import FastEmbedder
+from retrieval.evidence import TermStats
+from retrieval.outline import Part, document_parts
+from retrieval.tokenize import tokenize
+from retrieval.topics import choose_topic, topics
+
+ALERT = """## {name}
+
+### Meaning
+
+{meaning}
+
+### Diagnosis
+
+{diagnosis}
+
+### Mitigation
+
+{mitigation}
+"""
+
+COLLECTION = "# Platform alert runbooks\n\nOne section per alert.\n\n" + "\n".join(
+    ALERT.format(name=name, meaning=meaning, diagnosis=diagnosis, mitigation=mitigation)
+    for name, meaning, diagnosis, mitigation in [
+        (
+            "QueueConsumerLag",
+            "Consumers of the orders queue fall behind producers.",
+            "Compare `consumer_offset` with `log_end_offset` per partition in the lag "
+            "dashboard; one partition far behind means a stuck consumer.",
+            "Restart the stuck consumer pod with `kubectl rollout restart deploy/orders-consumer`.",
+        ),
+        (
+            "DiskAlmostFull",
+            "A node's root filesystem is above 90%.",
+            "Run `du -xh / | sort -h | tail` on the node to find what grew.",
+            "Rotate and compress logs, then vacuum journald: `journalctl --vacuum-size=500M`.",
+        ),
+        (
+            "QueueDiskFull",
+            "A broker's data disk is above 85%.",
+            "Find the largest topics with `kafka-log-dirs --describe`.",
+            "When an orders queue partition fills its disk, delete the old segments of that "
+            "orders queue partition with `kafka-delete-records --offset-json-file old.json`.",
+        ),
+    ]
+)
+
+SINGLE = """# Queue consumer lag
+
+## Meaning
+
+Consumers fall behind.
+
+## Diagnosis
+
+Compare offsets per partition.
+
+## Mitigation
+
+### Restart the consumer
+
+Restart it.
+
+### Scale out
+
+Add consumers.
+"""
+
+
+def parts_of(text: str, title: str) -> list[Part]:
+    d = Document(
+        source_id="alerts",
+        path="alerts.md",
+        title=title,
+        text=text,
+        content_hash="h",
+        metadata=DocumentMetadata(),
+    )
+    return document_parts(chunk_document(d, 0))
+
+
+STATS = TermStats.from_doc_terms({"a": tokenize(COLLECTION), "b": tokenize("unrelated words")})
+
+
+def test_a_file_of_runbooks_laid_out_alike_is_a_collection() -> None:
+    found = topics(parts_of(COLLECTION, "Platform alert runbooks"))
+    assert found is not None
+    assert list(found) == ["QueueConsumerLag", "DiskAlmostFull", "QueueDiskFull"]
+    assert {p.own_path[-1] for p in found["DiskAlmostFull"]} == {
+        "Meaning",
+        "Diagnosis",
+        "Mitigation",
+    }
+
+
+def test_one_runbook_is_not_a_collection() -> None:
+    parts = parts_of(SINGLE, "Queue consumer lag")
+    assert topics(parts) is None
+    assert choose_topic(parts, tokenize("restart"), STATS, lambda p: 0.5, frozenset(), SW) is None
+
+
+SW = SectionWeights()
+
+
+def test_the_named_topic_wins_whatever_the_words() -> None:
+    parts = parts_of(COLLECTION, "Platform alert runbooks")
+    # the words match the queue disk runbook's Mitigation, the name the node disk runbook
+    question = tokenize("diskalmostfull what do i do delete old segments")
+    topic = choose_topic(parts, question, STATS, lambda p: 0.5, frozenset({"diskalmostfull"}), SW)
+    assert topic is not None and topic[0] == "DiskAlmostFull"
+    assert {p.own_path[0] for p in topic[1]} == {"DiskAlmostFull"}
+
+
+def test_without_a_name_the_topic_with_the_best_evidence_is_chosen() -> None:
+    parts = parts_of(COLLECTION, "Platform alert runbooks")
+    question = tokenize("one partition of the orders queue is far behind its producers")
+    topic = choose_topic(parts, question, STATS, lambda p: 0.5, frozenset(), SW)
+    assert topic is not None and topic[0] == "QueueConsumerLag"
+
+
+def test_a_question_about_one_runbook_of_a_collection_is_answered_from_it(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """The queue disk runbook's Mitigation shares the most words with the question
+    ("orders", "partition"); before the topic was chosen first, it led the answer to a
+    question about consumer lag."""
+    root = tmp_path / "runbooks"
+    root.mkdir()
+    (root / "alerts.md").write_text(COLLECTION, encoding="utf-8")
+    rt = Runtime(load_settings(data_dir=tmp_path / "data"), embedder=embedder)
+    try:
+        rt.ingest(root)
+        question = "one orders partition lags behind its producers, fix?"
+        answer = rt.extractive.answer(question, SearchFilter())
+        assert answer.citations, answer
+        sections = [c.section for c in answer.citations]
+        assert all(s.startswith("QueueConsumerLag > ") for s in sections), sections
+        assert "kafka-delete-records" not in " ".join(c.quote for c in answer.citations)
+    finally:
+        rt.close()
