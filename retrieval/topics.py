@@ -53,21 +53,27 @@ def choose_topic(
     weights: SectionWeights,
 ) -> tuple[str, list[Part]] | None:
     """In a collection, the runbook the question is about, as (its heading, its parts):
-    the one the question names, or else the one with the best evidence (its words, its
-    heading's, its best dense score). None for a single runbook."""
+    the one the question names, or else the one holding the part with the best evidence
+    (the question's words in it and in its heading, its dense score) plus its own
+    heading's words. None for a single runbook."""
     groups = topics(parts)
     if groups is None:
         return None
 
+    def part(p: Part) -> float:
+        """A part's own evidence, whatever was asked: which runbook before which part.
+        (A runbook's words taken together favour the longest one.)"""
+        below = p.heading_terms if len(p.own_path) > 1 else frozenset()
+        return (
+            weights.lexical * coverage(terms, p.terms, stats)
+            + weights.heading * coverage(terms, below, stats)
+            + weights.dense * dense_of(p)
+        )
+
     def evidence(item: tuple[str, list[Part]]) -> tuple[bool, float]:
         heading, members = item
-        words = frozenset().union(*(p.terms for p in members))
-        score = (
-            weights.lexical * coverage(terms, words, stats)
-            + weights.heading * coverage(terms, tokenize(heading), stats)
-            + weights.dense * max(dense_of(p) for p in members)
-        )
-        return normalize_name(heading) in names, score
+        own = weights.heading * coverage(terms, tokenize(heading), stats)
+        return normalize_name(heading) in names, max(map(part, members)) + own
 
     return max(groups.items(), key=evidence)
 
