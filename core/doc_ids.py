@@ -15,7 +15,7 @@ from pathlib import PurePosixPath
 SEPARATOR = ":"
 SOURCE_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
 _SOURCE_NAME = re.compile(SOURCE_NAME_PATTERN)
-MARKDOWN_SUFFIXES = (".md", ".markdown")
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 
 
 def valid_source_name(name: str) -> bool:

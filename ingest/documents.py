@@ -14,6 +14,7 @@ from datetime import date
 from typing import get_args
 
 from core.models import DocType, Document, DocumentMetadata
+from ingest import mdx
 from ingest.errors import MalformedDocumentError
 from ingest.frontmatter import (
     FrontMatter,
@@ -249,7 +250,8 @@ def parse_document(text: str, facts: DocumentFacts, config: DocumentConfig) -> P
     rel = facts.path
     fm = split_front_matter(text, rel)
     f = fm.fields
-    body = text[fm.body_start :]
+    start = mdx.body_start(text, fm.body_start) if mdx.is_mdx(rel) else fm.body_start
+    body = text[start:]
     headers = header_lines(body)
 
     title = choose_title(f.get("title") or facts.title, body, rel)
@@ -307,4 +309,4 @@ def parse_document(text: str, facts: DocumentFacts, config: DocumentConfig) -> P
         content_hash=facts.content_hash,
         metadata=meta,
     )
-    return ParsedDocument(doc, fm.body_start, problems, facts.anchors)
+    return ParsedDocument(doc, start, problems, facts.anchors)

@@ -71,6 +71,53 @@ def test_hugo_toml_front_matter_and_setext_headings(tmp_path: Path) -> None:
     assert all("+++" not in doc.text[c.start : c.end] for c in chunks)
 
 
+MDX = """---
+title: Queue backlog
+owner: "@orders"
+---
+import Tabs from '@theme/Tabs';
+import {
+  TabItem,
+} from '@theme/TabItem';
+export const severity = "page";
+
+## Mitigation
+
+<Tabs>
+<TabItem value="k8s">
+
+1. `kubectl -n orders scale deploy/consumer --replicas=6`
+
+</TabItem>
+</Tabs>
+"""
+
+
+def test_an_mdx_runbook_is_read_from_after_its_imports(tmp_path: Path) -> None:
+    write(tmp_path, "orders/backlog.mdx", MDX)
+    write(tmp_path, "orders/notes.txt", "not a runbook")
+    assert [f.rel for f in scan(tmp_path).files] == ["orders/backlog.mdx"]
+    parsed = parse_one(tmp_path, "orders/backlog.mdx")
+    doc = parsed.document
+    assert (doc.title, doc.metadata.owner, doc.source_id) == (
+        "Queue backlog",
+        "@orders",
+        "runbooks:orders/backlog",
+    )
+    assert MDX[parsed.body_start :].startswith("## Mitigation")
+    chunks = chunk_document(doc, parsed.body_start)
+    assert [c.heading_path for c in chunks] == [("Mitigation",)]
+    text = "".join(doc.text[c.start : c.end] for c in chunks)
+    assert "import" not in text and "export" not in text
+    assert "kubectl -n orders scale" in text  # the body, JSX and all, verbatim
+
+
+def test_a_plain_markdown_file_keeps_a_line_that_starts_with_import(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", "import the dashboard from grafana.com first.\n\n## Steps\n\nx\n")
+    parsed = parse_one(tmp_path, "a.md")
+    assert parsed.body_start == 0
+
+
 def test_header_lines_codeowners_and_defaults(tmp_path: Path) -> None:
     write(tmp_path, "CODEOWNERS", "*.md @acme/fallback\n/payments/ @acme/payments\n")
     write(tmp_path, "payments/p.md", "# Payments latency\nService: payments\n\n## A\n\nb\n")

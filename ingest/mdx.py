@@ -1,0 +1,42 @@
+"""MDX runbooks (Docusaurus and similar sites): Markdown that may open with imports.
+
+An ``.mdx`` file is Markdown plus JSX. What sets it apart at the top is a block of
+ES module statements after the front matter (``import Tabs from '@theme/Tabs';``,
+``export const meta = {...};``): code for the site's build, not text for an
+on-call engineer. The body starts after that block; offsets still point into the
+original file, so quotes stay verbatim. JSX elements in the body (``<Tabs>``) are
+kept as they are, like HTML in Markdown.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.markdown import iter_lines
+
+MDX_SUFFIX = ".mdx"
+_STATEMENT = re.compile(r"^(import|export)\b")
+# a statement ends on a line ending in ";", or naming its module ('from "x"', 'import "x"')
+_ENDS = re.compile(r"""(;\s*$|\bfrom\s+(['"])[^'"]*\2\s*$|^import\s+(['"])[^'"]*\3\s*$)""")
+
+
+def is_mdx(path: str) -> bool:
+    return path.lower().endswith(MDX_SUFFIX)
+
+
+def body_start(text: str, start: int) -> int:
+    """Where the body of an MDX file begins: after the import and export statements
+    (and the blank lines among them) that follow ``start``; ``start`` when none do."""
+    end = start  # after the last statement line seen
+    open_statement = False
+    for _ls, le, line in iter_lines(text, start):
+        if open_statement or _STATEMENT.match(line):
+            open_statement = not _ENDS.search(line)
+            end = min(le + 1, len(text))
+        elif line.strip():
+            break
+    if end == start:
+        return start
+    while end < len(text) and text[end] == "\n":
+        end += 1
+    return end
