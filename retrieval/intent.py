@@ -65,7 +65,9 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         "procedure",
         re.compile(
             r"\b(how (do|can|should) (i|we|you) |how to |what'?s the (command|way|process|"
-            r"procedure)|command to|steps to|procedure (for|to))",
+            r"procedure)|command to|steps to|procedure (for|to)|"
+            r"where (do|can|should) (i|we) (bump|change|set|increase|raise|lower|edit|"
+            r"update|configure|scale|adjust|tune)\b)",
             re.I,
         ),
     ),
