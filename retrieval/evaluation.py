@@ -187,15 +187,16 @@ def _share(outcomes: Sequence[Outcome], attr: str) -> float:
     return sum(1 for o in outcomes if getattr(o, attr)) / len(outcomes) if outcomes else 0.0
 
 
-def _clean_heading(text: str) -> str:
+def clean_heading(text: str) -> str:
+    """A heading as question sets name it: inline markup, case and spacing aside."""
     return " ".join(text.replace("*", "").replace("`", "").split()).lower()
 
 
 def section_spans(text: str, heading: str) -> list[tuple[int, int]]:
     """Where the section titled ``heading`` lies in ``text`` (any heading level; a
     repeated heading gives several)."""
-    want = _clean_heading(heading)
-    return [(s, e) for title, s, e in heading_extents(text) if _clean_heading(title) == want]
+    want = clean_heading(heading)
+    return [(s, e) for title, s, e in heading_extents(text) if clean_heading(title) == want]
 
 
 def judge_sections(

@@ -28,7 +28,7 @@ from bot.settings import load_settings  # noqa: E402
 from core.markdown import HEADING, headings  # noqa: E402
 from core.models import SearchFilter  # noqa: E402
 from retrieval.embeddings import FastEmbedder  # noqa: E402
-from retrieval.evaluation import Question, load_questions  # noqa: E402
+from retrieval.evaluation import Question, clean_heading, load_questions  # noqa: E402
 
 SUFFIXES = (".md", ".markdown")
 
@@ -67,10 +67,6 @@ def fold(corpus: Path, target: Path) -> dict[str, str]:
     return topics
 
 
-def _clean(heading: str) -> str:
-    return " ".join(heading.replace("*", "").replace("`", "").split()).lower()
-
-
 @dataclass
 class Tally:
     answerable: int = 0
@@ -92,14 +88,14 @@ def _judge(
 ) -> tuple[bool, bool]:
     """Is a citation in the right runbook, and inside the asked-for section?"""
     expected = set(q.expect or ())
-    want = _clean(q.section or "")
+    want = clean_heading(q.section or "")
     segments = section.split(" > ")
     if folded:
         runbook, segments = segments[0], segments[1:]
         right = runbook in {topics[p] for p in expected if p in topics}
     else:
         runbook, right = topics.get(path, ""), path in expected
-    inside = want in {_clean(s) for s in segments} or want == _clean(runbook)
+    inside = want in {clean_heading(s) for s in segments} or want == clean_heading(runbook)
     return right, right and inside
 
 

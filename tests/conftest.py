@@ -17,10 +17,42 @@ import redis
 
 from bot.logs import configure_logging
 from bot.runtime import Runtime
+from core.models import Document, DocumentMetadata
 from retrieval.embeddings import FastEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_RUNBOOKS = ROOT / "runbooks"
+
+
+def markdown_document(text: str, title: str, path: str) -> Document:
+    """An in-memory Markdown document with default metadata, as a source would give it."""
+    return Document(
+        source_id=path.rsplit(".", 1)[0],
+        path=path,
+        title=title,
+        text=text,
+        content_hash="h",
+        metadata=DocumentMetadata(),
+    )
+
+
+@contextmanager
+def runtime_over(
+    files: dict[str, str], tmp_path: Path, embedder: FastEmbedder
+) -> Iterator[Runtime]:
+    """A Runtime over a fresh index of ``files`` (path -> text) in a folder of their own."""
+    from bot.settings import load_settings
+
+    root = tmp_path / "runbooks"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    rt = Runtime(load_settings(data_dir=tmp_path / "data"), embedder=embedder)
+    try:
+        rt.ingest(root)
+        yield rt
+    finally:
+        rt.close()
 
 
 @pytest.fixture(scope="session")

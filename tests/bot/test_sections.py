@@ -9,10 +9,9 @@ from pathlib import Path
 from bot.runtime import Runtime
 from bot.sections import RunbookSections, restates
 from bot.service_names import named_services, other_service
-from bot.settings import load_settings
 from core.models import DocumentMetadata, SearchFilter
 from retrieval.embeddings import FastEmbedder
-from tests.conftest import SAMPLE_RUNBOOKS
+from tests.conftest import SAMPLE_RUNBOOKS, runtime_over
 from tests.retrieval.test_topics import COLLECTION
 
 CHECKOUT = "runbooks:checkout-api/database-connection-failures"
@@ -109,12 +108,7 @@ def test_in_a_file_of_runbooks_the_sections_shown_are_the_cited_runbooks(
 ) -> None:
     """One file holds three alerts' runbooks: the action an answer opens with, and the
     actions linked under it, are the cited alert's, never the first alert's in the file."""
-    root = tmp_path / "runbooks"
-    root.mkdir()
-    (root / "alerts.md").write_text(COLLECTION, encoding="utf-8")
-    rt = Runtime(load_settings(data_dir=tmp_path / "data"), embedder=embedder)
-    try:
-        rt.ingest(root)
+    with runtime_over({"alerts.md": COLLECTION}, tmp_path, embedder) as rt:
         sections = RunbookSections(rt.searcher.snapshot)
         question = "what does it mean when a broker data disk is above 85%"
         answer = rt.extractive.answer(question, SearchFilter())
@@ -134,5 +128,3 @@ def test_in_a_file_of_runbooks_the_sections_shown_are_the_cited_runbooks(
         ]
         nxt = sections.continue_after(led, [lead.section], escalate=False)
         assert nxt is None or all(c.section.startswith("QueueDiskFull") for c in nxt.citations)
-    finally:
-        rt.close()

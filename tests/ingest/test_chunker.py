@@ -1,8 +1,9 @@
 from __future__ import annotations
 
 from core.markdown import sections
-from core.models import Document, DocumentMetadata
+from core.models import Document
 from ingest.chunker import chunk_document, estimate_tokens
+from tests.conftest import markdown_document
 
 DOC = """---
 title: Disk full
@@ -40,14 +41,7 @@ df -h
 
 
 def make_doc(text: str, title: str = "Disk full") -> Document:
-    return Document(
-        source_id="platform/disk",
-        path="platform/disk.md",
-        title=title,
-        text=text,
-        content_hash="h",
-        metadata=DocumentMetadata(),
-    )
+    return markdown_document(text, title, "platform/disk.md")
 
 
 def body_start(text: str) -> int:

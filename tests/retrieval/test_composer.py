@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from core.models import Document, DocumentMetadata
 from ingest.chunker import DEFAULT_MAX_TOKENS, chunk_document
 from retrieval.composer import (
     MAX_QUOTE_CHARS,
@@ -18,6 +17,7 @@ from retrieval.composer import (
 from retrieval.evidence import TermStats
 from retrieval.outline import Part, document_parts
 from retrieval.tokenize import tokenize
+from tests.conftest import markdown_document
 
 TEXT = """# Orders DB connection failures
 
@@ -44,14 +44,7 @@ Promote the replica when the primary is down.
 
 
 def parts_of(text: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> list[Part]:
-    d = Document(
-        source_id="orders/db",
-        path="orders/db.md",
-        title="Orders DB connection failures",
-        text=text,
-        content_hash="h",
-        metadata=DocumentMetadata(),
-    )
+    d = markdown_document(text, "Orders DB connection failures", "orders/db.md")
     return document_parts(chunk_document(d, 0, max_tokens))
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from core.models import Document, DocumentMetadata
+from core.models import Document
 from ingest.chunker import chunk_document
 from retrieval.outline import OutlineCache, document_parts
+from tests.conftest import markdown_document
 
 TEXT = """# Orders DB
 
@@ -32,14 +33,7 @@ Promote the replica.
 
 
 def doc(text: str = TEXT) -> Document:
-    return Document(
-        source_id="orders/db",
-        path="orders/db.md",
-        title="Orders DB",
-        text=text,
-        content_hash="h",
-        metadata=DocumentMetadata(),
-    )
+    return markdown_document(text, "Orders DB", "orders/db.md")
 
 
 def test_parts_cover_every_heading_level_with_verbatim_offsets() -> None:

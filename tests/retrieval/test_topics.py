@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.runtime import Runtime
-from bot.settings import load_settings
-from core.models import Document, DocumentMetadata, SearchFilter
+from core.models import SearchFilter
 from ingest.chunker import chunk_document
 from retrieval.composer import SectionWeights
 from retrieval.embeddings import FastEmbedder
@@ -14,6 +12,7 @@ from retrieval.evidence import TermStats
 from retrieval.outline import Part, document_parts
 from retrieval.tokenize import tokenize
 from retrieval.topics import choose_topic, topics
+from tests.conftest import markdown_document, runtime_over
 
 ALERT = """## {name}
 
@@ -79,15 +78,7 @@ Add consumers.
 
 
 def parts_of(text: str, title: str) -> list[Part]:
-    d = Document(
-        source_id="alerts",
-        path="alerts.md",
-        title=title,
-        text=text,
-        content_hash="h",
-        metadata=DocumentMetadata(),
-    )
-    return document_parts(chunk_document(d, 0))
+    return document_parts(chunk_document(markdown_document(text, title, "alerts.md"), 0))
 
 
 STATS = TermStats.from_doc_terms({"a": tokenize(COLLECTION), "b": tokenize("unrelated words")})
@@ -135,17 +126,10 @@ def test_a_question_about_one_runbook_of_a_collection_is_answered_from_it(
     """The queue disk runbook's Mitigation shares the most words with the question
     ("orders", "partition"); before the topic was chosen first, it led the answer to a
     question about consumer lag."""
-    root = tmp_path / "runbooks"
-    root.mkdir()
-    (root / "alerts.md").write_text(COLLECTION, encoding="utf-8")
-    rt = Runtime(load_settings(data_dir=tmp_path / "data"), embedder=embedder)
-    try:
-        rt.ingest(root)
+    with runtime_over({"alerts.md": COLLECTION}, tmp_path, embedder) as rt:
         question = "one orders partition lags behind its producers, fix?"
         answer = rt.extractive.answer(question, SearchFilter())
         assert answer.citations, answer
         sections = [c.section for c in answer.citations]
         assert all(s.startswith("QueueConsumerLag > ") for s in sections), sections
         assert "kafka-delete-records" not in " ".join(c.quote for c in answer.citations)
-    finally:
-        rt.close()
