@@ -30,16 +30,25 @@ MIN_KINDS = 2
 
 
 def topics(parts: Sequence[Part]) -> dict[str, list[Part]] | None:
-    """The runbooks a collection holds, by top-level heading; None for one runbook."""
+    """The runbooks a collection holds, by top-level heading; None for one runbook.
+
+    The top level is below the document's one top heading when every part lies under
+    it (``# Alert runbooks`` over ``## KubeProxyDown``), else the top headings
+    themselves (a file of ``# KubeProxyDown`` runbooks, the first of which is also
+    the document's title)."""
+    paths = [p.heading_path for p in parts if p.heading_path]
+    depth = 1 if paths and all(h[0] == paths[0][0] for h in paths) else 0
     members: dict[str, list[Part]] = {}
     kinds: dict[str, set[str]] = {}
     for p in parts:
-        if not p.own_path:
+        path = p.heading_path
+        if len(path) <= depth:
             continue
-        top = p.own_path[0]
+        top = path[depth]
         members.setdefault(top, []).append(p)
-        below = heading_kinds(p.own_path[1:]) - {"symptoms"} if len(p.own_path) > 1 else set()
-        kinds.setdefault(top, set()).update(below)
+        below = path[depth + 1 :]
+        found = heading_kinds(below) - {"symptoms"} if below else frozenset()
+        kinds.setdefault(top, set()).update(found)
     laid_out = sum(1 for found in kinds.values() if len(found) >= MIN_KINDS)
     return members if laid_out >= MIN_TOPICS else None
 
@@ -60,10 +69,10 @@ def choose_topic(
     if groups is None:
         return None
 
-    def part(p: Part) -> float:
+    def part(p: Part, topic: str) -> float:
         """A part's own evidence, whatever was asked: which runbook before which part.
         (A runbook's words taken together favour the longest one.)"""
-        below = p.heading_terms if len(p.own_path) > 1 else frozenset()
+        below = p.heading_terms if p.heading != topic else frozenset()
         return (
             weights.lexical * coverage(terms, p.terms, stats)
             + weights.heading * coverage(terms, below, stats)
@@ -73,7 +82,8 @@ def choose_topic(
     def evidence(item: tuple[str, list[Part]]) -> tuple[bool, float]:
         heading, members = item
         own = weights.heading * coverage(terms, tokenize(heading), stats)
-        return normalize_name(heading) in names, max(map(part, members)) + own
+        best = max(part(p, heading) for p in members)
+        return normalize_name(heading) in names, best + own
 
     return max(groups.items(), key=evidence)
 
@@ -84,4 +94,7 @@ def topic_of(parts: Sequence[Part], section: str | None) -> list[Part]:
     groups = topics(parts) if section else None
     if groups is None or not section:
         return list(parts)
-    return groups.get(section.split(" > ")[0], list(parts))
+    for members in groups.values():
+        if any(section == p.section or section.startswith(p.section + " > ") for p in members):
+            return members
+    return list(parts)

@@ -11,7 +11,7 @@ from retrieval.embeddings import FastEmbedder
 from retrieval.evidence import TermStats
 from retrieval.outline import Part, document_parts
 from retrieval.tokenize import tokenize
-from retrieval.topics import choose_topic, topics
+from retrieval.topics import choose_topic, topic_of, topics
 from tests.conftest import markdown_document, runtime_over
 
 ALERT = """## {name}
@@ -133,3 +133,24 @@ def test_a_question_about_one_runbook_of_a_collection_is_answered_from_it(
         sections = [c.section for c in answer.citations]
         assert all(s.startswith("QueueConsumerLag > ") for s in sections), sections
         assert "kafka-delete-records" not in " ".join(c.quote for c in answer.citations)
+
+
+def test_a_file_of_h1_runbooks_is_a_collection_its_first_runbook_included() -> None:
+    """``# QueueConsumerLag`` is the first runbook and also the document's title."""
+    text = COLLECTION.split("\n", 3)[3].replace("\n## ", "\n# ").replace("### ", "## ")
+    assert text.lstrip().startswith("# QueueConsumerLag\n")
+    parts = parts_of(text, "QueueConsumerLag")
+    found = topics(parts)
+    assert found is not None and list(found) == [
+        "QueueConsumerLag",
+        "DiskAlmostFull",
+        "QueueDiskFull",
+    ]
+    first = found["QueueConsumerLag"]
+    assert {p.section for p in first} == {"Meaning", "Diagnosis", "Mitigation"}
+    # a citation of the first runbook (its sections carry no title) finds its runbook
+    assert topic_of(parts, "Mitigation") == first
+    assert topic_of(parts, "QueueDiskFull > Mitigation") == found["QueueDiskFull"]
+    question = tokenize("one orders partition is far behind its producers")
+    topic = choose_topic(parts, question, STATS, lambda p: 0.5, frozenset(), SW)
+    assert topic is not None and topic[0] == "QueueConsumerLag"
