@@ -166,6 +166,7 @@ def choose_parts(
     lead = ranked[0]
     chosen = [lead]
     wanted = _complement(intent, lead.part)
+    base = _shared_depth([s.part.own_path for s in ranked])
     for s in ranked[1:]:
         if _nested(s.part, lead.part) or s.part.heading_path == lead.part.heading_path:
             continue
@@ -174,7 +175,7 @@ def choose_parts(
             bool(wanted)
             and bool(heading_kinds(s.part.own_path) & set(wanted))
             and s.score >= weights.complement_ratio * lead.score
-            and (s.lexical >= weights.complement_min_lexical or _companion(s.part, lead.part))
+            and (s.lexical >= weights.complement_min_lexical or _companion(s.part, lead.part, base))
         )
         if close or completes:
             chosen.append(s)
@@ -186,14 +187,28 @@ def choose_parts(
     return chosen
 
 
-def _companion(part: Part, lead: Part) -> bool:
+def _companion(part: Part, lead: Part, base: int = 0) -> bool:
     """A whole top-level section of the layout an alert runbook follows (``Diagnosis``
-    beside ``Mitigation``): the step that goes with the lead, whatever its words."""
+    beside ``Mitigation``): the step that goes with the lead, whatever its words. Levels
+    count below ``base`` headings every part shares (the runbook's own heading, in a
+    file of runbooks)."""
     return (
-        len(part.own_path) == 1
-        and len(lead.own_path) <= 2
-        and bool(heading_kinds(part.own_path) & {"act", "diagnose"})
+        len(part.own_path) - base == 1
+        and len(lead.own_path) - base <= 2
+        and bool(heading_kinds(part.own_path[base:]) & {"act", "diagnose"})
     )
+
+
+def _shared_depth(paths: Sequence[tuple[str, ...]]) -> int:
+    """How many leading headings every path shares."""
+    if not paths:
+        return 0
+    depth = 0
+    for level in zip(*paths, strict=False):
+        if any(h != level[0] for h in level):
+            break
+        depth += 1
+    return depth
 
 
 def _acts(part: Part) -> bool:

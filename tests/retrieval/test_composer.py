@@ -181,6 +181,16 @@ def test_a_bare_alert_gets_the_runbooks_own_diagnosis_beside_the_action() -> Non
     assert chosen_headings(nested, scored, "unspecified") == ["Restart pgbouncer"]
 
 
+def test_the_companion_is_found_below_a_heading_every_part_shares() -> None:
+    """One wrapping section over the whole runbook (or the runbook's own heading in a file
+    of runbooks): its Diagnosis is still the runbook's top-level Diagnosis."""
+    demoted = TEXT.replace("\n### ", "\n#### ").replace("\n## ", "\n### ")
+    head, rest = demoted.split("\n", 1)
+    wrapped = f"{head}\n\n## Orders DB runbook\n{rest}"
+    scored = [("Restart pgbouncer", 1.0, 0.6), ("Diagnosis", 0.7, 0.0)]
+    assert chosen_headings(wrapped, scored, "unspecified") == ["Restart pgbouncer", "Diagnosis"]
+
+
 def test_what_do_i_do_leads_with_the_action_even_when_the_check_scores_higher() -> None:
     scored = [("Diagnosis", 1.0, 0.8), ("Restart pgbouncer", 0.95, 0.5)]
     assert chosen_headings(TEXT, scored, "act") == ["Restart pgbouncer", "Diagnosis"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from core.models import SearchFilter
 from ingest.chunker import chunk_document
 from retrieval.composer import SectionWeights
@@ -154,3 +156,37 @@ def test_a_file_of_h1_runbooks_is_a_collection_its_first_runbook_included() -> N
     question = tokenize("one orders partition is far behind its producers")
     topic = choose_topic(parts, question, STATS, lambda p: 0.5, frozenset(), SW)
     assert topic is not None and topic[0] == "QueueConsumerLag"
+
+
+def one_file_each() -> dict[str, str]:
+    """The collection's runbooks, each in a file of its own (``# QueueDiskFull``)."""
+    files = {}
+    for runbook in COLLECTION.split("\n## ")[1:]:
+        name, body = runbook.split("\n", 1)
+        files[f"{name}.md"] = f"# {name}\n" + body.replace("### ", "## ")
+    return files
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "QueueDiskFull",
+        "DiskAlmostFull what do i do",
+        "one orders partition lags behind its producers, fix?",
+        "how do i find what grew on the node",
+    ],
+)
+def test_a_runbook_answers_alike_in_a_file_of_its_own_and_in_a_collection(
+    tmp_path: Path, embedder: FastEmbedder, question: str
+) -> None:
+    with (
+        runtime_over({"alerts.md": COLLECTION}, tmp_path / "one", embedder) as together,
+        runtime_over(one_file_each(), tmp_path / "each", embedder) as apart,
+    ):
+        folded = together.extractive.answer(question, SearchFilter())
+        alone = apart.extractive.answer(question, SearchFilter())
+    assert folded.citations and folded.state == alone.state
+    assert [c.section for c in folded.citations] == [
+        f"{c.path.removesuffix('.md')} > {c.section}" for c in alone.citations
+    ]
+    assert [c.quote for c in folded.citations] == [c.quote for c in alone.citations]
