@@ -38,7 +38,7 @@ from retrieval.names import document_names, query_names
 from retrieval.outline import OutlineCache, Part
 from retrieval.search import HybridSearcher, group_by_document, is_link_list
 from retrieval.snapshot import Snapshot
-from retrieval.topics import choose_topic
+from retrieval.topics import rank_topics
 
 RUNBOOK_TYPES = ("runbook", "adr", "doc")
 INCIDENT_TYPES = ("incident",)
@@ -471,12 +471,17 @@ class ExtractiveAnswerer:
         )
 
     def suggest(self, r: Retrieval) -> tuple[Suggestion, ...]:
-        """The closest runbooks, each linked to its best-matching part."""
+        """The closest runbooks, each linked to its best-matching part. A file of runbooks
+        offers the one the question is about, and its next ones where places are left."""
+        limit = self._config.max_suggestions
+        offered = [c for c in r.runbooks[:limit] if c.active]
+        runbooks = [self._runbooks(c, r) for c in offered]
+        picks = [(c, found[0]) for c, found in zip(offered, runbooks, strict=True) if found]
+        for c, found in zip(offered, runbooks, strict=True):
+            picks += [(c, more) for more in found[1:]]
         out = []
-        for c in r.runbooks[: self._config.max_suggestions]:
-            if not c.active:
-                continue
-            ranked = self._ranked_parts(c, r)
+        for c, parts in picks[:limit]:
+            ranked = self._rank(parts, r)
             part = ranked[0].part if ranked else None
             chunk = part.chunk if part is not None else c.chunk
             line = part.line_of(part.body_start) if part is not None else chunk.line
@@ -497,14 +502,21 @@ class ExtractiveAnswerer:
             )
         return tuple(out)
 
+    def _runbooks(self, cand: Candidate, r: Retrieval) -> list[list[Part]]:
+        """The candidate document's runbooks, closest first: its own parts for a single
+        runbook, its runbooks' in a collection (:mod:`topics`)."""
+        parts = self._parts(cand.doc.source_id, cand.chunk, r)
+        ranked = self._topics(parts, r)
+        return [members for _heading, members in ranked] if ranked else [parts]
+
     def _parts(self, source_id: str, chunk: Chunk, r: Retrieval) -> list[Part]:
         chunks = r.snapshot.chunks_by_source.get(source_id, [chunk])
         return self._outline.parts(r.generation, source_id, chunks)
 
-    def _topic(self, source_id: str, chunk: Chunk, r: Retrieval) -> tuple[str, list[Part]] | None:
-        """In a file of several runbooks, the one the question is about (:mod:`topics`)."""
-        return choose_topic(
-            self._parts(source_id, chunk, r),
+    def _topics(self, parts: Sequence[Part], r: Retrieval) -> list[tuple[str, list[Part]]] | None:
+        """In a file of several runbooks, its runbooks, the one asked about first."""
+        return rank_topics(
+            parts,
             r.terms,
             r.snapshot.term_stats,
             lambda p: r.snapshot.dense_score(p.chunk.chunk_id, r.vector) or 0.0,
@@ -512,10 +524,14 @@ class ExtractiveAnswerer:
             self._config.sections,
         )
 
-    def _ranked_parts(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:
-        topic = self._topic(cand.doc.source_id, cand.chunk, r)
+    def _topic(self, source_id: str, chunk: Chunk, r: Retrieval) -> tuple[str, list[Part]] | None:
+        """In a file of several runbooks, the one the question is about."""
+        ranked = self._topics(self._parts(source_id, chunk, r), r)
+        return ranked[0] if ranked else None
+
+    def _rank(self, parts: Sequence[Part], r: Retrieval) -> list[ScoredPart]:
         return rank_parts(
-            topic[1] if topic is not None else self._parts(cand.doc.source_id, cand.chunk, r),
+            parts,
             r.terms,
             r.snapshot.term_stats,
             lambda p: r.snapshot.dense_score(p.chunk.chunk_id, r.vector) or 0.0,
@@ -523,6 +539,9 @@ class ExtractiveAnswerer:
             self._config.sections,
             query_names(r.question),
         )
+
+    def _ranked_parts(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:
+        return self._rank(self._runbooks(cand, r)[0], r)
 
     def _cite(self, cand: Candidate, r: Retrieval, today: date) -> tuple[Citation, ...]:
         """Quotes of the parts of the candidate's document that answer the question."""

@@ -53,18 +53,18 @@ def topics(parts: Sequence[Part]) -> dict[str, list[Part]] | None:
     return members if laid_out >= MIN_TOPICS else None
 
 
-def choose_topic(
+def rank_topics(
     parts: Sequence[Part],
     terms: Sequence[str],
     stats: TermStats,
     dense_of: Callable[[Part], float],
     names: frozenset[str],
     weights: SectionWeights,
-) -> tuple[str, list[Part]] | None:
-    """In a collection, the runbook the question is about, as (its heading, its parts):
-    the one the question names, or else the one holding the part with the best evidence
-    (the question's words in it and in its heading, its dense score) plus its own
-    heading's words. None for a single runbook."""
+) -> list[tuple[str, list[Part]]] | None:
+    """In a collection, its runbooks as (heading, parts), the one the question is about
+    first: the one the question names, or else the one holding the part with the best
+    evidence (the question's words in it and in its heading, its dense score) plus its
+    own heading's words. None for a single runbook."""
     groups = topics(parts)
     if groups is None:
         return None
@@ -85,7 +85,7 @@ def choose_topic(
         best = max(part(p, heading) for p in members)
         return normalize_name(heading) in names, best + own
 
-    return max(groups.items(), key=evidence)
+    return sorted(groups.items(), key=evidence, reverse=True)
 
 
 def topic_of(parts: Sequence[Part], section: str | None) -> list[Part]:

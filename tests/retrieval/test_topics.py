@@ -13,7 +13,7 @@ from retrieval.embeddings import FastEmbedder
 from retrieval.evidence import TermStats
 from retrieval.outline import Part, document_parts
 from retrieval.tokenize import tokenize
-from retrieval.topics import choose_topic, topic_of, topics
+from retrieval.topics import rank_topics, topic_of, topics
 from tests.conftest import markdown_document, runtime_over
 
 ALERT = """## {name}
@@ -100,7 +100,7 @@ def test_a_file_of_runbooks_laid_out_alike_is_a_collection() -> None:
 def test_one_runbook_is_not_a_collection() -> None:
     parts = parts_of(SINGLE, "Queue consumer lag")
     assert topics(parts) is None
-    assert choose_topic(parts, tokenize("restart"), STATS, lambda p: 0.5, frozenset(), SW) is None
+    assert rank_topics(parts, tokenize("restart"), STATS, lambda p: 0.5, frozenset(), SW) is None
 
 
 SW = SectionWeights()
@@ -110,16 +110,16 @@ def test_the_named_topic_wins_whatever_the_words() -> None:
     parts = parts_of(COLLECTION, "Platform alert runbooks")
     # the words match the queue disk runbook's Mitigation, the name the node disk runbook
     question = tokenize("diskalmostfull what do i do delete old segments")
-    topic = choose_topic(parts, question, STATS, lambda p: 0.5, frozenset({"diskalmostfull"}), SW)
-    assert topic is not None and topic[0] == "DiskAlmostFull"
-    assert {p.own_path[0] for p in topic[1]} == {"DiskAlmostFull"}
+    ranked = rank_topics(parts, question, STATS, lambda p: 0.5, frozenset({"diskalmostfull"}), SW)
+    assert ranked is not None and ranked[0][0] == "DiskAlmostFull"
+    assert {p.own_path[0] for p in ranked[0][1]} == {"DiskAlmostFull"}
 
 
 def test_without_a_name_the_topic_with_the_best_evidence_is_chosen() -> None:
     parts = parts_of(COLLECTION, "Platform alert runbooks")
     question = tokenize("one partition of the orders queue is far behind its producers")
-    topic = choose_topic(parts, question, STATS, lambda p: 0.5, frozenset(), SW)
-    assert topic is not None and topic[0] == "QueueConsumerLag"
+    ranked = rank_topics(parts, question, STATS, lambda p: 0.5, frozenset(), SW)
+    assert ranked is not None and ranked[0][0] == "QueueConsumerLag"
 
 
 def test_a_question_about_one_runbook_of_a_collection_is_answered_from_it(
@@ -154,8 +154,8 @@ def test_a_file_of_h1_runbooks_is_a_collection_its_first_runbook_included() -> N
     assert topic_of(parts, "Mitigation") == first
     assert topic_of(parts, "QueueDiskFull > Mitigation") == found["QueueDiskFull"]
     question = tokenize("one orders partition is far behind its producers")
-    topic = choose_topic(parts, question, STATS, lambda p: 0.5, frozenset(), SW)
-    assert topic is not None and topic[0] == "QueueConsumerLag"
+    ranked = rank_topics(parts, question, STATS, lambda p: 0.5, frozenset(), SW)
+    assert ranked is not None and ranked[0][0] == "QueueConsumerLag"
 
 
 def one_file_each() -> dict[str, str]:
@@ -190,3 +190,18 @@ def test_a_runbook_answers_alike_in_a_file_of_its_own_and_in_a_collection(
         f"{c.path.removesuffix('.md')} > {c.section}" for c in alone.citations
     ]
     assert [c.quote for c in folded.citations] == [c.quote for c in alone.citations]
+
+
+def test_a_file_of_runbooks_offers_its_closest_runbooks_when_not_sure(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """ "Not sure" lists the closest runbooks: in an index of one file of runbooks, the
+    runbook asked about and the next ones, not the one file once."""
+    with runtime_over({"alerts.md": COLLECTION}, tmp_path, embedder) as rt:
+        extractive = rt.extractive
+        offered = extractive.suggest(extractive.retrieve("broker data disk filling up"))
+    assert len(offered) == 3
+    assert {s.path for s in offered} == {"alerts.md"}
+    tops = [s.section.split(" > ")[0] for s in offered]
+    assert tops[0] == "QueueDiskFull"
+    assert sorted(tops) == ["DiskAlmostFull", "QueueConsumerLag", "QueueDiskFull"]
