@@ -107,9 +107,15 @@ class AnswerService:
         return for_audience(answer, audience.groups, snapshot_lookup(snapshot))
 
     def _answer(
-        self, question: str, scope: Scope, generation: int, pinned: str | None = None
+        self,
+        question: str,
+        scope: Scope,
+        generation: int,
+        pinned: str | None = None,
+        anchor: str | None = None,
     ) -> tuple[Answer, bool]:
         mode = self._mode + (f"|doc:{pinned}" if pinned else "")
+        mode += f"#{anchor}" if pinned and anchor else ""
         key = CacheKey(question, scope.scope_id, generation, mode)
         cacheable = self._cache is not None and scope.complete
         if cacheable:
@@ -124,7 +130,7 @@ class AnswerService:
         started = self._clock()
         flt = scope.as_filter()
         if pinned:
-            flt = flt.model_copy(update={"sources": (pinned,)})
+            flt = flt.model_copy(update={"sources": (pinned,), "anchor": anchor})
         answer = self._answerer.answer(question, flt)
         self._observer.stage("answer", self._clock() - started)
         if cacheable:
@@ -142,20 +148,22 @@ class AnswerService:
         user_id: str | None = None,
         channel_id: str | None = None,
         pinned: str | None = None,
+        anchor: str | None = None,
     ) -> Delivery:
         """Answer ``question``; ``audience`` None means only the asker will see it.
         ``pinned`` (a source id) answers from that document only: the runbook an alert
-        names, or the one a thread is already about."""
+        names, or the one a thread is already about; ``anchor`` is the heading its link
+        points at (in a file of several runbooks, the one to answer from)."""
         t0 = self._clock()
         generation = self._searcher.generation()
         if audience is None:
             public_scope = asker
         else:
             public_scope = Scope(asker.groups & audience.groups, asker.complete)
-        public, hit = self._answer(question, public_scope, generation, pinned)
+        public, hit = self._answer(question, public_scope, generation, pinned, anchor)
         private: Answer | None = None
         if audience is not None and asker.groups - public_scope.groups:
-            mine, hit_private = self._answer(question, asker, generation, pinned)
+            mine, hit_private = self._answer(question, asker, generation, pinned, anchor)
             hit = hit and hit_private
             public_ids = {c.source_id for c in public.citations}
             extra = [c for c in mine.citations if c.source_id not in public_ids]

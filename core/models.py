@@ -147,6 +147,9 @@ class SearchFilter(Frozen):
     services: tuple[str, ...] | None = None
     # answer from these documents only (an alert's runbook_url, a thread's runbook)
     sources: tuple[str, ...] | None = None
+    # the heading the link to a pinned document points at (runbook_url's #anchor): in a
+    # file of several runbooks, the one to answer from
+    anchor: str | None = None
 
 
 class Citation(Frozen):

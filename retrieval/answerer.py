@@ -88,6 +88,8 @@ class Retrieval:
     unknown: tuple[str, ...] = field(default=())
     dense_scores: tuple[float, ...] = field(default=())  # runbook hits, best first
     everyday: frozenset[str] = field(default=frozenset())
+    # normalized names the question gives: its alert names, a pinned link's #anchor
+    names: frozenset[str] = field(default=frozenset())
 
 
 def search_link(template: str | None, question: str) -> str | None:
@@ -219,6 +221,8 @@ class ExtractiveAnswerer:
             embed = self._dense_query or self._searcher.embedder.embed_query
             vector = embed(query)
         names = query_names(query)
+        if flt is not None and flt.anchor:
+            names = names | {normalize_name(flt.anchor)}
         pinned = flt.sources if flt is not None else None
         base = (flt or SearchFilter()).model_copy(update={"sources": None})
 
@@ -248,6 +252,7 @@ class ExtractiveAnswerer:
             unknown=tuple(unknown_entities(query, doc_freq, self._vocabulary, snap.document_names)),
             dense_scores=tuple(dense_scores),
             everyday=everyday_terms(query, doc_freq, self._vocabulary),
+            names=names,
         )
         if pinned is not None:
             runbooks = self._pinned(pinned, [*runbooks, *incidents], snap, vector, base.groups)
@@ -520,7 +525,7 @@ class ExtractiveAnswerer:
             r.terms,
             r.snapshot.term_stats,
             lambda p: r.snapshot.dense_score(p.chunk.chunk_id, r.vector) or 0.0,
-            query_names(r.question),
+            r.names,
             self._config.sections,
         )
 
@@ -537,7 +542,7 @@ class ExtractiveAnswerer:
             lambda p: r.snapshot.dense_score(p.chunk.chunk_id, r.vector) or 0.0,
             question_intent(r.question),
             self._config.sections,
-            query_names(r.question),
+            r.names,
         )
 
     def _ranked_parts(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ MatchedBy = Literal["runbook_url", "alert_name"]
 _PAGE_SUFFIXES = (".md", ".markdown", ".mdx", ".html", ".htm")
 _INDEX_PAGES = frozenset({"readme", "index", "_index"})
 _INACTIVE = frozenset({"superseded", "deprecated"})
+_LINE_ANCHOR = re.compile(r"^L\d+(-L?\d+)?$")
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,9 @@ class RunbookMatch:
     source_id: str | None = None
     matched_by: MatchedBy | None = None
     unindexed_url: str | None = None
+    # the heading the runbook_url points at (its #anchor): in a file of several
+    # runbooks, the one the alert is about
+    anchor: str | None = None
 
 
 def path_segments(path: str) -> tuple[str, ...]:
@@ -75,6 +80,15 @@ def url_parts(url: str) -> tuple[str, tuple[str, ...]]:
     """(host, path segments) of a URL, without query and anchor."""
     split = urlsplit(url.strip().strip("<>"))
     return split.netloc.lower(), path_segments(unquote(split.path))
+
+
+def url_anchor(url: str) -> str | None:
+    """The heading anchor of a URL (``#kubeproxydown``), or None; a line anchor such
+    as ``#L42`` names no heading."""
+    fragment = unquote(urlsplit(url.strip().strip("<>")).fragment).strip()
+    if not fragment or _LINE_ANCHOR.match(fragment):
+        return None
+    return fragment
 
 
 def _trailing_match(a: Sequence[str], b: Sequence[str]) -> int:
@@ -166,7 +180,7 @@ class RunbookMatcher:
         if runbook_url:
             sid = match_url(runbook_url, docs)
             if sid is not None:
-                return RunbookMatch(sid, "runbook_url")
+                return RunbookMatch(sid, "runbook_url", anchor=url_anchor(runbook_url))
             unindexed = runbook_url
         if alert_name:
             sid = match_alert_name(alert_name, docs)

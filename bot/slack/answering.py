@@ -145,10 +145,15 @@ class Answering:
         return self.audiences.audience(asked.place, external_user=asked.external_user)
 
     def _ask(
-        self, request_id: str, asked: Asked, audience: Scope | None, pinned: str | None
+        self,
+        request_id: str,
+        asked: Asked,
+        audience: Scope | None,
+        pinned: str | None,
+        anchor: str | None = None,
     ) -> Delivery:
         """The service's answer to ``asked`` for its asker; ``audience`` None: for the asker
-        alone."""
+        alone; ``pinned`` and ``anchor`` as :meth:`bot.service.AnswerService.ask` takes them."""
         asker = self.audiences.asker(asked.user_id, asked.place, external_user=asked.external_user)
         return self.service.ask(
             asked.search,
@@ -158,6 +163,7 @@ class Answering:
             user_id=asked.user_id,
             channel_id=asked.channel_id,
             pinned=pinned,
+            anchor=anchor,
         )
 
     def for_asker(
@@ -167,11 +173,12 @@ class Answering:
         surface: Surface = "slash",
         *,
         pinned: str | None = None,
+        anchor: str | None = None,
         preface: str | None = None,
     ) -> Reply:
         """An answer only the asker sees: a slash command's or the message shortcut's
         ephemeral reply, or a direct message."""
-        delivery = self._ask(request_id, asked, None, pinned)
+        delivery = self._ask(request_id, asked, None, pinned, anchor)
         answer = self._lead(delivery.public, asked)
         if answer.state != "answer" and self._external(asked, public=False):
             notice = render_external_decline()
@@ -203,13 +210,14 @@ class Answering:
         asked: Asked,
         *,
         pinned: str | None = None,
+        anchor: str | None = None,
         preface: str | None = None,
     ) -> ThreadReply:
         """An answer in a thread, for the channel's whole audience; what only the asker
         may read goes to them privately. In a channel shared outside the company a
         question no shareable runbook answers is declined, privately."""
         audience = self._audience(asked)
-        delivery = self._ask(request_id, asked, audience, pinned)
+        delivery = self._ask(request_id, asked, audience, pinned, anchor)
         if delivery.public.state != "answer" and self._external(asked, public=True):
             notice = render_external_decline()
             return ThreadReply(None, Reply(notice, notice), "declined")
@@ -271,6 +279,7 @@ class Answering:
             user_id="alert",
             channel_id=asked.channel_id,
             pinned=match.source_id,
+            anchor=match.anchor,
         )
         answer = self._lead(delivery.public, asked)
         facts = self._facts(answer, asked)

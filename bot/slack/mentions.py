@@ -147,6 +147,7 @@ class Mentions:
                     request_id,
                     dataclasses.replace(asked, query=post.query()),
                     pinned=match.source_id,
+                    anchor=match.anchor,
                     preface=preface,
                 )
         return ctx.answering.in_thread(request_id, asked)

@@ -64,12 +64,12 @@ class MessageShortcut:
             first = next((ln.strip(" `") for ln in text.splitlines() if re.search(r"\w", ln)), "")
             preface = f":mag: For the message “{escape(clip(redact(first), _EXCERPT))}”"
             alert = parse_alert_post(message)
-            pinned = None
+            pinned = anchor = None
             query = focused_query(text, "")
             if alert is not None:
                 query = alert.query()
                 match = ctx.answering.matcher.find(alert.runbook_url, alert.alertname)
-                pinned = match.source_id
+                pinned, anchor = match.source_id, match.anchor
                 preface += " · " + alert_preface(alert.alertname or alert.title, match)
             team = str((body.get("team") or {}).get("id") or "")
             asked = Asked(
@@ -84,7 +84,7 @@ class MessageShortcut:
             )
             try:
                 reply = ctx.answering.for_asker(
-                    request_id, asked, "shortcut", pinned=pinned, preface=preface
+                    request_id, asked, "shortcut", pinned=pinned, anchor=anchor, preface=preface
                 )
                 with ctx.metrics.time_stage("slack"):
                     ctx.sender.respond(respond, reply.message, minimal=reply.minimal)

@@ -13,6 +13,7 @@ from bot.service import AnswerService
 from bot.settings import load_settings
 from retrieval.embeddings import FastEmbedder
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer
+from tests.retrieval.test_topics import COLLECTION
 
 ACCESS_MAP = SAMPLE_RUNBOOKS / "access.yml"
 RESTRICTED_Q = "break glass emergency production database access vault"
@@ -89,6 +90,32 @@ def test_scopes_do_not_share_cache_entries(service: AnswerService) -> None:
     d = service.ask(RESTRICTED_Q, "b", asker=everyone)
     assert not d.cache_hit
     assert all(c.path != "sre/break-glass-access.md" for c in d.public.citations)
+
+
+def test_a_pinned_runbooks_anchor_is_part_of_the_cache_key(
+    tmp_path: Path, embedder: FastEmbedder, redis_server: RedisServer
+) -> None:
+    """The same alert text pinned to one file of runbooks at two anchors: two answers,
+    each from its own runbook, neither served from the other's cache entry."""
+    root = tmp_path / "runbooks"
+    root.mkdir()
+    (root / "alerts.md").write_text(COLLECTION, encoding="utf-8")
+    settings = load_settings(data_dir=tmp_path / "data", redis_url=redis_server.url)
+    rt = Runtime(settings, embedder=embedder)
+    try:
+        rt.ingest(root)
+        service = rt.service()
+        asker = service.resolver.scope_for_groups(["everyone"])
+        sid = "runbooks:alerts"
+        q = "BrokerVolumeAlmostFull firing"
+        disk = service.ask(q, "r-a", asker=asker, pinned=sid, anchor="diskalmostfull")
+        queue = service.ask(q, "r-b", asker=asker, pinned=sid, anchor="queue-disk-full")
+        again = service.ask(q, "r-c", asker=asker, pinned=sid, anchor="queue-disk-full")
+    finally:
+        rt.close()
+    assert not queue.cache_hit and again.cache_hit
+    assert {c.section.split(" > ")[0] for c in disk.public.citations} == {"DiskAlmostFull"}
+    assert {c.section.split(" > ")[0] for c in queue.public.citations} == {"QueueDiskFull"}
 
 
 def test_reingest_of_changed_runbook_is_not_served_from_cache(

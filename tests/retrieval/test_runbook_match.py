@@ -11,6 +11,7 @@ from retrieval.runbook_match import (
     match_alert_name,
     match_url,
     path_segments,
+    url_anchor,
 )
 
 
@@ -116,7 +117,14 @@ def test_matcher_over_the_sample_index(sample_runtime: Runtime) -> None:
         "https://github.com/acme/runbooks/blob/main/orders/queue-backlog.md", "Whatever"
     )
     assert (found.source_id, found.matched_by) == ("runbooks:orders/queue-backlog", "runbook_url")
-    assert found.unindexed_url is None
+    assert found.unindexed_url is None and found.anchor is None
+    anchored = matcher.find(
+        "https://github.com/acme/runbooks/blob/main/orders/queue-backlog.md#replay-the-dlq", None
+    )
+    assert (anchored.source_id, anchored.anchor) == (
+        "runbooks:orders/queue-backlog",
+        "replay-the-dlq",
+    )
     # an unindexed runbook_url is reported, and the alert name still finds the runbook
     missing = "https://github.com/acme/runbooks/blob/main/orders/gone.md"
     found = matcher.find(missing, "OrderEventsDlqGrowing")
@@ -124,3 +132,19 @@ def test_matcher_over_the_sample_index(sample_runtime: Runtime) -> None:
     assert found.unindexed_url == missing
     found = matcher.find(None, "NodeDiskAlmostFull")
     assert found.source_id is None and found.unindexed_url is None
+
+
+@pytest.mark.parametrize(
+    ("url", "anchor"),
+    [
+        ("https://git.example/r/blob/main/alerts.md#queue-disk-full", "queue-disk-full"),
+        ("https://wiki.example/runbooks/#KubeProxyDown", "KubeProxyDown"),
+        ("https://git.example/r/blob/main/alerts.md#disk%20full", "disk full"),
+        ("https://git.example/r/blob/main/alerts.md#L42", None),  # a line, not a heading
+        ("https://git.example/r/blob/main/alerts.md#L42-L50", None),
+        ("https://git.example/r/blob/main/alerts.md#", None),
+        ("https://git.example/r/blob/main/alerts.md", None),
+    ],
+)
+def test_the_heading_a_runbook_url_points_at(url: str, anchor: str | None) -> None:
+    assert url_anchor(url) == anchor

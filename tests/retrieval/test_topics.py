@@ -205,3 +205,21 @@ def test_a_file_of_runbooks_offers_its_closest_runbooks_when_not_sure(
     tops = [s.section.split(" > ")[0] for s in offered]
     assert tops[0] == "QueueDiskFull"
     assert sorted(tops) == ["DiskAlmostFull", "QueueConsumerLag", "QueueDiskFull"]
+
+
+def test_a_pinned_file_of_runbooks_answers_from_the_runbook_its_link_points_at(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """An alert's runbook_url names the file and, by its #anchor, the runbook in it: that
+    runbook answers even when the alert's words match another one better."""
+    with runtime_over({"alerts.md": COLLECTION}, tmp_path, embedder) as rt:
+        sid = next(iter(rt.searcher.snapshot().chunks_by_source))
+        question = "BrokerVolumeAlmostFull firing: the root filesystem is above 90%"
+        unanchored = rt.extractive.answer(question, SearchFilter(sources=(sid,)))
+        anchored = rt.extractive.answer(
+            question, SearchFilter(sources=(sid,), anchor="queue-disk-full")
+        )
+    assert unanchored.citations[0].section.startswith("DiskAlmostFull > ")
+    assert anchored.citations and all(
+        c.section.startswith("QueueDiskFull > ") for c in anchored.citations
+    )

@@ -27,6 +27,7 @@ from tests.bot.slack_harness import (
 )
 from tests.conftest import RedisServer
 from tests.fakes.slack_api import FakeSlackAPI, RecordedCall
+from tests.retrieval.test_topics import COLLECTION
 
 ALERTS = "C0ALERTS01"  # #alerts-checkout: matches RUNBOOK_ALERT_CHANNELS
 QUIET = "C0QUIET001"  # #team-chat: does not
@@ -168,6 +169,41 @@ def test_a_runbook_url_to_an_unindexed_document_is_named_in_the_reply(
     assert "inventory/redis-eviction.md" in preface
     assert "is not an indexed runbook" in preface
     assert "inventory/cache-stampede.md" in text_of(reply)  # the best match instead
+
+
+def test_a_runbook_url_into_a_file_of_runbooks_is_answered_from_the_runbook_it_points_at(
+    tmp_path: Path, redis_server: RedisServer, fake: FakeSlackAPI, embedder: FastEmbedder
+) -> None:
+    """Every alert's runbook in one file: the alert's runbook_url anchor picks the runbook
+    in it, though the alert's words match another runbook of the file better."""
+    root = tmp_path / "runbooks"
+    root.mkdir()
+    (root / "alerts.md").write_text(COLLECTION, encoding="utf-8")
+    rt, h = _harness(tmp_path / "data", redis_server, fake, embedder)
+    try:
+        rt.ingest(root)
+        url = "https://github.com/acme/runbooks/blob/main/alerts.md#queue-disk-full"
+        message = alert_message("alertmanager-firing")
+        attachment = message["attachments"][0]
+        attachment["title"] = "[FIRING:1] BrokerVolumeAlmostFull (kafka prod critical)"
+        attachment["fallback"] = attachment["title"]
+        attachment["text"] = (
+            "*Alert:* the root filesystem is above 90% - `critical`\n"
+            f"*Runbook:* <{url}|:spiral_note_pad:>\n"
+            "*Details:*\n  • *alertname:* `BrokerVolumeAlmostFull`\n"
+        )
+        attachment["actions"][0]["url"] = url
+        _, alert = h.message(message, channel=ALERTS)
+        (reply,) = h.thread_posts(ALERTS, alert["ts"])
+        lead = next(b for b in reply.blocks if b.get("block_id") == "lead")["text"]["text"]
+        assert "QueueDiskFull &gt; Mitigation" in lead
+        assert "kafka-delete-records" in reply.params["text"]
+        assert "journalctl" not in reply.params["text"]  # DiskAlmostFull's fix
+        h.settle()
+    finally:
+        h.close()
+        rt.close()
+    h.assert_valid()
 
 
 # --------------------------------------------------------------------------- noise
