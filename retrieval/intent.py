@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Literal
 
 Intent = Literal["meaning", "diagnose", "act", "procedure", "escalate", "unspecified"]
@@ -135,6 +136,11 @@ def question_intent(question: str) -> Intent:
 
 def heading_kinds(heading_path: Sequence[str]) -> frozenset[SectionKind]:
     """The kinds of answer a section offers, judged on its whole heading path."""
+    return _kinds(tuple(heading_path))
+
+
+@lru_cache(maxsize=1 << 14)
+def _kinds(heading_path: tuple[str, ...]) -> frozenset[SectionKind]:
     text = " / ".join(heading_path)
     return frozenset(kind for kind, pattern in _HEADING_KINDS if pattern.search(text))
 
