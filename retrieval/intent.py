@@ -99,7 +99,9 @@ _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
         "diagnose",
         re.compile(
             r"\b(diagnos\w*|investigat\w*|troubleshoot\w*|debug\w*|check(s|ing|ed)?|"
-            r"verify\w*|identify\w*|logs?|queries|query|dashboards?|metrics?|triage)\b",
+            # "log in" / "log out" is signing in, not reading logs
+            r"verify\w*|identify\w*|logs|log(?!\s+(?:in|into|out)\b)|queries|query|"
+            r"dashboards?|metrics?|triage)\b",
             re.I,
         ),
     ),

@@ -44,6 +44,13 @@ def test_heading_kinds_read_the_whole_path() -> None:
     assert heading_kinds(("Symptoms",)) == {"symptoms"}
 
 
+def test_signing_in_is_not_reading_logs() -> None:
+    for reading in ("Check the logs", "Logs in Kibana", "Read the log on the node"):
+        assert "diagnose" in heading_kinds((reading,)), reading
+    for signing in ("Log out one user everywhere", "Log in to the AWS console", "Log into Grafana"):
+        assert "diagnose" not in heading_kinds((signing,)), signing
+
+
 def test_intent_match_prefers_the_asked_kind() -> None:
     assert intent_match("act", ("Mitigation", "Defrag")) == 1.0
     assert intent_match("act", ("Symptoms",)) == 0.0
