@@ -52,7 +52,6 @@ GAP_REASONS: dict[str, str] = {
 }
 
 EXCERPT_CHARS = 280
-_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
 _FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})")
 _EMPHASIS = re.compile(r"\*([^*\n]+)\*")
 
@@ -139,18 +138,15 @@ def hit_url(chunk: Chunk) -> str | None:
 
 def hit_excerpt(chunk: Chunk, limit: int = EXCERPT_CHARS) -> str:
     """The start of a hit's own text on one line: without the title and heading path it
-    was indexed with, its heading lines and code fence markers."""
+    was indexed with, its headings and code fence markers (a ``#`` comment inside code is
+    the hit's text)."""
     text = chunk.text
     head, sep, rest = text.partition("\n\n")
     if sep and head.startswith(chunk.title):
         text = rest
     for start, end, _level, _title in reversed(headings(text)):  # ATX and setext alike
         text = text[:start] + text[end:]
-    lines = [
-        line
-        for line in text.splitlines()
-        if not _HEADING_LINE.match(line) and not _FENCE_LINE.match(line)
-    ]
+    lines = [line for line in text.splitlines() if not _FENCE_LINE.match(line)]
     flat = " ".join(" ".join(lines).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 

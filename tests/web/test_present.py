@@ -100,3 +100,12 @@ def test_an_excerpt_leaves_out_setext_headings_too() -> None:
         "Queue backlog\nMitigation\n\nMitigation\n----------\n\n1. Scale the consumers.\n",
     )
     assert hit_excerpt(chunk) == "1. Scale the consumers."
+
+
+def test_a_comment_inside_code_stays_in_the_excerpt() -> None:
+    chunk = indexed(
+        "Platform: disk full",
+        ("Platform: disk full", "Diagnosis"),
+        "Platform: disk full\nDiagnosis\n\n## Diagnosis\n\n```bash\n# what grew\ndu -xh /\n```\n",
+    )
+    assert hit_excerpt(chunk) == "# what grew du -xh /"
