@@ -25,22 +25,28 @@ sys.path.insert(0, str(ROOT))
 from bot.quality import QuestionSet, discover  # noqa: E402
 from bot.runtime import Runtime  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
+from core.doc_ids import MARKDOWN_SUFFIXES  # noqa: E402
 from core.markdown import HEADING, headings  # noqa: E402
 from core.models import SearchFilter  # noqa: E402
+from ingest.errors import MalformedDocumentError  # noqa: E402
+from ingest.frontmatter import split_front_matter  # noqa: E402
 from retrieval.embeddings import FastEmbedder  # noqa: E402
 from retrieval.evaluation import Question, clean_heading, load_questions  # noqa: E402
 
-SUFFIXES = (".md", ".markdown")
 
-
-def _body(text: str) -> str:
-    """The text without front matter (YAML ``---`` or TOML ``+++``)."""
-    for fence in ("---", "+++"):
-        if text.startswith(fence + "\n"):
-            end = text.find("\n" + fence, len(fence))
-            if end != -1:
-                return text[end + len(fence) + 1 :].lstrip("\n")
-    return text
+def _folded(text: str, rel: str) -> tuple[str | None, str]:
+    """(its H1 title or None, the body without front matter and that H1, every other
+    heading outside code one level down)."""
+    body = text[split_front_matter(text, rel).body_start :]
+    heads = headings(body)
+    h1 = next((h for h in heads if h[2] == 1), None)
+    for start, end, level, _title in reversed(heads):
+        if h1 is not None and start == h1[0]:
+            body = body[:start] + body[end:]
+        elif HEADING.match(body[start:end]) and level < 6:  # ATX: ## -> ###
+            hashes = body.index("#", start)
+            body = body[:hashes] + "#" + body[hashes:]
+    return (h1[3] if h1 is not None else None), body
 
 
 def fold(corpus: Path, target: Path) -> dict[str, str]:
@@ -48,20 +54,14 @@ def fold(corpus: Path, target: Path) -> dict[str, str]:
     of each document, by its path."""
     parts = ["# Runbooks\n\nEvery runbook of the team, one section each.\n"]
     topics: dict[str, str] = {}
-    for path in sorted(p for p in corpus.rglob("*") if p.suffix.lower() in SUFFIXES):
+    for path in sorted(p for p in corpus.rglob("*") if p.name.lower().endswith(MARKDOWN_SUFFIXES)):
         rel = path.relative_to(corpus).as_posix()
-        body = _body(path.read_text(encoding="utf-8", errors="replace"))
-        heads = headings(body)
-        h1 = next((h for h in heads if h[2] == 1), None)
-        topic = h1[3] if h1 is not None else path.stem
-        if h1 is not None:
-            body = body[: h1[0]] + body[h1[1] :]
-        lines = []
-        for line in body.splitlines():
-            m = HEADING.match(line)
-            lines.append("#" + line if m and len(m.group(1)) < 6 else line)
-        topics[rel] = topic
-        parts.append(f"## {topic}\n\n" + "\n".join(lines).strip() + "\n")
+        try:
+            title, body = _folded(path.read_text(encoding="utf-8", errors="replace"), rel)
+        except MalformedDocumentError:
+            continue  # ingest skips it too
+        topics[rel] = title or path.stem
+        parts.append(f"## {topics[rel]}\n\n" + body.strip() + "\n")
     target.mkdir(parents=True, exist_ok=True)
     (target / "runbooks.md").write_text("\n".join(parts), encoding="utf-8")
     return topics
