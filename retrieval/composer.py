@@ -187,7 +187,7 @@ def choose_parts(
     return chosen
 
 
-def _companion(part: Part, lead: Part, base: int = 0) -> bool:
+def _companion(part: Part, lead: Part, base: int) -> bool:
     """A whole top-level section of the layout an alert runbook follows (``Diagnosis``
     beside ``Mitigation``): the step that goes with the lead, whatever its words. Levels
     count below ``base`` headings every part shares (the runbook's own heading, in a

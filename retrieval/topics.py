@@ -46,9 +46,7 @@ def topics(parts: Sequence[Part]) -> dict[str, list[Part]] | None:
             continue
         top = path[depth]
         members.setdefault(top, []).append(p)
-        below = path[depth + 1 :]
-        found = heading_kinds(below) - {"symptoms"} if below else frozenset()
-        kinds.setdefault(top, set()).update(found)
+        kinds.setdefault(top, set()).update(heading_kinds(path[depth + 1 :]) - {"symptoms"})
     laid_out = sum(1 for found in kinds.values() if len(found) >= MIN_KINDS)
     return members if laid_out >= MIN_TOPICS else None
 
@@ -92,7 +90,7 @@ def topic_of(parts: Sequence[Part], section: str | None) -> list[Part]:
     """In a collection, the parts of the runbook that ``section`` (a citation's heading
     path, ``QueueConsumerLag > Mitigation``) lies in; otherwise every part."""
     groups = topics(parts) if section else None
-    if groups is None or not section:
+    if groups is None or section is None:
         return list(parts)
     for members in groups.values():
         if any(section == p.section or section.startswith(p.section + " > ") for p in members):
