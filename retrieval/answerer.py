@@ -378,8 +378,12 @@ class ExtractiveAnswerer:
                 )
                 if chosen is not None:
                     warnings.append(_superseded_note(top, chosen))
-        elif confident_incidents:
-            chosen = confident_incidents[0]
+        # An incident write-up leads when it is the stronger evidence ("what caused the
+        # outage in september"); otherwise it is listed as related.
+        if confident_incidents and not pinned:
+            incident = confident_incidents[0]
+            if chosen is None or incident.confidence > chosen.confidence:
+                chosen = incident
 
         if chosen is None:
             return self._not_answered(r, flt, confident, warnings, link, today)

@@ -58,6 +58,7 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
             r"what (do|should) (i|we) (check|look|compare|filter)|what to (check|compare)|"
             r"(am i|are we) supposed to (check|compare|look)|"
             r"why (is|does|did|are|do)|root cause|culprit|diagnos\w*|investigat\w*|"
+            r"what (\w+ )?caused|cause of|"
             r"what'?s (eating|using|causing|wrong)|is (it|the \w+) (still )?broken)\b",
             re.I,
         ),
@@ -101,7 +102,7 @@ _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
             r"\b(diagnos\w*|investigat\w*|troubleshoot\w*|debug\w*|check(s|ing|ed)?|"
             # "log in" / "log out" is signing in, not reading logs
             r"verify\w*|identify\w*|logs|log(?!\s+(?:in|into|out)\b)|queries|query|"
-            r"dashboards?|metrics?|triage)\b",
+            r"dashboards?|metrics?|triage|causes?)\b",
             re.I,
         ),
     ),

@@ -60,6 +60,24 @@ def test_best_section_for_checkout_question(sample_runtime: Runtime) -> None:
     assert answer.search_link and "checkout-api" in answer.search_link
 
 
+def test_an_incident_write_up_leads_when_it_is_the_stronger_evidence(
+    sample_runtime: Runtime,
+) -> None:
+    asked = sample_runtime.extractive.answer(
+        "what actually caused the big checkout outage in september", EVERYONE
+    )
+    assert asked.state == "answer"
+    first = asked.citations[0]
+    assert first.path == "incidents/2026-09-14-checkout-outage.md"
+    assert first.section == "Root cause"
+    assert asked.text.startswith("From the incident write-up")
+    assert_verbatim(asked)
+    # the runbook still answers a question about the failure itself; the write-up is related
+    runbook = sample_runtime.extractive.answer("CHK-5023 errors on checkout", EVERYONE)
+    assert runbook.citations[0].path == "checkout-api/database-connection-failures.md"
+    assert [r.path for r in runbook.related] == ["incidents/2026-09-14-checkout-outage.md"]
+
+
 def test_stale_runbook_carries_age_and_owner(sample_runtime: Runtime) -> None:
     answer = sample_runtime.extractive.answer("elasticsearch cluster red unassigned shards")
     stale = [w for w in answer.warnings if w.kind == "stale"]

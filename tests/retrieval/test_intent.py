@@ -28,6 +28,8 @@ from retrieval.intent import heading_kinds, intent_match, question_intent
         ("where can we tune the pool size", "procedure"),
         ("where do i see the deploy logs", "diagnose"),
         ("who do i escalate to when the search engine is broken", "escalate"),
+        ("what actually caused the big checkout outage in september", "diagnose"),
+        ("what was the cause of last week's outage", "diagnose"),
         ("logit itself looks down. who do i call", "escalate"),
     ],
 )
@@ -42,6 +44,8 @@ def test_heading_kinds_read_the_whole_path() -> None:
     assert "meaning" in heading_kinds(("Impact",))
     assert "escalate" in heading_kinds(("Escalation",))
     assert heading_kinds(("Symptoms",)) == {"symptoms"}
+    assert "diagnose" in heading_kinds(("Root cause",))
+    assert "diagnose" in heading_kinds(("Common causes",))
 
 
 def test_signing_in_is_not_reading_logs() -> None:
