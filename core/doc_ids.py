@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from core.markup import DOCUMENT_SUFFIXES
+
 SEPARATOR = ":"
 SOURCE_NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
 _SOURCE_NAME = re.compile(SOURCE_NAME_PATTERN)
-MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 
 
 def valid_source_name(name: str) -> bool:
@@ -49,10 +50,11 @@ def local_id(doc_id: str) -> str:
 def reference_id(reference: str, within: str | None, *, any_path: bool = False) -> str:
     """The id a path reference names (``adr/0012-redis.md`` -> ``adr/0012-redis``), in
     the source of the document ``within`` that makes it: a superseded-by note points to
-    a file of its own repository. Unless ``any_path``, only a Markdown file name counts
-    as a path; other text stays as it is and matches no document."""
+    a file of its own repository. Unless ``any_path``, only a runbook file name
+    (Markdown, AsciiDoc, reStructuredText) counts as a path; other text stays as it
+    is and matches no document."""
     ref = reference.strip().removeprefix("./").lstrip("/")
-    if not any_path and not ref.lower().endswith(MARKDOWN_SUFFIXES):
+    if not any_path and not ref.lower().endswith(DOCUMENT_SUFFIXES):
         return ref
     local = path_id(ref)
     source = source_of(within) if within is not None else None

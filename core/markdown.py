@@ -1,5 +1,9 @@
 """Markdown structure shared by chunking and span selection.
 
+The section and block functions take the document's syntax (:mod:`core.markup`):
+Markdown by default, or AsciiDoc and reStructuredText, which differ only in where
+headings and code blocks are.
+
 Sections start at H1-H3 headings outside fenced code, in either CommonMark form:
 ``## Mitigation`` or a line underlined with ``===`` (H1) or ``---`` (H2). A section body splits
 into blocks (paragraphs, fenced code, lists, tables); blocks glue into units
@@ -12,6 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from core.markup import Syntax
 
 MAX_SPLIT_HEADING = 3
 HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -76,8 +84,9 @@ def _rstrip_end(text: str, start: int, end: int) -> int:
     return end
 
 
-def sections(text: str, body_start: int) -> list[Section]:
-    heads = [h for h in headings(text, body_start) if h[2] <= MAX_SPLIT_HEADING]
+def sections(text: str, body_start: int, syntax: Syntax | None = None) -> list[Section]:
+    found = (syntax or MARKDOWN).headings(text, body_start)
+    heads = [h for h in found if h[2] <= MAX_SPLIT_HEADING]
     out: list[Section] = []
     first = heads[0][0] if heads else len(text)
     pre_end = _rstrip_end(text, body_start, first)
@@ -98,7 +107,8 @@ def sections(text: str, body_start: int) -> list[Section]:
     return out
 
 
-def split_blocks(text: str, start: int, end: int) -> list[Block]:
+def split_blocks(text: str, start: int, end: int, syntax: Syntax | None = None) -> list[Block]:
+    markup = syntax or MARKDOWN
     blocks: list[Block] = []
     cur_start: int | None = None
     cur_end = start
@@ -107,13 +117,13 @@ def split_blocks(text: str, start: int, end: int) -> list[Block]:
     for ls, le, line in iter_lines(text[:end], start):
         if fence is not None:
             cur_end = le
-            if fence_closes(line, fence):
+            if markup.fence_closes(line, fence):
                 fence = None
                 assert cur_start is not None
                 blocks.append(Block(cur_start, cur_end, "code"))
                 cur_start = None
             continue
-        opened = fence_open(line)
+        opened = markup.fence_open(line)
         if opened is not None:
             if cur_start is not None:
                 blocks.append(Block(cur_start, cur_end, cur_kind))
@@ -204,12 +214,35 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
     return out
 
 
-def heading_extents(text: str, start: int = 0) -> list[tuple[str, int, int]]:
+def heading_extents(
+    text: str, start: int = 0, syntax: Syntax | None = None
+) -> list[tuple[str, int, int]]:
     """(title, start, end) of every heading's section, nested subsections included:
     a section runs to the next heading of the same or a higher level."""
-    heads = headings(text, start)
+    heads = (syntax or MARKDOWN).headings(text, start)
     out = []
     for i, (ls, _le, level, title) in enumerate(heads):
         end = next((h[0] for h in heads[i + 1 :] if h[2] <= level), len(text))
         out.append((title, ls, _rstrip_end(text, ls, end)))
     return out
+
+
+@dataclass(frozen=True)
+class Markdown:
+    name: str = "markdown"
+    suffixes: tuple[str, ...] = (".md", ".markdown", ".mdx")
+
+    def headings(self, text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
+        return headings(text, start)
+
+    def fence_open(self, line: str) -> str | None:
+        return fence_open(line)
+
+    def fence_closes(self, line: str, marker: str) -> bool:
+        return fence_closes(line, marker)
+
+    def as_markdown(self, text: str) -> str:
+        return text
+
+
+MARKDOWN = Markdown()

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from core.markdown import Section, group_blocks, sections, split_blocks
+from core.markup import Syntax, syntax_for
 from core.models import Chunk, Document
 
 DEFAULT_MAX_TOKENS = 256
@@ -28,11 +29,11 @@ def estimate_tokens(text: str) -> int:
 
 
 def split_section(
-    text: str, sec: Section, budget: int, count: TokenCounter
+    text: str, sec: Section, budget: int, count: TokenCounter, syntax: Syntax | None = None
 ) -> list[tuple[int, int]]:
     if count(text[sec.start : sec.end]) <= budget:
         return [(sec.start, sec.end)]
-    units = group_blocks(split_blocks(text, sec.body_start, sec.end))
+    units = group_blocks(split_blocks(text, sec.body_start, sec.end, syntax))
     if not units:
         return [(sec.start, sec.end)]
     pieces: list[tuple[int, int]] = []
@@ -60,12 +61,13 @@ def chunk_document(
     text = doc.text
     chunks: list[Chunk] = []
     seen: dict[str, int] = {}
-    for sec in sections(text, body_start):
+    syntax = syntax_for(doc.path)
+    for sec in sections(text, body_start, syntax):
         heading = " > ".join(sec.heading_path)
         prefix = f"{doc.title}\n{heading}\n\n" if heading else f"{doc.title}\n\n"
         budget = max(32, max_tokens - count(prefix))
         base = doc.source_id + "#" + "/".join(_slug(h) for h in sec.heading_path)
-        for start, end in split_section(text, sec, budget, count):
+        for start, end in split_section(text, sec, budget, count, syntax):
             n = seen.get(base, 0)
             seen[base] = n + 1
             chunks.append(

@@ -14,7 +14,8 @@ import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from core.markdown import headings
+from core.markdown import MARKDOWN
+from core.markup import Syntax, syntax_for
 from core.models import normalize_name
 
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
@@ -87,9 +88,10 @@ def clean_heading(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
-def h1_headings(body: str) -> Iterator[str]:
-    """The H1 headings of ``body`` (``# x`` or ``x`` over ``===``), outside code."""
-    for _start, _end, level, title in headings(body):
+def h1_headings(body: str, syntax: Syntax | None = None) -> Iterator[str]:
+    """The H1 headings of ``body`` (``# x`` or ``x`` over ``===``, AsciiDoc's ``= x``,
+    reStructuredText's first title style), outside code."""
+    for _start, _end, level, title in (syntax or MARKDOWN).headings(body):
         text = clean_heading(title) if level == 1 else ""
         if text:
             yield text
@@ -108,7 +110,7 @@ def opening_heading(body: str, rel: str) -> str | None:
     later heading is below it, and either there are such subsections or the heading
     is the file's own name (``## ManagedClusterClientCertRotationFailed`` in
     ``managedcluster_client_cert_rotation_failed.md``)."""
-    heads = headings(body)
+    heads = syntax_for(rel).headings(body)
     if not heads or body[: heads[0][0]].strip():
         return None
     level = heads[0][2]
@@ -151,7 +153,7 @@ def choose_title(front_matter_title: object, body: str, rel: str) -> str:
         text = clean_heading(str(front_matter_title))
         if text:
             candidates.append(text)
-    titles = [h for h in h1_headings(body) if _key(h) not in TOC_HEADINGS]
+    titles = [h for h in h1_headings(body, syntax_for(rel)) if _key(h) not in TOC_HEADINGS]
     if not titles:  # no H1: the title may be written one level down
         titles = [h for h in [opening_heading(body, rel)] if h and _key(h) not in TOC_HEADINGS]
     candidates.extend(titles)

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from core.markdown import group_blocks, split_blocks
+from core.markup import syntax_for
 from core.models import normalize_name
 from retrieval.evidence import TermStats, coverage
 from retrieval.intent import WANTED, Intent, heading_kinds, intent_match
@@ -273,7 +274,7 @@ def quote_part(part: Part, terms: Sequence[str], stats: TermStats) -> Quote:
         return Quote(part, start, start + len(body), body)
     units = [
         (s, e)
-        for s, e in group_blocks(split_blocks(body, 0, len(body)))
+        for s, e in group_blocks(split_blocks(body, 0, len(body), syntax_for(part.chunk.path)))
         if body[s:e].strip() and not _ONLY_HTML.match(body[s:e])
     ]
     if not units:

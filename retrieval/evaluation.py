@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from core.markdown import heading_extents
+from core.markup import Syntax, syntax_for
 
 
 @dataclass(frozen=True)
@@ -192,11 +193,12 @@ def clean_heading(text: str) -> str:
     return " ".join(text.replace("*", "").replace("`", "").split()).lower()
 
 
-def section_spans(text: str, heading: str) -> list[tuple[int, int]]:
+def section_spans(text: str, heading: str, syntax: Syntax | None = None) -> list[tuple[int, int]]:
     """Where the section titled ``heading`` lies in ``text`` (any heading level; a
     repeated heading gives several)."""
     want = clean_heading(heading)
-    return [(s, e) for title, s, e in heading_extents(text) if clean_heading(title) == want]
+    extents = heading_extents(text, 0, syntax)
+    return [(s, e) for title, s, e in extents if clean_heading(title) == want]
 
 
 def judge_sections(
@@ -209,7 +211,7 @@ def judge_sections(
         return None, None
     heading = question.section
     spans = {
-        path: section_spans(text, heading)
+        path: section_spans(text, heading, syntax_for(path))
         for path in question.expect
         if (text := texts.get(path)) is not None
     }

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from core.markdown import MAX_SPLIT_HEADING, headings
+from core.markdown import MAX_SPLIT_HEADING
+from core.markup import syntax_for
 from core.models import Chunk, normalize_name
 from retrieval.spans import section_text
 from retrieval.tokenize import tokenize
@@ -81,7 +82,7 @@ def _chunk_parts(
     chunk: Chunk, carried: Sequence[tuple[int, str]]
 ) -> tuple[list[Part], list[tuple[int, str]]]:
     sec = section_text(chunk)
-    heads = headings(sec)
+    heads = syntax_for(chunk.path).headings(sec)
     base = chunk.heading_path
     # the chunk's own heading line (H1-H3) is the first heading when it starts with one
     own = None

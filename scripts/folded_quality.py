@@ -25,8 +25,7 @@ sys.path.insert(0, str(ROOT))
 from bot.quality import QuestionSet, discover  # noqa: E402
 from bot.runtime import Runtime  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
-from core.doc_ids import MARKDOWN_SUFFIXES  # noqa: E402
-from core.markdown import HEADING, headings  # noqa: E402
+from core.markdown import HEADING, MARKDOWN, headings  # noqa: E402
 from core.models import SearchFilter  # noqa: E402
 from ingest.errors import MalformedDocumentError  # noqa: E402
 from ingest.frontmatter import split_front_matter  # noqa: E402
@@ -54,7 +53,7 @@ def fold(corpus: Path, target: Path) -> dict[str, str]:
     of each document, by its path."""
     parts = ["# Runbooks\n\nEvery runbook of the team, one section each.\n"]
     topics: dict[str, str] = {}
-    for path in sorted(p for p in corpus.rglob("*") if p.name.lower().endswith(MARKDOWN_SUFFIXES)):
+    for path in sorted(p for p in corpus.rglob("*") if p.name.lower().endswith(MARKDOWN.suffixes)):
         rel = path.relative_to(corpus).as_posix()
         try:
             title, body = _folded(path.read_text(encoding="utf-8", errors="replace"), rel)

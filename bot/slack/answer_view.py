@@ -52,6 +52,7 @@ from bot.slack.blockkit import (
 )
 from bot.slack.mrkdwn import first_command, to_mrkdwn
 from bot.slack.presentation import Audience, Contact, DocFacts, View
+from core.markup import syntax_for
 from core.models import Answer, AnswerWarning, Citation, Suggestion
 
 CLOSEST_OTHER_SERVICE = "Closest match (different service)"
@@ -121,8 +122,15 @@ def _block_id(text: str, name: str) -> str | None:
     return f"{MENTION_BLOCK}_{name}" if _has_mention(text) else None
 
 
-def _quote_markdown(citation: Citation) -> str:
-    body = citation.quote.strip("\n")
+def quote_markdown(citation: Citation) -> str:
+    """The quote as Markdown for display: an AsciiDoc or reStructuredText runbook's
+    titles, code blocks and warnings in Markdown's form (the quote itself stays
+    verbatim)."""
+    return syntax_for(citation.path).as_markdown(citation.quote)
+
+
+def _quote_mrkdwn(citation: Citation) -> str:
+    body = quote_markdown(citation).strip("\n")
     return to_mrkdwn(body, base_url=citation.url) if body.strip() else "(empty quote)"
 
 
@@ -280,7 +288,7 @@ def _add_documents(
                 label = clip(citation.section, _TITLE_MAX)
                 line = lead_link(citation) if n == 0 else f"*{link(citation.url, label)}*"
                 heading.append(section(line))
-            pieces = split_text(_quote_markdown(citation))
+            pieces = split_text(_quote_mrkdwn(citation))
             after: list[dict[str, Any]] = []
             note = _rest_note(citation)
             if note:
@@ -455,11 +463,12 @@ def notification_text(answer: Answer, *, weak: bool = False) -> str:
         if not lead.section or lead.section == lead.title
         else f"{title} > {clip(lead.section, _TITLE_MAX)}"
     )
-    command = first_command(lead.quote)
+    shown = quote_markdown(lead)
+    command = first_command(shown)
     if command:
         what = "`" + clip(command, 200).replace("`", "'") + "`"
     else:
-        first = next((ln.strip(" -*>#") for ln in lead.quote.splitlines() if ln.strip(" -*>#")), "")
+        first = next((ln.strip(" -*>#") for ln in shown.splitlines() if ln.strip(" -*>#")), "")
         what = clip(first.replace("**", "").replace("`", ""), 200)
     prefix = f"{CLOSEST_OTHER_SERVICE}: " if weak else ""
     stale = " (may be out of date)" if any(w.kind == "stale" for w in answer.warnings) else ""

@@ -5,7 +5,13 @@ the lines under alerts (no runbook, fired again, resolved) and in shared channel
 from __future__ import annotations
 
 from bot.slack import actions as ids
-from bot.slack.answer_view import contact_text, lead_link, notification_text, resolved_line
+from bot.slack.answer_view import (
+    contact_text,
+    lead_link,
+    notification_text,
+    quote_markdown,
+    resolved_line,
+)
 from bot.slack.blockkit import (
     FENCE,
     MAX_BLOCKS,
@@ -142,7 +148,7 @@ def render_minimal(answer: Answer, request_id: str) -> Message:
         return Message(text=text, blocks=[section(body)])
     lead: Citation = answer.citations[0]
     lines = [":arrow_forward: " + lead_link(lead)]
-    command = first_command(lead.quote)
+    command = first_command(quote_markdown(lead))
     if command:
         lines.append(f"{FENCE}\n{escape(command.replace(FENCE, '`'))}\n{FENCE}")
     blocks = [

@@ -12,7 +12,7 @@ from datetime import date
 
 from markupsafe import Markup, escape
 
-from core.markdown import headings
+from core.markup import syntax_for
 from core.models import Answer, AnswerWarning, Chunk, Citation
 from retrieval.answerer import chunk_url
 
@@ -144,7 +144,7 @@ def hit_excerpt(chunk: Chunk, limit: int = EXCERPT_CHARS) -> str:
     head, sep, rest = text.partition("\n\n")
     if sep and head.startswith(chunk.title):
         text = rest
-    for start, end, _level, _title in reversed(headings(text)):  # ATX and setext alike
+    for start, end, _level, _title in reversed(syntax_for(chunk.path).headings(text)):
         text = text[:start] + text[end:]
     lines = [line for line in text.splitlines() if not _FENCE_LINE.match(line)]
     flat = " ".join(" ".join(lines).split())

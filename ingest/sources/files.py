@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pathspec
 
-from core.doc_ids import MARKDOWN_SUFFIXES
+from core.markup import DOCUMENT_SUFFIXES
 from ingest.sources.base import Skipped
 
 IGNORE_FILE = ".runbookignore"
@@ -79,7 +79,7 @@ def scan(root: Path, excludes: Sequence[str] = (), max_bytes: int = 1_000_000) -
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames if d not in ALWAYS_SKIPPED_DIRS)
         for name in sorted(filenames):
-            if not name.lower().endswith(MARKDOWN_SUFFIXES):
+            if not name.lower().endswith(DOCUMENT_SUFFIXES):
                 continue
             full = Path(dirpath) / name
             rel = full.relative_to(root).as_posix()

@@ -140,6 +140,54 @@ def test_markdown_is_shown_as_slack_shows_it_and_commands_stay_verbatim() -> Non
     assert ":warning: *WARNING:* never raise `default_pool_size` above 60." in body
 
 
+RST_STEPS = """Restart the monitor
+-------------------
+
+.. warning:: Never remove the last monitor.
+
+Check the quorum first::
+
+    ceph quorum_status --format json-pretty
+
+#. Fix the clock: ``chronyc makestep``.
+#. Restart: ``systemctl restart ceph-mon@a``."""
+
+ADOC_STEPS = """=== Vacuum the journal
+
+WARNING: never delete files under /var/lib/etcd.
+
+[source,bash]
+----
+journalctl --vacuum-size=500M
+----
+
+. Check again with `df -h /var`.
+. Prune images."""
+
+
+def test_asciidoc_and_restructuredtext_quotes_are_shown_in_slack_form() -> None:
+    rst = render(answer(citations=(cite(path="storage/mon.rst", quote=RST_STEPS),)))
+    body = shown(rst)
+    assert "*Restart the monitor*" in body and "-----" not in body
+    assert ":warning: *WARNING:* Never remove the last monitor." in body
+    assert "Check the quorum first:\n\n```\nceph quorum_status --format json-pretty\n```" in body
+    assert "1. Fix the clock: `chronyc makestep`." in body
+    assert "2. Restart: `systemctl restart ceph-mon@a`." in body
+    assert rst.text.endswith(": `ceph quorum_status --format json-pretty`")
+    adoc = render(answer(citations=(cite(path="platform/disk.adoc", quote=ADOC_STEPS),)))
+    body = shown(adoc)
+    assert "*Vacuum the journal*" in body and "[source,bash]" not in body
+    assert ":warning: *WARNING:* never delete files under /var/lib/etcd." in body
+    assert "```\njournalctl --vacuum-size=500M\n```" in body and "----" not in body
+    assert "1. Check again with `df -h /var`.\n2. Prune images." in body
+    minimal = render_minimal(
+        answer(citations=(cite(path="platform/disk.adoc", quote=ADOC_STEPS),)), RID
+    )
+    assert "journalctl --vacuum-size=500M" in minimal.blocks[0]["text"]["text"]
+    # the same text in a Markdown runbook is shown as Markdown reads it
+    assert "[source,bash]" in shown(render(answer(citations=(cite(quote=ADOC_STEPS),))))
+
+
 def test_one_header_and_one_owner_line_per_document() -> None:
     a = answer(
         citations=(

@@ -1,0 +1,128 @@
+"""AsciiDoc runbooks: section titles and delimited blocks.
+
+A section title is a line of ``=`` signs (or ``#``, which Asciidoctor also reads)
+and a space: ``= Document title``, ``== Section``, ``=== Subsection``; the level is
+the number of signs, so a document title is a level-1 heading as ``# x`` is in
+Markdown. A trailing run of the same signs (``== Section ==``) is not part of the
+title. Delimited blocks (``----`` listings, ``....`` literals, ``////`` comments,
+``++++`` passthroughs, ``====`` examples, ``****`` sidebars, ``____`` quotes and
+``|===`` tables) open and close on the same line and hold no section titles;
+a ```` ``` ```` fence works as in Markdown.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.markdown import fence_closes as markdown_fence_closes
+from core.markdown import fence_open as markdown_fence_open
+from core.markdown import iter_lines
+
+_TITLE = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*$")
+_DELIMITER = re.compile(r"^(-{4,}|\.{4,}|/{4,}|\+{4,}|={4,}|\*{4,}|_{4,}|\|={3,})[ \t]*$")
+
+
+def fence_open(line: str) -> str | None:
+    """The delimiter a line opens a block with, or None."""
+    m = _DELIMITER.match(line)
+    if m is not None:
+        return m.group(1)
+    return markdown_fence_open(line)
+
+
+def fence_closes(line: str, marker: str) -> bool:
+    """Does ``line`` close the block opened with ``marker``? The same line closes it."""
+    if marker.startswith(("`", "~")):
+        return markdown_fence_closes(line, marker)
+    return line.rstrip() == marker
+
+
+def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
+    """Every section title outside delimited blocks: (line start, line end, level, title)."""
+    out: list[tuple[int, int, int, str]] = []
+    fence: str | None = None
+    for ls, le, line in iter_lines(text, start):
+        if fence is not None:
+            if fence_closes(line, fence):
+                fence = None
+            continue
+        fence = fence_open(line)
+        if fence is not None:
+            continue
+        m = _TITLE.match(line)
+        if m:
+            out.append((ls, le, len(m.group(1)), m.group(2).strip()))
+    return out
+
+
+@dataclass(frozen=True)
+class AsciiDoc:
+    name: str = "asciidoc"
+    suffixes: tuple[str, ...] = (".adoc", ".asciidoc")
+
+    def headings(self, text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
+        return headings(text, start)
+
+    def fence_open(self, line: str) -> str | None:
+        return fence_open(line)
+
+    def fence_closes(self, line: str, marker: str) -> bool:
+        return fence_closes(line, marker)
+
+    def as_markdown(self, text: str) -> str:
+        return as_markdown(text)
+
+
+ASCIIDOC = AsciiDoc()
+
+
+_BLOCK_ATTRIBUTES = re.compile(r"^\[[^\]]*\]\s*$")  # [source,bash], [NOTE], [discrete]
+_ADMONITION = re.compile(r"^(NOTE|TIP|IMPORTANT|WARNING|CAUTION):\s+(.*)$")
+_ORDERED = re.compile(r"^(\.+)\s+(.*)$")  # ". Step", ".. Nested step"
+_CODE_DELIMITERS = ("----", "....", "++++")
+
+
+def as_markdown(text: str) -> str:
+    """AsciiDoc as Markdown, for display only: titles as ``#`` headings, listing and
+    literal blocks as code fences, ``. step`` lists numbered, ``WARNING: x`` as a
+    warning line; comments and block attribute lines are left out."""
+    out: list[str] = []
+    fence: str | None = None
+    numbers: dict[int, int] = {}
+    for _ls, _le, line in iter_lines(text, 0):
+        if fence is not None:
+            if fence_closes(line, fence):
+                if not fence.startswith("/"):
+                    out.append("```")
+                fence = None
+            elif not fence.startswith("/"):
+                out.append(line)
+            continue
+        opened = fence_open(line)
+        if opened is not None and (opened.startswith(_CODE_DELIMITERS) or opened[0] in "`~/"):
+            fence = opened
+            if opened.startswith(("`", "~")):
+                out.append(line)
+            elif not opened.startswith("/"):
+                out.append("```")
+            continue
+        if opened is not None:
+            continue  # an example, sidebar or quote block shows its content as it is
+        if _BLOCK_ATTRIBUTES.match(line) or line.startswith("//"):
+            continue
+        if (m := _TITLE.match(line)) is not None:
+            out.append("#" * len(m.group(1)) + " " + m.group(2))
+        elif (m := _ADMONITION.match(line)) is not None:
+            out.append(f"> **{m.group(1)}:** {m.group(2)}")
+        elif (m := _ORDERED.match(line)) is not None:
+            depth = len(m.group(1))
+            numbers = {d: n for d, n in numbers.items() if d <= depth}
+            numbers[depth] = numbers.get(depth, 0) + 1
+            out.append("   " * (depth - 1) + f"{numbers[depth]}. {m.group(2)}")
+            continue
+        else:
+            out.append(line)
+        if line.strip():
+            numbers = {}
+    return "\n".join(out)

@@ -1,0 +1,130 @@
+"""Headings and blocks of AsciiDoc and reStructuredText runbooks, and which syntax a
+file is written in."""
+
+from __future__ import annotations
+
+from core.asciidoc import ASCIIDOC
+from core.markdown import MARKDOWN, heading_extents, sections, split_blocks
+from core.markup import DOCUMENT_SUFFIXES, syntax_for
+from core.restructuredtext import RESTRUCTUREDTEXT
+
+RST = """.. _mon-troubleshooting:
+
+==========================
+ Troubleshooting Monitors
+==========================
+
+When a monitor drops out of quorum, start here.
+
+Diagnosis
+=========
+
+Ask the monitor directly::
+
+    ceph daemon mon.a mon_status
+    Not a title
+    -----------
+
+Admin socket
+------------
+
+The socket lives in ``/var/run/ceph``.
+
+----------
+
+Mitigation
+==========
+
+1. Restart the monitor.
+2. Check quorum again.
+
+=====  ======
+flag   effect
+=====  ======
+"""
+
+ADOC = """= Disk full
+:owner: @platform
+
+== Diagnosis
+
+[source,bash]
+----
+df -h /var
+
+== not a heading inside a listing
+----
+
+=== Inodes ===
+
+Check `df -i` as well.
+
+== Mitigation
+
+. Delete old journals.
+. Re-check.
+"""
+
+
+def titles(found: list[tuple[int, int, int, str]]) -> list[tuple[int, str]]:
+    return [(level, title) for _s, _e, level, title in found]
+
+
+def test_restructuredtext_levels_follow_the_order_styles_appear_in() -> None:
+    assert titles(RESTRUCTUREDTEXT.headings(RST)) == [
+        (1, "Troubleshooting Monitors"),
+        (2, "Diagnosis"),
+        (3, "Admin socket"),
+        (2, "Mitigation"),
+    ]
+    # the overline starts the heading, the underline ends it
+    first = RESTRUCTUREDTEXT.headings(RST)[0]
+    assert RST[first[0] : first[1]].startswith("====") and RST[first[0] : first[1]].endswith("=")
+
+
+def test_restructuredtext_needs_a_title_at_the_margin_after_a_blank_line() -> None:
+    # a literal block's indented lines, a transition and a table border are no titles
+    found = [t for _l, t in titles(RESTRUCTUREDTEXT.headings(RST))]
+    assert "Not a title" not in found and "flag   effect" not in found
+    assert titles(RESTRUCTUREDTEXT.headings("one\ntwo\n-----\n")) == []
+    # a short underline still counts once it is four characters long, as docutils reads it
+    assert titles(RESTRUCTUREDTEXT.headings("Restart the pods\n----\n")) == [
+        (1, "Restart the pods")
+    ]
+    assert titles(RESTRUCTUREDTEXT.headings("Restart the pods\n--\n")) == []
+
+
+def test_asciidoc_titles_outside_delimited_blocks() -> None:
+    assert titles(ASCIIDOC.headings(ADOC)) == [
+        (1, "Disk full"),
+        (2, "Diagnosis"),
+        (3, "Inodes"),
+        (2, "Mitigation"),
+    ]
+
+
+def test_sections_and_blocks_follow_the_syntax() -> None:
+    paths = [s.heading_path for s in sections(ADOC, 0, ASCIIDOC)]
+    assert paths == [
+        ("Disk full",),
+        ("Disk full", "Diagnosis"),
+        ("Disk full", "Diagnosis", "Inodes"),
+        ("Disk full", "Mitigation"),
+    ]
+    diagnosis = next(s for s in sections(ADOC, 0, ASCIIDOC) if s.heading_path[-1] == "Diagnosis")
+    kinds = [b.kind for b in split_blocks(ADOC, diagnosis.body_start, diagnosis.end, ASCIIDOC)]
+    assert kinds == ["text", "code"]  # the listing is one block, its blank line included
+    # read as Markdown, the same text has none of these sections
+    assert not set(paths) & {s.heading_path for s in sections(ADOC, 0, MARKDOWN)}
+    (extent,) = [e for e in heading_extents(RST, 0, RESTRUCTUREDTEXT) if e[0] == "Diagnosis"]
+    assert "Admin socket" in RST[extent[1] : extent[2]]
+    assert "Mitigation" not in RST[extent[1] : extent[2]]
+
+
+def test_the_syntax_is_told_by_the_file_name() -> None:
+    assert syntax_for("ceph/troubleshooting-mon.rst") is RESTRUCTUREDTEXT
+    assert syntax_for("ops/disk-full.ADOC") is ASCIIDOC
+    assert syntax_for("ops/disk-full.asciidoc") is ASCIIDOC
+    assert syntax_for("source/manual/dns.html.md") is MARKDOWN
+    assert syntax_for("docs/page.mdx") is MARKDOWN
+    assert {".md", ".mdx", ".rst", ".adoc"} <= set(DOCUMENT_SUFFIXES)
