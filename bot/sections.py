@@ -136,12 +136,14 @@ class RunbookSections:
         """A follow-up in a thread about ``answer``'s lead runbook, which has shown the
         sections ``shown``: the runbook's next action section after the last one shown
         (``escalate``: its Escalation section; also when no action follows), quoted
-        whole and verbatim; None when the runbook has neither."""
+        whole and verbatim; None when the runbook has neither. In a file of several
+        runbooks the thread stays with the runbook it has shown, whichever runbook of
+        the file the follow-up's own words are closest to."""
         if answer.state != "answer" or not answer.citations:
             return None
         lead = answer.citations[0]
         snap = self._snapshot()
-        parts = self._parts(snap, lead.source_id, lead.section)
+        parts = self._parts(snap, lead.source_id, shown[0] if shown else lead.section)
         pick: Part | None = None
         if not escalate:
             seen = [i for i, p in enumerate(parts) if _is_shown(p.section, shown)]

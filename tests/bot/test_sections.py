@@ -128,3 +128,29 @@ def test_in_a_file_of_runbooks_the_sections_shown_are_the_cited_runbooks(
         ]
         nxt = sections.continue_after(led, [lead.section], escalate=False)
         assert nxt is None or all(c.section.startswith("QueueDiskFull") for c in nxt.citations)
+
+
+THREE_ALERTS = COLLECTION.replace(
+    "Restart the stuck consumer pod",
+    "#### Restart the consumer\n\nRestart the stuck consumer pod",
+).replace(
+    "deploy/orders-consumer`.",
+    "deploy/orders-consumer`.\n\n#### Scale out\n\nAdd consumers: "
+    "`kubectl scale deploy/orders-consumer --replicas=6`.",
+)
+
+
+def test_a_thread_about_one_runbook_of_a_file_continues_with_that_runbook(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """A follow-up ("and if that doesn't work?") continues the runbook the thread has
+    shown, even when the follow-up's words lead to another runbook of the same file."""
+    with runtime_over({"alerts.md": THREE_ALERTS}, tmp_path, embedder) as rt:
+        sections = RunbookSections(rt.searcher.snapshot)
+        other = rt.extractive.answer("node root filesystem above 90%, vacuum journald?")
+        assert other.citations[0].section.startswith("DiskAlmostFull > ")
+        shown = ["QueueConsumerLag > Mitigation > Restart the consumer"]
+        nxt = sections.continue_after(other, shown, escalate=False)
+    assert nxt is not None
+    assert [c.section for c in nxt.citations] == ["QueueConsumerLag > Mitigation > Scale out"]
+    assert "--replicas=6" in nxt.citations[0].quote
