@@ -13,11 +13,11 @@ a ```` ``` ```` fence works as in Markdown.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from core.markdown import fence_closes as markdown_fence_closes
 from core.markdown import fence_open as markdown_fence_open
 from core.markdown import iter_lines
+from core.syntax import Syntax
 
 _TITLE = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*$")
 _DELIMITER = re.compile(r"^(-{4,}|\.{4,}|/{4,}|\+{4,}|={4,}|\*{4,}|_{4,}|\|={3,})[ \t]*$")
@@ -54,27 +54,6 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
         if m:
             out.append((ls, le, len(m.group(1)), m.group(2).strip()))
     return out
-
-
-@dataclass(frozen=True)
-class AsciiDoc:
-    name: str = "asciidoc"
-    suffixes: tuple[str, ...] = (".adoc", ".asciidoc")
-
-    def headings(self, text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
-        return headings(text, start)
-
-    def fence_open(self, line: str) -> str | None:
-        return fence_open(line)
-
-    def fence_closes(self, line: str, marker: str) -> bool:
-        return fence_closes(line, marker)
-
-    def as_markdown(self, text: str) -> str:
-        return as_markdown(text)
-
-
-ASCIIDOC = AsciiDoc()
 
 
 _BLOCK_ATTRIBUTES = re.compile(r"^\[[^\]]*\]\s*$")  # [source,bash], [NOTE], [discrete]
@@ -126,3 +105,13 @@ def as_markdown(text: str) -> str:
         if line.strip():
             numbers = {}
     return "\n".join(out)
+
+
+ASCIIDOC = Syntax(
+    name="asciidoc",
+    suffixes=(".adoc", ".asciidoc"),
+    headings=headings,
+    fence_open=fence_open,
+    fence_closes=fence_closes,
+    as_markdown=as_markdown,
+)

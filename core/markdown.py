@@ -16,10 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from core.markup import Syntax
+from core.syntax import Syntax
 
 MAX_SPLIT_HEADING = 3
 HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -227,22 +225,11 @@ def heading_extents(
     return out
 
 
-@dataclass(frozen=True)
-class Markdown:
-    name: str = "markdown"
-    suffixes: tuple[str, ...] = (".md", ".markdown", ".mdx")
-
-    def headings(self, text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
-        return headings(text, start)
-
-    def fence_open(self, line: str) -> str | None:
-        return fence_open(line)
-
-    def fence_closes(self, line: str, marker: str) -> bool:
-        return fence_closes(line, marker)
-
-    def as_markdown(self, text: str) -> str:
-        return text
-
-
-MARKDOWN = Markdown()
+MARKDOWN = Syntax(
+    name="markdown",
+    suffixes=(".md", ".markdown", ".mdx"),
+    headings=lambda text, start: headings(text, start),
+    fence_open=fence_open,
+    fence_closes=fence_closes,
+    as_markdown=lambda text: text,
+)

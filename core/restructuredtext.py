@@ -14,9 +14,9 @@ title; a simple table's border has spaces in it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from core.markdown import iter_lines
+from core.syntax import Syntax
 
 _ADORNMENT = re.compile(r"""^([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])\1{2,}[ \t]*$""")
 
@@ -71,27 +71,6 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
         out.append((ls, lines[last][1], styles.index(style) + 1, title.strip()))
         i = last + 1
     return out
-
-
-@dataclass(frozen=True)
-class RestructuredText:
-    name: str = "restructuredtext"
-    suffixes: tuple[str, ...] = (".rst",)
-
-    def headings(self, text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
-        return headings(text, start)
-
-    def fence_open(self, line: str) -> str | None:
-        return None  # literal blocks are indented: no line opens one
-
-    def fence_closes(self, line: str, marker: str) -> bool:
-        return True
-
-    def as_markdown(self, text: str) -> str:
-        return as_markdown(text)
-
-
-RESTRUCTUREDTEXT = RestructuredText()
 
 
 _DIRECTIVE = re.compile(r"^\.\.\s+([\w-]+)::\s*(.*)$")
@@ -175,3 +154,13 @@ def _inline(text: str) -> str:
     text = _LITERAL.sub(lambda m: f"`{m.group(1)}`", text)
     text = _LINK.sub(lambda m: f"[{m.group(1)}]({m.group(2)})", text)
     return _ROLE.sub(lambda m: f"`{m.group(1)}`", text)
+
+
+RESTRUCTUREDTEXT = Syntax(
+    name="restructuredtext",
+    suffixes=(".rst",),
+    headings=headings,
+    fence_open=lambda line: None,  # literal blocks are indented: no line opens one
+    fence_closes=lambda line, marker: True,
+    as_markdown=as_markdown,
+)

@@ -91,7 +91,7 @@ def clean_heading(text: str) -> str:
 def h1_headings(body: str, syntax: Syntax | None = None) -> Iterator[str]:
     """The H1 headings of ``body`` (``# x`` or ``x`` over ``===``, AsciiDoc's ``= x``,
     reStructuredText's first title style), outside code."""
-    for _start, _end, level, title in (syntax or MARKDOWN).headings(body):
+    for _start, _end, level, title in (syntax or MARKDOWN).headings(body, 0):
         text = clean_heading(title) if level == 1 else ""
         if text:
             yield text
@@ -110,7 +110,7 @@ def opening_heading(body: str, rel: str) -> str | None:
     later heading is below it, and either there are such subsections or the heading
     is the file's own name (``## ManagedClusterClientCertRotationFailed`` in
     ``managedcluster_client_cert_rotation_failed.md``)."""
-    heads = syntax_for(rel).headings(body)
+    heads = syntax_for(rel).headings(body, 0)
     if not heads or body[: heads[0][0]].strip():
         return None
     level = heads[0][2]

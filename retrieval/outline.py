@@ -82,7 +82,7 @@ def _chunk_parts(
     chunk: Chunk, carried: Sequence[tuple[int, str]]
 ) -> tuple[list[Part], list[tuple[int, str]]]:
     sec = section_text(chunk)
-    heads = syntax_for(chunk.path).headings(sec)
+    heads = syntax_for(chunk.path).headings(sec, 0)
     base = chunk.heading_path
     # the chunk's own heading line (H1-H3) is the first heading when it starts with one
     own = None

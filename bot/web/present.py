@@ -144,7 +144,7 @@ def hit_excerpt(chunk: Chunk, limit: int = EXCERPT_CHARS) -> str:
     head, sep, rest = text.partition("\n\n")
     if sep and head.startswith(chunk.title):
         text = rest
-    for start, end, _level, _title in reversed(syntax_for(chunk.path).headings(text)):
+    for start, end, _level, _title in reversed(syntax_for(chunk.path).headings(text, 0)):
         text = text[:start] + text[end:]
     lines = [line for line in text.splitlines() if not _FENCE_LINE.match(line)]
     flat = " ".join(" ".join(lines).split())

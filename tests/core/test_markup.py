@@ -71,31 +71,31 @@ def titles(found: list[tuple[int, int, int, str]]) -> list[tuple[int, str]]:
 
 
 def test_restructuredtext_levels_follow_the_order_styles_appear_in() -> None:
-    assert titles(RESTRUCTUREDTEXT.headings(RST)) == [
+    assert titles(RESTRUCTUREDTEXT.headings(RST, 0)) == [
         (1, "Troubleshooting Monitors"),
         (2, "Diagnosis"),
         (3, "Admin socket"),
         (2, "Mitigation"),
     ]
     # the overline starts the heading, the underline ends it
-    first = RESTRUCTUREDTEXT.headings(RST)[0]
+    first = RESTRUCTUREDTEXT.headings(RST, 0)[0]
     assert RST[first[0] : first[1]].startswith("====") and RST[first[0] : first[1]].endswith("=")
 
 
 def test_restructuredtext_needs_a_title_at_the_margin_after_a_blank_line() -> None:
     # a literal block's indented lines, a transition and a table border are no titles
-    found = [t for _l, t in titles(RESTRUCTUREDTEXT.headings(RST))]
+    found = [t for _l, t in titles(RESTRUCTUREDTEXT.headings(RST, 0))]
     assert "Not a title" not in found and "flag   effect" not in found
-    assert titles(RESTRUCTUREDTEXT.headings("one\ntwo\n-----\n")) == []
+    assert titles(RESTRUCTUREDTEXT.headings("one\ntwo\n-----\n", 0)) == []
     # a short underline still counts once it is four characters long, as docutils reads it
-    assert titles(RESTRUCTUREDTEXT.headings("Restart the pods\n----\n")) == [
+    assert titles(RESTRUCTUREDTEXT.headings("Restart the pods\n----\n", 0)) == [
         (1, "Restart the pods")
     ]
-    assert titles(RESTRUCTUREDTEXT.headings("Restart the pods\n--\n")) == []
+    assert titles(RESTRUCTUREDTEXT.headings("Restart the pods\n--\n", 0)) == []
 
 
 def test_asciidoc_titles_outside_delimited_blocks() -> None:
-    assert titles(ASCIIDOC.headings(ADOC)) == [
+    assert titles(ASCIIDOC.headings(ADOC, 0)) == [
         (1, "Disk full"),
         (2, "Diagnosis"),
         (3, "Inodes"),

@@ -1,0 +1,22 @@
+"""One markup syntax: what sets it apart for reading runbooks (see :mod:`core.markup`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+#: (first line start, last line end, level, title) of every heading after ``start``
+Headings = Callable[[str, int], list[tuple[int, int, int, str]]]
+
+
+@dataclass(frozen=True)
+class Syntax:
+    name: str
+    suffixes: tuple[str, ...]
+    headings: Headings
+    # the marker a line opens a code (or other delimited) block with, or None
+    fence_open: Callable[[str], str | None]
+    # does the line close the block opened with the marker?
+    fence_closes: Callable[[str, str], bool]
+    # the text as Markdown, for display only (quotes keep the file's own markup)
+    as_markdown: Callable[[str], str]
