@@ -28,12 +28,19 @@ from core.models import (
 )
 from core.redact import redact
 from retrieval.answer_config import AnswerConfig
-from retrieval.composer import ScoredPart, choose_parts, quote_parts, rank_parts
+from retrieval.composer import (
+    ScoredPart,
+    anchored_heading,
+    choose_parts,
+    lead_with,
+    quote_parts,
+    rank_parts,
+)
 from retrieval.confidence import Evidence, everyday_terms, gather_evidence
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
 from retrieval.evidence import query_terms, unknown_entities
-from retrieval.intent import question_intent
+from retrieval.intent import asks_about_past, question_intent
 from retrieval.names import document_names, query_names
 from retrieval.outline import OutlineCache, Part
 from retrieval.search import HybridSearcher, group_by_document, is_link_list
@@ -90,6 +97,8 @@ class Retrieval:
     everyday: frozenset[str] = field(default=frozenset())
     # normalized names the question gives: its alert names, a pinned link's #anchor
     names: frozenset[str] = field(default=frozenset())
+    # the pinned link's #anchor as written: the heading of the runbook to lead with
+    anchor: str | None = None
 
 
 def search_link(template: str | None, question: str) -> str | None:
@@ -253,6 +262,7 @@ class ExtractiveAnswerer:
             dense_scores=tuple(dense_scores),
             everyday=everyday_terms(query, doc_freq, self._vocabulary),
             names=names,
+            anchor=flt.anchor if flt is not None else None,
         )
         if pinned is not None:
             runbooks = self._pinned(pinned, [*runbooks, *incidents], snap, vector, base.groups)
@@ -378,12 +388,12 @@ class ExtractiveAnswerer:
                 )
                 if chosen is not None:
                     warnings.append(_superseded_note(top, chosen))
-        # An incident write-up leads when it is the stronger evidence ("what caused the
-        # outage in september"); otherwise it is listed as related.
+        # A question about what happened ("what caused the outage in september") is
+        # answered from the incident write-up; any other from the runbook, with the
+        # write-ups listed as related.
         if confident_incidents and not pinned:
-            incident = confident_incidents[0]
-            if chosen is None or incident.confidence > chosen.confidence:
-                chosen = incident
+            if chosen is None or asks_about_past(r.question):
+                chosen = confident_incidents[0]
 
         if chosen is None:
             return self._not_answered(r, flt, confident, warnings, link, today)
@@ -550,7 +560,16 @@ class ExtractiveAnswerer:
         )
 
     def _ranked_parts(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:
-        return self._rank(self._runbooks(cand, r)[0], r)
+        """The parts of the candidate's runbook, best first; the section the link's #anchor
+        points at first, when it names one of the runbook's headings."""
+        ranked = self._rank(self._runbooks(cand, r)[0], r)
+        return lead_with(ranked, self._anchored(cand, r))
+
+    def _anchored(self, cand: Candidate, r: Retrieval) -> tuple[str, ...] | None:
+        """The heading of the candidate's document that the link's #anchor names."""
+        if not r.anchor:
+            return None
+        return anchored_heading(self._parts(cand.doc.source_id, cand.chunk, r), r.anchor)
 
     def _cite(self, cand: Candidate, r: Retrieval, today: date) -> tuple[Citation, ...]:
         """Quotes of the parts of the candidate's document that answer the question."""

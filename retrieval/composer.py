@@ -12,6 +12,10 @@ section of the runbook's own layout (``Diagnosis`` beside ``Mitigation``).
 A part that only introduces its subsections ("The following two approaches can be
 used:") is never quoted alone: its subsections are.
 
+A link into the runbook (an alert's ``runbook_url`` ending in ``#mitigation``) names
+the section to lead with: its first quotable part leads whatever was asked, and the
+usual second part may follow it.
+
 A numbered procedure is quoted as one unit with its warnings and code; when it
 is too long it is cut at a step boundary and the quote says which steps it shows.
 """
@@ -55,6 +59,7 @@ class ScoredPart:
     part: Part
     score: float
     lexical: float
+    anchored: bool = False  # the section a link's #anchor points at: it leads
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,46 @@ def rank_parts(
         out.append(ScoredPart(p, score, lexical))
     out.sort(key=lambda s: -s.score)
     return out
+
+
+def anchored_heading(parts: Sequence[Part], anchor: str) -> tuple[str, ...] | None:
+    """The heading (its path) of the document that a link's ``#anchor`` names, or None.
+
+    GitHub's anchors: the heading lowercased, punctuation dropped, spaces as hyphens, a
+    repeated heading numbered (``#mitigation-1``: the second Mitigation). Compared as
+    names (:func:`normalize_name`), so ``#Mitigation`` matches too. ``parts`` are the
+    whole document's: a repeated heading is numbered across the file."""
+    wanted = normalize_name(anchor)
+    seen: dict[str, int] = {}
+    for path in _headings(parts):
+        name = normalize_name(path[-1])
+        n = seen.get(name, 0)
+        seen[name] = n + 1
+        if wanted and wanted == (f"{name}{n}" if n else name):
+            return path
+    return None
+
+
+def _headings(parts: Sequence[Part]) -> list[tuple[str, ...]]:
+    """Every heading of the document as its path, once, in the document's order."""
+    ordered = sorted(parts, key=lambda p: p.start)
+    paths = (p.heading_path[:n] for p in ordered for n in range(1, len(p.heading_path) + 1))
+    return list(dict.fromkeys(paths))
+
+
+def lead_with(ranked: Sequence[ScoredPart], heading: tuple[str, ...] | None) -> list[ScoredPart]:
+    """``ranked`` with the first quotable part under ``heading`` (the section a link's
+    #anchor points at, or its first subsection when it only introduces them) leading,
+    scored as the best part so that a second part is chosen as usual. Unchanged when no
+    part lies under it, or every part does: then it names the runbook itself."""
+    if heading is None:
+        return list(ranked)
+    under = [s for s in ranked if s.part.heading_path[: len(heading)] == heading]
+    if not under or len(under) == len(ranked):
+        return list(ranked)
+    first = min(under, key=lambda s: s.part.start)
+    lead = replace(first, score=max(first.score, ranked[0].score), anchored=True)
+    return [lead, *(s for s in ranked if s is not first)]
 
 
 MAX_LEAD_IN_CHARS = 300
@@ -183,7 +228,13 @@ def choose_parts(
             break
         if not wanted:
             break
-    if intent == "act" and len(chosen) == 2 and _acts(chosen[1].part) and not _acts(lead.part):
+    if (
+        intent == "act"
+        and not lead.anchored
+        and len(chosen) == 2
+        and _acts(chosen[1].part)
+        and not _acts(lead.part)
+    ):
         chosen.reverse()  # "what do I do": the action first, the check it needs after it
     return chosen
 

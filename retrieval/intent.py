@@ -130,6 +130,22 @@ WANTED: dict[Intent, tuple[SectionKind, ...]] = {
 }
 
 
+# A question about what happened, not about what to do now: an incident write-up answers it.
+_PAST = re.compile(
+    r"\b(what (\w+ )?(caused|happened)|cause of (the|that|last)|post-?mortems?|"
+    r"incident (report|review|write-?up)|write-?ups?|retro(spective)?s?|"
+    r"last time (this|it|we)|(outage|incident)s? (on|in|last|from|of) "
+    r"(\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|last|the \w+ (before|of)))",
+    re.I,
+)
+
+
+def asks_about_past(question: str) -> bool:
+    """Does the question ask what happened in an earlier incident ("what caused the
+    outage in september", "the post-mortem for ...")?"""
+    return bool(_PAST.search(question))
+
+
 def question_intent(question: str) -> Intent:
     for intent, pattern in _QUESTION_INTENTS:
         if pattern.search(question):

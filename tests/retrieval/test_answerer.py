@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +12,8 @@ from core.models import Answer, SearchFilter
 from retrieval.answer_config import AnswerConfig
 from retrieval.answerer import ExtractiveAnswerer
 from retrieval.confidence import Evidence
-from tests.conftest import SAMPLE_RUNBOOKS
+from retrieval.embeddings import FastEmbedder
+from tests.conftest import SAMPLE_RUNBOOKS, runtime_over
 
 EVERYONE = SearchFilter(groups=("everyone",))
 
@@ -60,7 +62,7 @@ def test_best_section_for_checkout_question(sample_runtime: Runtime) -> None:
     assert answer.search_link and "checkout-api" in answer.search_link
 
 
-def test_an_incident_write_up_leads_when_it_is_the_stronger_evidence(
+def test_a_question_about_what_happened_is_answered_from_the_incident_write_up(
     sample_runtime: Runtime,
 ) -> None:
     asked = sample_runtime.extractive.answer(
@@ -208,3 +210,57 @@ def test_a_pinned_document_the_scope_may_not_read_is_not_shown(sample_runtime: R
     assert answer.state != "answer"
     assert answer.reason == "access-denied"
     assert not answer.citations and not answer.suggestions
+
+
+ETCD_NO_LEADER = """# etcdNoLeader
+
+## Meaning
+
+The etcd cluster has no leader: writes to the Kubernetes API fail.
+
+## Diagnosis
+
+Check which members see a leader with `etcdctl endpoint status --cluster -w table`.
+
+## Mitigation
+
+Restart the member that lost quorum: `kubectl -n kube-system delete pod etcd-<node>`.
+
+## Escalation
+
+Page the platform on-call.
+"""
+
+
+def test_a_runbook_url_anchor_chooses_the_section_the_answer_leads_with(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """The same bare alert name, pinned to its runbook: the link's #anchor names the
+    section to lead with; an anchor naming the runbook itself, or none of its headings,
+    changes nothing."""
+    with runtime_over({"etcd/etcdNoLeader.md": ETCD_NO_LEADER}, tmp_path, embedder) as rt:
+        (sid,) = rt.searcher.snapshot(rt.searcher.generation()).chunks_by_source
+
+        def answer(anchor: str | None) -> Answer:
+            pinned = EVERYONE.model_copy(update={"sources": (sid,), "anchor": anchor})
+            got = rt.extractive.answer("etcdNoLeader", pinned)
+            assert got.state == "answer" and got.citations, got
+            for c in got.citations:
+                assert ETCD_NO_LEADER[c.start : c.end] == c.quote
+            return got
+
+        plain = answer(None)
+        assert plain.citations[0].section == "Diagnosis"  # the words alone choose this
+        for anchor, lead in [
+            ("mitigation", "Mitigation"),
+            ("diagnosis", "Diagnosis"),
+            ("Diagnosis", "Diagnosis"),  # a link written by hand
+            ("escalation", "Escalation"),
+        ]:
+            anchored = answer(anchor)
+            assert anchored.citations[0].section == lead, (anchor, anchored.citations)
+            assert f"section *{lead}*" in anchored.text
+        # the usual second part still follows: the check that goes with the action
+        assert [c.section for c in answer("mitigation").citations] == ["Mitigation", "Diagnosis"]
+        for anchor in ("etcdnoleader", "rollback"):  # the runbook itself; no such heading
+            assert answer(anchor).citations == plain.citations, anchor

@@ -7,9 +7,12 @@ from retrieval.composer import (
     MAX_QUOTE_CHARS,
     ScoredPart,
     SectionWeights,
+    anchored_heading,
     choose_parts,
     lead_in,
+    lead_with,
     pieces,
+    quotable,
     quote_part,
     quote_parts,
     rank_parts,
@@ -263,3 +266,73 @@ def test_what_counts_as_a_lead_in() -> None:
     assert lead_in(colon[0], colon[1])
     steps = parts_of("# T\n\n## Fix\n\n1. Do the following.\n\n### Restart\n\nRestart it.\n")
     assert not lead_in(steps[0], steps[1])  # a list is content
+
+
+RUNBOOK_WITH_REPEATS = """# etcdNoLeader
+
+## Diagnosis
+
+The following two checks can be used:
+
+### Member status
+
+Run `etcdctl endpoint status --cluster -w table`.
+
+### Commands & logs
+
+Read the etcd pod's logs.
+
+## Mitigation
+
+### Commands & logs
+
+Restart the member: `kubectl -n kube-system delete pod etcd-<node>`.
+"""
+
+
+def etcd_parts() -> list[Part]:
+    d = markdown_document(RUNBOOK_WITH_REPEATS, "etcdNoLeader", "etcd/etcdNoLeader.md")
+    return document_parts(chunk_document(d, 0))
+
+
+def test_a_link_anchor_names_a_heading_as_github_writes_it() -> None:
+    parts = etcd_parts()
+    assert anchored_heading(parts, "mitigation") == ("etcdNoLeader", "Mitigation")
+    assert anchored_heading(parts, "Mitigation") == ("etcdNoLeader", "Mitigation")
+    # punctuation dropped, spaces as hyphens; a repeated heading numbered in file order
+    first = ("etcdNoLeader", "Diagnosis", "Commands & logs")
+    second = ("etcdNoLeader", "Mitigation", "Commands & logs")
+    assert anchored_heading(parts, "commands--logs") == first
+    assert anchored_heading(parts, "commands--logs-1") == second
+    assert anchored_heading(parts, "rollback") is None
+    assert anchored_heading(parts, "---") is None
+
+
+def test_the_anchored_section_leads_from_its_first_quotable_part() -> None:
+    parts = etcd_parts()
+    # as a question about logs would score them: the Mitigation's logs part first
+    scores = {"Mitigation > Commands & logs": 1.0, "Diagnosis > Commands & logs": 0.8}
+    ranked = sorted(
+        (ScoredPart(p, scores.get(p.section, 0.2), 0.0) for p in quotable(parts)),
+        key=lambda s: -s.score,
+    )
+    assert "Diagnosis" not in {s.part.section for s in ranked}  # it only introduces
+    # Diagnosis only introduces its checks: its first check leads, scored as the best
+    led = lead_with(ranked, ("etcdNoLeader", "Diagnosis"))
+    assert led[0].part.section == "Diagnosis > Member status" and led[0].anchored
+    assert led[0].score == 1.0
+    assert [s.part for s in led[1:]] == [s.part for s in ranked if s.part is not led[0].part]
+    # the runbook itself (every part lies under it), or no heading: unchanged
+    assert lead_with(ranked, ("etcdNoLeader",)) == ranked
+    assert lead_with(ranked, ("Rollback",)) == ranked
+    assert lead_with(ranked, None) == ranked
+
+
+def test_an_anchored_check_stays_first_for_what_do_i_do() -> None:
+    parts = {p.heading: p for p in parts_of(TEXT)}
+    ranked = [
+        ScoredPart(parts["Diagnosis"], 1.0, 0.8, anchored=True),
+        ScoredPart(parts["Restart pgbouncer"], 0.95, 0.5),
+    ]
+    chosen = choose_parts(ranked, "act", SectionWeights())
+    assert [c.part.heading for c in chosen] == ["Diagnosis", "Restart pgbouncer"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.intent import heading_kinds, intent_match, question_intent
+from retrieval.intent import asks_about_past, heading_kinds, intent_match, question_intent
 
 
 @pytest.mark.parametrize(
@@ -35,6 +35,23 @@ from retrieval.intent import heading_kinds, intent_match, question_intent
 )
 def test_question_intent(question: str, intent: str) -> None:
     assert question_intent(question) == intent
+
+
+@pytest.mark.parametrize(
+    ("question", "past"),
+    [
+        ("what actually caused the big checkout outage in september", True),
+        ("what happened during the outage last week", True),
+        ("link me the post-mortem for the checkout outage", True),
+        ("the incident write-up for CHK-5023?", True),
+        ("outage on 14 september, what was the root cause", True),
+        ("refund webhook signature mismatch, refunds stuck PENDING", False),
+        ("what causes CHK-5023 errors", False),
+        ("checkout outage, what do i do", False),
+    ],
+)
+def test_questions_about_what_happened(question: str, past: bool) -> None:
+    assert asks_about_past(question) is past
 
 
 def test_heading_kinds_read_the_whole_path() -> None:

@@ -27,6 +27,7 @@ from tests.bot.slack_harness import (
 )
 from tests.conftest import RedisServer
 from tests.fakes.slack_api import FakeSlackAPI, RecordedCall
+from tests.retrieval.test_answerer import ETCD_NO_LEADER
 from tests.retrieval.test_topics import COLLECTION
 
 ALERTS = "C0ALERTS01"  # #alerts-checkout: matches RUNBOOK_ALERT_CHANNELS
@@ -171,6 +172,25 @@ def test_a_runbook_url_to_an_unindexed_document_is_named_in_the_reply(
     assert "inventory/cache-stampede.md" in text_of(reply)  # the best match instead
 
 
+def _alert_reply(h: SlackHarness, title: str, summary: str, runbook_url: str) -> RecordedCall:
+    """The thread reply to an Alertmanager post of ``title`` (``Name (labels)``) whose
+    runbook link is ``runbook_url``."""
+    name = title.split(" ", 1)[0]
+    message = alert_message("alertmanager-firing")
+    attachment = message["attachments"][0]
+    attachment["title"] = f"[FIRING:1] {title}"
+    attachment["fallback"] = attachment["title"]
+    attachment["text"] = (
+        f"*Alert:* {summary} - `critical`\n"
+        f"*Runbook:* <{runbook_url}|:spiral_note_pad:>\n"
+        f"*Details:*\n  • *alertname:* `{name}`\n"
+    )
+    attachment["actions"][0]["url"] = runbook_url
+    _, alert = h.message(message, channel=ALERTS)
+    (reply,) = h.thread_posts(ALERTS, alert["ts"])
+    return reply
+
+
 def test_a_runbook_url_into_a_file_of_runbooks_is_answered_from_the_runbook_it_points_at(
     tmp_path: Path, redis_server: RedisServer, fake: FakeSlackAPI, embedder: FastEmbedder
 ) -> None:
@@ -183,22 +203,48 @@ def test_a_runbook_url_into_a_file_of_runbooks_is_answered_from_the_runbook_it_p
     try:
         rt.ingest(root)
         url = "https://github.com/acme/runbooks/blob/main/alerts.md#queue-disk-full"
-        message = alert_message("alertmanager-firing")
-        attachment = message["attachments"][0]
-        attachment["title"] = "[FIRING:1] BrokerVolumeAlmostFull (kafka prod critical)"
-        attachment["fallback"] = attachment["title"]
-        attachment["text"] = (
-            "*Alert:* the root filesystem is above 90% - `critical`\n"
-            f"*Runbook:* <{url}|:spiral_note_pad:>\n"
-            "*Details:*\n  • *alertname:* `BrokerVolumeAlmostFull`\n"
+        reply = _alert_reply(
+            h,
+            "BrokerVolumeAlmostFull (kafka prod critical)",
+            "the root filesystem is above 90%",
+            url,
         )
-        attachment["actions"][0]["url"] = url
-        _, alert = h.message(message, channel=ALERTS)
-        (reply,) = h.thread_posts(ALERTS, alert["ts"])
         lead = next(b for b in reply.blocks if b.get("block_id") == "lead")["text"]["text"]
         assert "QueueDiskFull &gt; Mitigation" in lead
         assert "kafka-delete-records" in reply.params["text"]
         assert "journalctl" not in reply.params["text"]  # DiskAlmostFull's fix
+        h.settle()
+    finally:
+        h.close()
+        rt.close()
+    h.assert_valid()
+
+
+@pytest.mark.parametrize("section", ["Diagnosis", "Mitigation"])
+def test_a_runbook_url_into_a_section_of_a_runbook_is_answered_leading_with_that_section(
+    tmp_path: Path,
+    redis_server: RedisServer,
+    fake: FakeSlackAPI,
+    embedder: FastEmbedder,
+    section: str,
+) -> None:
+    """One runbook, the same alert: its runbook_url's #anchor names the section the reply
+    opens with, the runbook's Diagnosis or its Mitigation."""
+    root = tmp_path / "runbooks"
+    (root / "etcd").mkdir(parents=True)
+    (root / "etcd" / "etcdNoLeader.md").write_text(ETCD_NO_LEADER, encoding="utf-8")
+    rt, h = _harness(tmp_path / "data", redis_server, fake, embedder)
+    try:
+        rt.ingest(root)
+        url = f"https://github.com/acme/runbooks/blob/main/etcd/etcdNoLeader.md#{section.lower()}"
+        reply = _alert_reply(
+            h, "etcdNoLeader (etcd prod critical)", "etcd cluster has no leader", url
+        )
+        lead = next(b for b in reply.blocks if b.get("block_id") == "lead")["text"]["text"]
+        assert lead.startswith(f":arrow_forward: *{section} · "), lead
+        first = {"Diagnosis": "etcdctl endpoint status", "Mitigation": "delete pod etcd-"}
+        shown = reply.params["text"]
+        assert first[section] in shown, shown
         h.settle()
     finally:
         h.close()
