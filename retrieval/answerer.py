@@ -391,9 +391,8 @@ class ExtractiveAnswerer:
         # A question about what happened ("what caused the outage in september") is
         # answered from the incident write-up; any other from the runbook, with the
         # write-ups listed as related.
-        if confident_incidents and not pinned:
-            if chosen is None or asks_about_past(r.question):
-                chosen = confident_incidents[0]
+        if confident_incidents and not pinned and (chosen is None or asks_about_past(r.question)):
+            chosen = confident_incidents[0]
 
         if chosen is None:
             return self._not_answered(r, flt, confident, warnings, link, today)

@@ -19,11 +19,12 @@ from dataclasses import dataclass
 from typing import Literal
 from urllib.parse import unquote, urlsplit
 
+from core.markup import DOCUMENT_SUFFIXES
 from core.models import normalize_name
 from retrieval.snapshot import Snapshot
 
 MatchedBy = Literal["runbook_url", "alert_name"]
-_PAGE_SUFFIXES = (".md", ".markdown", ".mdx", ".html", ".htm")
+_PAGE_SUFFIXES = (*DOCUMENT_SUFFIXES, ".html", ".htm")
 _INDEX_PAGES = frozenset({"readme", "index", "_index"})
 _INACTIVE = frozenset({"superseded", "deprecated"})
 _LINE_ANCHOR = re.compile(r"^L\d+(-L?\d+)?$")

@@ -87,6 +87,9 @@ def test_path_segments_ignore_case_punctuation_and_index_pages() -> None:
     assert path_segments("Checkout-API/DB_Conn.md") == ("checkoutapi", "dbconn")
     assert path_segments("payments/README.md") == ("payments",)
     assert path_segments("README.md") == ("readme",)
+    # an AsciiDoc or reStructuredText runbook, and the page a docs site renders from it
+    assert path_segments("ceph/mon-quorum.rst") == path_segments("ceph/mon-quorum.html")
+    assert path_segments("ops/disk-full.adoc") == ("ops", "diskfull")
 
 
 def test_alert_name_matches_front_matter_then_title_then_file_name() -> None:
