@@ -13,8 +13,8 @@ A part that only introduces its subsections ("The following two approaches can b
 used:") is never quoted alone: its subsections are.
 
 A link into the runbook (an alert's ``runbook_url`` ending in ``#mitigation``) names
-the section to lead with: its first quotable part leads whatever was asked, and the
-usual second part may follow it.
+the section to lead with: its part (or subsection) that matches the question best
+leads whatever was asked, and the usual second part may follow it.
 
 A numbered procedure is quoted as one unit with its warnings and code; when it
 is too long it is cut at a step boundary and the quote says which steps it shows.
@@ -130,16 +130,17 @@ def _headings(parts: Sequence[Part]) -> list[tuple[str, ...]]:
 
 
 def lead_with(ranked: Sequence[ScoredPart], heading: tuple[str, ...] | None) -> list[ScoredPart]:
-    """``ranked`` with the first quotable part under ``heading`` (the section a link's
-    #anchor points at, or its first subsection when it only introduces them) leading,
-    scored as the best part so that a second part is chosen as usual. Unchanged when no
-    part lies under it, or every part does: then it names the runbook itself."""
+    """``ranked`` with the best part under ``heading`` (the section a link's #anchor
+    points at: its own text or the subsection of it that matches the question best)
+    leading, scored as the best part so that a second part is chosen as usual.
+    Unchanged when no part lies under it, or every part does: then it names the
+    runbook itself."""
     if heading is None:
         return list(ranked)
     under = [s for s in ranked if s.part.heading_path[: len(heading)] == heading]
     if not under or len(under) == len(ranked):
         return list(ranked)
-    first = min(under, key=lambda s: s.part.start)
+    first = under[0]
     lead = replace(first, score=max(first.score, ranked[0].score), anchored=True)
     return [lead, *(s for s in ranked if s is not first)]
 

@@ -308,7 +308,7 @@ def test_a_link_anchor_names_a_heading_as_github_writes_it() -> None:
     assert anchored_heading(parts, "---") is None
 
 
-def test_the_anchored_section_leads_from_its_first_quotable_part() -> None:
+def test_the_anchored_section_leads_with_its_best_part() -> None:
     parts = etcd_parts()
     # as a question about logs would score them: the Mitigation's logs part first
     scores = {"Mitigation > Commands & logs": 1.0, "Diagnosis > Commands & logs": 0.8}
@@ -317,9 +317,9 @@ def test_the_anchored_section_leads_from_its_first_quotable_part() -> None:
         key=lambda s: -s.score,
     )
     assert "Diagnosis" not in {s.part.section for s in ranked}  # it only introduces
-    # Diagnosis only introduces its checks: its first check leads, scored as the best
+    # Diagnosis only introduces its checks: the best of them leads, scored as the best
     led = lead_with(ranked, ("etcdNoLeader", "Diagnosis"))
-    assert led[0].part.section == "Diagnosis > Member status" and led[0].anchored
+    assert led[0].part.section == "Diagnosis > Commands & logs" and led[0].anchored
     assert led[0].score == 1.0
     assert [s.part for s in led[1:]] == [s.part for s in ranked if s.part is not led[0].part]
     # the runbook itself (every part lies under it), or no heading: unchanged
