@@ -57,6 +57,7 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
 
 
 _BLOCK_ATTRIBUTES = re.compile(r"^\[[^\]]*\]\s*$")  # [source,bash], [NOTE], [discrete]
+_ATTRIBUTE_ENTRY = re.compile(r"^:!?[A-Za-z0-9_][\w-]*!?:(\s.*)?$")  # :owner: @team, :toc:
 _ADMONITION = re.compile(r"^(NOTE|TIP|IMPORTANT|WARNING|CAUTION):\s+(.*)$")
 _ORDERED = re.compile(r"^(\.+)\s+(.*)$")  # ". Step", ".. Nested step"
 _CODE_DELIMITERS = ("----", "....", "++++")
@@ -65,7 +66,8 @@ _CODE_DELIMITERS = ("----", "....", "++++")
 def as_markdown(text: str) -> str:
     """AsciiDoc as Markdown, for display only: titles as ``#`` headings, listing and
     literal blocks as code fences, ``. step`` lists numbered, ``WARNING: x`` as a
-    warning line; comments and block attribute lines are left out."""
+    warning line; comments, block attributes and attribute entries (``:owner: x``, a
+    definition the page never shows) are left out."""
     out: list[str] = []
     fence: str | None = None
     numbers: dict[int, int] = {}
@@ -88,7 +90,7 @@ def as_markdown(text: str) -> str:
             continue
         if opened is not None:
             continue  # an example, sidebar or quote block shows its content as it is
-        if _BLOCK_ATTRIBUTES.match(line) or line.startswith("//"):
+        if _BLOCK_ATTRIBUTES.match(line) or _ATTRIBUTE_ENTRY.match(line) or line.startswith("//"):
             continue
         if (m := _TITLE.match(line)) is not None:
             out.append("#" * len(m.group(1)) + " " + m.group(2))

@@ -81,12 +81,14 @@ _LITERAL = re.compile(r"``(.+?)``")
 _ROLE = re.compile(r":[\w:-]+:`([^`<]*?)\s*(?:<[^`>]*>)?`")  # :ref:`text <target>` -> text
 _LINK = re.compile(r"`([^`<]+?)\s*<([^`>]+)>`__?")  # `text <url>`_
 _AUTO_NUMBER = re.compile(r"^(\s*)#\.\s")
+_FIELD = re.compile(r"^:([^:`\s][^:`]*):(?:\s+(.*))?$")  # :owner: @team
 
 
 def as_markdown(text: str) -> str:
     """reStructuredText as Markdown, for display only: titles as ``#`` headings,
     literal blocks (``::``) and code directives as code fences, admonitions as warning
-    lines, ````code```` as ```code```; comments and link targets are left out."""
+    lines, ````code```` as ```code```, a field (``:owner: x``) as a list item with its
+    name in bold; comments and link targets are left out."""
     lines = [line for _s, _e, line in iter_lines(text, 0)]
     titles = {
         text.count("\n", 0, s): (text.count("\n", 0, e), lv, t) for s, e, lv, t in headings(text)
@@ -121,9 +123,12 @@ def as_markdown(text: str) -> str:
             block = "code"
         else:
             m = _AUTO_NUMBER.match(line)
+            field = _FIELD.match(line)
             if m is not None:
                 number += 1
                 line = f"{m.group(1)}{number}. " + line[m.end() :]
+            elif field is not None:
+                line = f"- **{field.group(1)}:** {field.group(2) or ''}".rstrip()
             elif line.strip() and not line[0].isspace():
                 number = 0
             out.append(_inline(line))

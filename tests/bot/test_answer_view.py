@@ -143,6 +143,8 @@ def test_markdown_is_shown_as_slack_shows_it_and_commands_stay_verbatim() -> Non
 RST_STEPS = """Restart the monitor
 -------------------
 
+:owner: @storage-oncall
+
 .. warning:: Never remove the last monitor.
 
 Check the quorum first::
@@ -153,6 +155,7 @@ Check the quorum first::
 #. Restart: ``systemctl restart ceph-mon@a``."""
 
 ADOC_STEPS = """=== Vacuum the journal
+:owner: @platform-oncall
 
 WARNING: never delete files under /var/lib/etcd.
 
@@ -169,6 +172,7 @@ def test_asciidoc_and_restructuredtext_quotes_are_shown_in_slack_form() -> None:
     rst = render(answer(citations=(cite(path="storage/mon.rst", quote=RST_STEPS),)))
     body = shown(rst)
     assert "*Restart the monitor*" in body and "-----" not in body
+    assert "• *owner:* @storage-oncall" in body  # a field list item
     assert ":warning: *WARNING:* Never remove the last monitor." in body
     assert "Check the quorum first:\n\n```\nceph quorum_status --format json-pretty\n```" in body
     assert "1. Fix the clock: `chronyc makestep`." in body
@@ -177,6 +181,7 @@ def test_asciidoc_and_restructuredtext_quotes_are_shown_in_slack_form() -> None:
     adoc = render(answer(citations=(cite(path="platform/disk.adoc", quote=ADOC_STEPS),)))
     body = shown(adoc)
     assert "*Vacuum the journal*" in body and "[source,bash]" not in body
+    assert ":owner:" not in body  # an attribute entry defines, it shows nothing
     assert ":warning: *WARNING:* never delete files under /var/lib/etcd." in body
     assert "```\njournalctl --vacuum-size=500M\n```" in body and "----" not in body
     assert "1. Check again with `df -h /var`.\n2. Prune images." in body
