@@ -66,12 +66,12 @@ def test_emphasis_escapes_before_it_marks_up() -> None:
     assert "<strong>A &amp; B</strong>" in html
 
 
-def indexed(title: str, heading_path: tuple[str, ...], text: str) -> Chunk:
+def indexed(title: str, heading_path: tuple[str, ...], text: str, path: str = "s.md") -> Chunk:
     """A chunk as ingest indexes it: title and heading path, then the section."""
     return Chunk(
         chunk_id="c",
         source_id="s",
-        path="s.md",
+        path=path,
         title=title,
         heading_path=heading_path,
         text=text,
@@ -100,6 +100,23 @@ def test_an_excerpt_leaves_out_setext_headings_too() -> None:
         "Queue backlog\nMitigation\n\nMitigation\n----------\n\n1. Scale the consumers.\n",
     )
     assert hit_excerpt(chunk) == "1. Scale the consumers."
+
+
+def test_an_excerpt_leaves_out_asciidoc_and_restructuredtext_titles() -> None:
+    rst = indexed(
+        "Monitors",
+        ("Monitors", "Mitigation"),
+        "Monitors\nMitigation\n\nMitigation\n~~~~~~~~~~\n\n1. Restart the monitor.\n",
+        "ceph/mon.rst",
+    )
+    assert hit_excerpt(rst) == "1. Restart the monitor."
+    adoc = indexed(
+        "Disk full",
+        ("Disk full", "Mitigation"),
+        "Disk full\nMitigation\n\n== Mitigation\n\nVacuum the journal.\n",
+        "ops/disk.adoc",
+    )
+    assert hit_excerpt(adoc) == "Vacuum the journal."
 
 
 def test_a_comment_inside_code_stays_in_the_excerpt() -> None:
