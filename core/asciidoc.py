@@ -16,7 +16,7 @@ import re
 
 from core.markdown import fence_closes as markdown_fence_closes
 from core.markdown import fence_open as markdown_fence_open
-from core.markdown import iter_lines
+from core.markdown import iter_lines, marked_lines
 from core.syntax import Syntax
 
 _TITLE = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*$")
@@ -41,16 +41,8 @@ def fence_closes(line: str, marker: str) -> bool:
 def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
     """Every section title outside delimited blocks: (line start, line end, level, title)."""
     out: list[tuple[int, int, int, str]] = []
-    fence: str | None = None
-    for ls, le, line in iter_lines(text, start):
-        if fence is not None:
-            if fence_closes(line, fence):
-                fence = None
-            continue
-        fence = fence_open(line)
-        if fence is not None:
-            continue
-        m = _TITLE.match(line)
+    for ls, le, line, in_block in marked_lines(text, start, fence_open, fence_closes):
+        m = None if in_block else _TITLE.match(line)
         if m:
             out.append((ls, le, len(m.group(1)), m.group(2).strip()))
     return out

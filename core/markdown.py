@@ -14,7 +14,7 @@ ending in ``:`` (often a warning) with what follows it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from core.syntax import Syntax
@@ -60,6 +60,26 @@ def iter_lines(text: str, start: int) -> Iterator[tuple[int, int, str]]:
         end = n if nl == -1 else nl
         yield pos, end, text[pos:end]
         pos = end + 1
+
+
+def marked_lines(
+    text: str,
+    start: int,
+    opens: Callable[[str], str | None],
+    closes: Callable[[str, str], bool],
+) -> Iterator[tuple[int, int, str, bool]]:
+    """Every line from ``start`` (see :func:`iter_lines`) and whether it belongs to a
+    code or other delimited block, its opening and closing lines included; ``opens``
+    and ``closes`` are the syntax's ``fence_open`` and ``fence_closes``."""
+    fence: str | None = None
+    for ls, le, line in iter_lines(text, start):
+        if fence is not None:
+            if closes(line, fence):
+                fence = None
+            yield ls, le, line, True
+            continue
+        fence = opens(line)
+        yield ls, le, line, fence is not None
 
 
 def fence_open(line: str) -> str | None:
@@ -183,18 +203,12 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
     ``start``) counts, so a front matter block or a rule under a list is not one.
     """
     out: list[tuple[int, int, int, str]] = []
-    fence: str | None = None  # the marker of the open code block
     # (start, line) of a one-line paragraph that may be underlined, and whether the
     # line before it was blank
     candidate: tuple[int, str] | None = None
     blank_before = True
-    for ls, le, line in iter_lines(text, start):
-        if fence is not None:
-            if fence_closes(line, fence):
-                fence = None
-            continue
-        fence = fence_open(line)
-        if fence is not None:
+    for ls, le, line, in_block in marked_lines(text, start, fence_open, fence_closes):
+        if in_block:
             candidate, blank_before = None, False
             continue
         m = HEADING.match(line)
