@@ -108,4 +108,5 @@ ASCIIDOC = Syntax(
     fence_open=fence_open,
     fence_closes=fence_closes,
     as_markdown=as_markdown,
+    body_start=lambda text, start: start,
 )

@@ -241,9 +241,10 @@ def heading_extents(
 
 MARKDOWN = Syntax(
     name="markdown",
-    suffixes=(".md", ".markdown", ".mdx"),
-    headings=lambda text, start: headings(text, start),
+    suffixes=(".md", ".markdown"),
+    headings=headings,
     fence_open=fence_open,
     fence_closes=fence_closes,
     as_markdown=lambda text: text,
+    body_start=lambda text, start: start,
 )

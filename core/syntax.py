@@ -20,3 +20,6 @@ class Syntax:
     fence_closes: Callable[[str, str], bool]
     # the text as Markdown, for display only (quotes keep the file's own markup)
     as_markdown: Callable[[str], str]
+    # where a document's text begins, given where its front matter ends (MDX: after
+    # the import and export statements that follow)
+    body_start: Callable[[str, int], int]

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import get_args
 
+from core.markup import syntax_for
 from core.models import DocType, Document, DocumentMetadata
-from ingest import mdx
 from ingest.errors import MalformedDocumentError
 from ingest.frontmatter import (
     FrontMatter,
@@ -250,7 +250,7 @@ def parse_document(text: str, facts: DocumentFacts, config: DocumentConfig) -> P
     rel = facts.path
     fm = split_front_matter(text, rel)
     f = fm.fields
-    start = mdx.body_start(text, fm.body_start) if mdx.is_mdx(rel) else fm.body_start
+    start = syntax_for(rel).body_start(text, fm.body_start)
     body = text[start:]
     headers = header_lines(body)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from core.asciidoc import ASCIIDOC
 from core.markdown import MARKDOWN, heading_extents, sections, split_blocks
 from core.markup import DOCUMENT_SUFFIXES, syntax_for
+from core.mdx import MDX
 from core.restructuredtext import RESTRUCTUREDTEXT
 
 RST = """.. _mon-troubleshooting:
@@ -126,5 +127,5 @@ def test_the_syntax_is_told_by_the_file_name() -> None:
     assert syntax_for("ops/disk-full.ADOC") is ASCIIDOC
     assert syntax_for("ops/disk-full.asciidoc") is ASCIIDOC
     assert syntax_for("source/manual/dns.html.md") is MARKDOWN
-    assert syntax_for("docs/page.mdx") is MARKDOWN
+    assert syntax_for("docs/page.mdx") is MDX
     assert {".md", ".mdx", ".rst", ".adoc"} <= set(DOCUMENT_SUFFIXES)

@@ -1,8 +1,10 @@
-"""ingest.mdx: where an MDX file's body starts."""
+"""core.mdx: where an MDX file's body starts."""
 
 from __future__ import annotations
 
-from ingest.mdx import body_start, is_mdx
+from core.markdown import MARKDOWN
+from core.markup import syntax_for
+from core.mdx import MDX, body_start
 
 
 def test_imports_and_exports_before_the_body_are_skipped() -> None:
@@ -26,4 +28,5 @@ def test_a_file_of_only_imports_has_an_empty_body() -> None:
 
 
 def test_mdx_files_by_suffix() -> None:
-    assert is_mdx("docs/Runbook.MDX") and not is_mdx("docs/runbook.md")
+    assert syntax_for("docs/Runbook.MDX") is MDX
+    assert syntax_for("docs/runbook.md") is MARKDOWN

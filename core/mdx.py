@@ -11,17 +11,13 @@ kept as they are, like HTML in Markdown.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from core.markdown import iter_lines
+from core.markdown import MARKDOWN, iter_lines
 
-MDX_SUFFIX = ".mdx"
 _STATEMENT = re.compile(r"^(import|export)\b")
 # a statement ends on a line ending in ";", or naming its module ('from "x"', 'import "x"')
 _ENDS = re.compile(r"""(;\s*$|\bfrom\s+(['"])[^'"]*\2\s*$|^import\s+(['"])[^'"]*\3\s*$)""")
-
-
-def is_mdx(path: str) -> bool:
-    return path.lower().endswith(MDX_SUFFIX)
 
 
 def body_start(text: str, start: int) -> int:
@@ -40,3 +36,6 @@ def body_start(text: str, start: int) -> int:
     while end < len(text) and text[end] == "\n":
         end += 1
     return end
+
+
+MDX = replace(MARKDOWN, name="mdx", suffixes=(".mdx",), body_start=body_start)
