@@ -41,10 +41,12 @@ from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
 from retrieval.evidence import query_terms, unknown_entities
 from retrieval.intent import asks_about_past, question_intent
+from retrieval.lexicon import spelled_words
 from retrieval.names import document_names, query_names
 from retrieval.outline import OutlineCache, Part
 from retrieval.search import HybridSearcher, group_by_document, is_link_list
 from retrieval.snapshot import Snapshot
+from retrieval.spelling import corrected
 from retrieval.topics import rank_topics
 
 RUNBOOK_TYPES = ("runbook", "adr", "doc")
@@ -155,6 +157,7 @@ class ExtractiveAnswerer:
         vocabulary: Container[str] = frozenset(),
     ) -> None:
         self._vocabulary = vocabulary
+        self._spelled = spelled_words(vocabulary)
         self._searcher = searcher
         self._config = config or AnswerConfig()
         self._clock = clock
@@ -226,6 +229,10 @@ class ExtractiveAnswerer:
         query = self._rewrite(question) if self._rewrite else question
         generation = self._searcher.generation()
         snap = self._searcher.snapshot(generation)
+        doc_freq = snap.term_stats.doc_freq
+        query = corrected(
+            query, doc_freq, self._vocabulary, lambda: snap.words, self._spelled
+        )  # "conection" -> "connection"
         if vector is None:
             embed = self._dense_query or self._searcher.embedder.embed_query
             vector = embed(query)
@@ -249,7 +256,6 @@ class ExtractiveAnswerer:
 
         runbooks, dense_scores = search(RUNBOOK_TYPES)
         incidents, _ = search(INCIDENT_TYPES)
-        doc_freq = snap.term_stats.doc_freq
         r = Retrieval(
             question=question,
             generation=generation,

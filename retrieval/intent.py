@@ -146,9 +146,18 @@ def asks_about_past(question: str) -> bool:
     return bool(_PAST.search(question))
 
 
+# What an alert pasted as the question carries besides words: its ``[FIRING:1]`` header
+# and its labels (``severity=critical``, ``msg="..."``). They say which alert, never what
+# the person asks: ``severity=warning`` is not a question about severity.
+_ALERT_NOISE = re.compile(
+    r"\[(?:FIRING|RESOLVED)(?::\s*\d+)?\]|[\w.-]+=(?:\"[^\"]*\"|'[^']*'|\S*)", re.I
+)
+
+
 def question_intent(question: str) -> Intent:
+    asked = _ALERT_NOISE.sub(" ", question)
     for intent, pattern in _QUESTION_INTENTS:
-        if pattern.search(question):
+        if pattern.search(asked):
             return intent
     return "unspecified"
 

@@ -12,7 +12,7 @@ both, so confidence does not fall because an engineer wrote informally.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from collections.abc import Set as AbstractSet
 from functools import cached_property
 
@@ -87,6 +87,13 @@ class Lexicon:
         """Load both word lists now (a server does this before its first question)."""
         _ = self._model, self._dictionary
 
+    @property
+    def exact(self) -> Container[str]:
+        """The language model's whole words as spelled: common words, without the
+        dictionary's rare ones (``sitio`` is one swap from ``istio``), contractions,
+        shorthand or inflections."""
+        return self._model
+
     def __contains__(self, word: object) -> bool:
         if not isinstance(word, str):
             return False
@@ -99,3 +106,8 @@ class Lexicon:
         if not w.isalpha():
             return False
         return any(c in self._dictionary for c in candidates)
+
+
+def spelled_words(vocabulary: Container[str]) -> Container[str]:
+    """The words of ``vocabulary`` as spelled (a :class:`Lexicon`'s without inflections)."""
+    return vocabulary.exact if isinstance(vocabulary, Lexicon) else vocabulary

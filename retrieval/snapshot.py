@@ -33,6 +33,7 @@ from retrieval.embeddings import Vectors
 from retrieval.evidence import TermStats
 from retrieval.keyword_index import KeywordIndex
 from retrieval.names import document_names
+from retrieval.spelling import typo_targets
 from retrieval.tokenize import tokenize
 
 if TYPE_CHECKING:
@@ -60,6 +61,19 @@ class Snapshot:
         for c in self.keyword.chunks:
             terms.setdefault(c.source_id, set()).update(tokenize(c.text))
         return {k: frozenset(v) for k, v in terms.items()}
+
+    @cached_property
+    def words(self) -> dict[str, int]:
+        """Plain words of the live documents as written (lowercased, long enough to be
+        misspelled): how many documents use each. Built on first use."""
+        per_doc: dict[str, set[str]] = {}
+        for c in self.keyword.chunks:
+            per_doc.setdefault(c.source_id, set()).update(typo_targets(c.text))
+        counts: dict[str, int] = {}
+        for found in per_doc.values():
+            for w in found:
+                counts[w] = counts.get(w, 0) + 1
+        return counts
 
     @cached_property
     def term_stats(self) -> TermStats:

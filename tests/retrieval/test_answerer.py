@@ -80,6 +80,23 @@ def test_a_question_about_what_happened_is_answered_from_the_incident_write_up(
     assert [r.path for r in runbook.related] == ["incidents/2026-09-14-checkout-outage.md"]
 
 
+def test_a_typo_is_read_as_the_word_the_runbooks_use(sample_runtime: Runtime) -> None:
+    typed = sample_runtime.extractive.answer(
+        "checkout api db conection refused, what do i do", EVERYONE
+    )
+    spelled = sample_runtime.extractive.answer(
+        "checkout api db connection refused, what do i do", EVERYONE
+    )
+    assert typed.state == spelled.state == "answer"
+    assert [(c.path, c.section) for c in typed.citations] == [
+        (c.path, c.section) for c in spelled.citations
+    ]
+    assert_verbatim(typed)
+    # a product no runbook mentions is still a name the runbooks do not know
+    found = sample_runtime.extractive.retrieve("coredns timing out inside the cluster")
+    assert found.unknown == ("coredns",)
+
+
 def test_stale_runbook_carries_age_and_owner(sample_runtime: Runtime) -> None:
     answer = sample_runtime.extractive.answer("elasticsearch cluster red unassigned shards")
     stale = [w for w in answer.warnings if w.kind == "stale"]

@@ -31,6 +31,14 @@ from retrieval.intent import asks_about_past, heading_kinds, intent_match, quest
         ("what actually caused the big checkout outage in september", "diagnose"),
         ("what was the cause of last week's outage", "diagnose"),
         ("logit itself looks down. who do i call", "escalate"),
+        # an alert pasted as it arrived: its header and labels ask for nothing
+        (
+            "[FIRING:1] KubePodCrashLooping (namespace=payments pod=api-7f9 severity=warning)",
+            "unspecified",
+        ),
+        ("alertname=NodeFilesystemSpaceFillingUp mountpoint=/var severity=critical", "unspecified"),
+        ('KubeJobFailed job_name="backfill" severity=warning, how bad is it', "meaning"),
+        ("severity=critical KubeQuotaExceeded, what do i do", "act"),
     ],
 )
 def test_question_intent(question: str, intent: str) -> None:

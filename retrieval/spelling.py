@@ -1,0 +1,93 @@
+"""Typos in a question, read as the word the runbooks use.
+
+On call, people type fast: "conection refused", "certifcate expired". A misspelled
+word matches nothing in the keyword index, and no runbook contains it, so it would
+count as a missing term or an unknown name, and the bot would decline a question its
+runbooks answer. A question word is read as a typo when
+
+- it is a plain word of at least ``MIN_SWAP_LEN`` letters (never an identifier:
+  ``KubePodCrashLooping``, ``checkout-api``, ``ip-10-0-3-12`` are names as typed),
+- neither the runbooks nor the lexicon know it, and
+- one edit turns it into a word the runbooks use as written: a letter dropped, added
+  or changed, or two neighbours swapped. Below ``MIN_TYPO_LEN`` letters only a swap
+  counts ("memroy", "spcae"): one letter changed in a six-letter name is too often
+  another word (``thanos``, ``thanks``).
+
+When several words are one edit away, the one the most runbooks use wins. A product
+the runbooks never mention (``coredns``, ``rabbitmq``) stays unknown: no word of the
+runbooks is one edit from it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Container, Mapping
+
+from retrieval.tokenize import tokenize
+
+MIN_TYPO_LEN = 7  # any single edit
+MIN_SWAP_LEN = 5  # two neighbouring letters swapped
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+# a word standing alone: not part of an identifier, path or host name
+_WORD = re.compile(r"(?<![\w.\-/])[A-Za-z]+(?![\w.\-/])")
+_TARGET = re.compile(rf"\b[a-z]{{{MIN_SWAP_LEN},}}\b")
+
+
+def typo_targets(text: str) -> set[str]:
+    """The plain words of ``text`` that a typo may be read as (lowercased)."""
+    return set(_TARGET.findall(text.lower()))
+
+
+def _one_edit(word: str) -> set[str]:
+    """Every string one swap of neighbours away; for a word of ``MIN_TYPO_LEN`` letters
+    or more, also one deletion, replacement or insertion away."""
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    out = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+    if len(word) < MIN_TYPO_LEN:
+        out.discard(word)
+        return out
+    out |= {a + b[1:] for a, b in splits if b}
+    out |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    out |= {a + c + b for a, b in splits for c in _LETTERS}
+    out.discard(word)
+    return out
+
+
+def misspelled(word: str, doc_freq: Mapping[str, int], lexicon: Container[str]) -> bool:
+    """A plain word long enough to correct that neither the runbooks nor the lexicon know."""
+    plain = word.islower() or word.istitle() or word.isupper()
+    if len(word) < MIN_SWAP_LEN or not word.isalpha() or not plain:
+        return False
+    lower = word.lower()
+    tokens = tokenize(lower)
+    return bool(tokens) and not any(doc_freq.get(t, 0) for t in tokens) and lower not in lexicon
+
+
+def correction(word: str, words: Mapping[str, int], spelled: Container[str]) -> str | None:
+    """The word one edit from ``word``: of the runbooks' words (``words``: how many
+    documents use each) the most used, else of the words of the language (``spelled``)
+    the first in alphabetical order; None when there is none."""
+    edits = _one_edit(word.lower())
+    found = [(words[c], c) for c in edits if c in words]
+    if found:
+        return min(found, key=lambda f: (-f[0], f[1]))[1]
+    return min((c for c in edits if c in spelled), default=None)
+
+
+def corrected(
+    question: str,
+    doc_freq: Mapping[str, int],
+    lexicon: Container[str],
+    words: Callable[[], Mapping[str, int]],
+    spelled: Container[str] = frozenset(),
+) -> str:
+    """``question`` with each typo replaced by the word it stands for. ``words`` is
+    asked only when the question has a word that may be misspelled."""
+
+    def fix(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if not misspelled(word, doc_freq, lexicon):
+            return word
+        return correction(word, words(), spelled) or word
+
+    return _WORD.sub(fix, question)

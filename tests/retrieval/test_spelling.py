@@ -1,0 +1,73 @@
+from retrieval.lexicon import Lexicon
+from retrieval.spelling import corrected, correction, misspelled, typo_targets
+from retrieval.tokenize import tokenize
+
+RUNBOOK = """
+Check the connection count on the primary. If connections are refused, restart
+pgbouncer and confirm the certificate is valid. Free disk space before you retry.
+"""
+
+
+def _doc_freq(text: str) -> dict[str, int]:
+    return {t: 1 for t in tokenize(text)}
+
+
+def _words(text: str) -> dict[str, int]:
+    return dict.fromkeys(typo_targets(text), 1)
+
+
+def test_a_typo_of_a_runbook_word_is_read_as_that_word() -> None:
+    df, words = _doc_freq(RUNBOOK), _words(RUNBOOK)
+    fixed = corrected(
+        "db conection refused after the certifcate rotation", df, set(), lambda: words
+    )
+    assert fixed == "db connection refused after the certificate rotation"
+
+
+def test_the_word_most_runbooks_use_wins() -> None:
+    assert correction("restartt", {"restart": 1, "restarts": 5}, set()) == "restarts"
+    assert correction("restartt", {"restart": 5, "restarts": 1}, set()) == "restart"
+
+
+def test_a_short_word_is_corrected_only_for_two_swapped_letters() -> None:
+    words = {"space": 3, "thanks": 2}
+    assert correction("spcae", words, set()) == "space"
+    assert correction("thanos", words, set()) is None  # a product, one letter from a word
+    assert correction("spae", words, set()) is None  # too short
+
+
+def test_names_and_known_words_are_left_as_typed() -> None:
+    df, words = _doc_freq(RUNBOOK), _words(RUNBOOK)
+    lexicon = Lexicon(["morning"], dictionary=False)
+    for question in (
+        "KubePodConectionErrors firing",  # an identifier
+        "checkout-conection is down",  # part of a name
+        "see /var/log/conection.log",  # a path
+        "wait till morning",  # an ordinary word the runbooks do not use
+    ):
+        assert corrected(question, df, lexicon, lambda: words) == question
+    assert not misspelled("connection", df, lexicon)
+    assert misspelled("Conection", df, lexicon)
+    assert misspelled("CONECTION", df, lexicon)
+
+
+def test_a_product_no_runbook_mentions_stays_unknown() -> None:
+    df, words = _doc_freq(RUNBOOK), _words(RUNBOOK)
+    assert corrected("coredns timing out", df, set(), lambda: words) == "coredns timing out"
+
+
+def test_an_everyday_word_is_corrected_from_the_language_when_no_runbook_uses_it() -> None:
+    df, words = _doc_freq(RUNBOOK), _words(RUNBOOK)
+    fixed = corrected("is it realy urgnet", df, set(), lambda: words, {"urgent", "really"})
+    assert fixed == "is it realy urgent"  # "realy" is one letter short: left as typed
+
+
+def test_runbook_words_are_only_read_when_a_word_may_be_misspelled() -> None:
+    asked = []
+
+    def words() -> dict[str, int]:
+        asked.append(1)
+        return {}
+
+    corrected("connection refused", _doc_freq(RUNBOOK), set(), words)
+    assert asked == []
