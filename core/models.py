@@ -212,3 +212,6 @@ class Answer(Frozen):
     mode: str = "extractive"
     closest_owner: str | None = None
     closest_service: str | None = None
+    read_as: tuple[tuple[str, str], ...] = Field(
+        default=(), description="typos in the question and the words they were read as"
+    )

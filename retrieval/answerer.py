@@ -101,6 +101,7 @@ class Retrieval:
     names: frozenset[str] = field(default=frozenset())
     # the pinned link's #anchor as written: the heading of the runbook to lead with
     anchor: str | None = None
+    read_as: tuple[tuple[str, str], ...] = ()  # typos and the words they were read as
 
 
 def search_link(template: str | None, question: str) -> str | None:
@@ -230,9 +231,9 @@ class ExtractiveAnswerer:
         generation = self._searcher.generation()
         snap = self._searcher.snapshot(generation)
         doc_freq = snap.term_stats.doc_freq
-        query = corrected(
-            query, doc_freq, self._vocabulary, lambda: snap.words, self._spelled
-        )  # "conection" -> "connection"
+        # typos read as the word they stand for: "conection" -> "connection"
+        reading = corrected(query, doc_freq, self._vocabulary, lambda: snap.words, self._spelled)
+        query = reading.text
         if vector is None:
             embed = self._dense_query or self._searcher.embedder.embed_query
             vector = embed(query)
@@ -269,6 +270,7 @@ class ExtractiveAnswerer:
             everyday=everyday_terms(query, doc_freq, self._vocabulary),
             names=names,
             anchor=flt.anchor if flt is not None else None,
+            read_as=reading.read_as,
         )
         if pinned is not None:
             runbooks = self._pinned(pinned, [*runbooks, *incidents], snap, vector, base.groups)
@@ -367,6 +369,10 @@ class ExtractiveAnswerer:
         return lead
 
     def answer_from(self, r: Retrieval, flt: SearchFilter | None) -> Answer:
+        answer = self._compose(r, flt)
+        return answer.model_copy(update={"read_as": r.read_as}) if r.read_as else answer
+
+    def _compose(self, r: Retrieval, flt: SearchFilter | None) -> Answer:
         cfg = self._config
         model = cfg.model
         today = self._clock()

@@ -396,6 +396,7 @@ class LLMAnswerer:
             generation=r.generation,
             confidence=round(max(cited.values()), 4),
             mode="llm",
+            read_as=r.read_as,
         )
 
     def _not_answered(self, r: Retrieval, fallback: Answer) -> Answer:
@@ -414,6 +415,7 @@ class LLMAnswerer:
             confidence=fallback.confidence,
             mode="llm",
             closest_owner=closest.chunk.metadata.owner if closest is not None else None,
+            read_as=r.read_as,
         )
 
     def _fall_back(self, fallback: Answer, reason: str, detail: str) -> Answer:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Container, Mapping
+from dataclasses import dataclass
 
 from retrieval.tokenize import tokenize
 
@@ -74,20 +75,34 @@ def correction(word: str, words: Mapping[str, int], spelled: Container[str]) -> 
     return min((c for c in edits if c in spelled), default=None)
 
 
+@dataclass(frozen=True)
+class Reading:
+    """A question as read: its text with typos corrected, and each correction made."""
+
+    text: str
+    read_as: tuple[tuple[str, str], ...] = ()  # (as typed, as read)
+
+
 def corrected(
     question: str,
     doc_freq: Mapping[str, int],
     lexicon: Container[str],
     words: Callable[[], Mapping[str, int]],
     spelled: Container[str] = frozenset(),
-) -> str:
+) -> Reading:
     """``question`` with each typo replaced by the word it stands for. ``words`` is
     asked only when the question has a word that may be misspelled."""
+    read_as: dict[str, str] = {}
 
     def fix(m: re.Match[str]) -> str:
         word = m.group(0)
         if not misspelled(word, doc_freq, lexicon):
             return word
-        return correction(word, words(), spelled) or word
+        fixed = correction(word, words(), spelled)
+        if fixed is None:
+            return word
+        read_as[word] = fixed
+        return fixed
 
-    return _WORD.sub(fix, question)
+    text = _WORD.sub(fix, question)
+    return Reading(text, tuple(read_as.items()))

@@ -335,7 +335,7 @@ def _answer_tail(
     note = _withheld(answer, view)
     if note:
         tail.append(context(note, block_id=_block_id(note, "withheld")))
-    footer = _footer(view)
+    footer = _footer(view, answer)
     if footer:
         tail.append(context(footer, block_id=_block_id(footer, "footer")))
     tail.extend(_actions(answer, view, facts, request_id, weak=weak, browser_url=browser_url))
@@ -380,7 +380,7 @@ def _withheld(answer: Answer, view: View) -> str:
     return ":lock: " + escape(clip(notes[0].message, 300)) if notes else ""
 
 
-def _footer(view: View) -> str:
+def _footer(view: View, answer: Answer) -> str:
     parts = []
     if view.shared_by:
         who = user_mention(view.shared_by)
@@ -388,6 +388,9 @@ def _footer(view: View) -> str:
             parts.append(f"Shared by {who}")
     if view.asked and view.asked.strip():
         parts.append(f"Asked: “{escape(clip(view.asked, _QUESTION_MAX))}”")
+    if answer.read_as:  # the typos the search corrected
+        read = ", ".join(f"“{escape(typed)}” as “{escape(as_)}”" for typed, as_ in answer.read_as)
+        parts.append(f"Read {read}")
     return " · ".join(parts)
 
 
@@ -528,7 +531,7 @@ def render_not_answered(
     note = _withheld(answer, view)
     if note:
         blocks.append(context(note, block_id=_block_id(note, "withheld")))
-    footer = _footer(view)
+    footer = _footer(view, answer)
     if footer:
         blocks.append(context(footer, block_id=_block_id(footer, "footer")))
     elements = []

@@ -234,6 +234,16 @@ def test_asked_only_where_the_question_is_not_visible() -> None:
     assert "Asked" not in shown(render(answer(), view=View(audience="public")))
 
 
+def test_the_typos_the_search_corrected_are_said_below_the_answer() -> None:
+    read = (("conection", "connection"),)
+    message = render(answer(read_as=read))
+    assert texts(message)[0].startswith(":arrow_forward: ")  # the lead stays first
+    assert "Read “conection” as “connection”" in texts(message)  # the footer line
+    unsure = render(answer(state="unsure", citations=(), read_as=read))
+    assert "Read “conection” as “connection”" in shown(unsure)
+    assert "Read “" not in shown(render(answer()))
+
+
 def test_a_cut_procedure_says_so_and_links_the_rest() -> None:
     body = shown(render(answer(citations=(cite(note="steps 1-2 of 7"),))))
     assert f"Steps 1-2 of 7 · <{URL}#L1|the rest in the runbook>" in body

@@ -92,6 +92,8 @@ def test_a_typo_is_read_as_the_word_the_runbooks_use(sample_runtime: Runtime) ->
         (c.path, c.section) for c in spelled.citations
     ]
     assert_verbatim(typed)
+    assert typed.read_as == (("conection", "connection"),)
+    assert typed.question == "checkout api db conection refused, what do i do"
     # a product no runbook mentions is still a name the runbooks do not know
     found = sample_runtime.extractive.retrieve("coredns timing out inside the cluster")
     assert found.unknown == ("coredns",)

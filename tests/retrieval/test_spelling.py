@@ -21,7 +21,8 @@ def test_a_typo_of_a_runbook_word_is_read_as_that_word() -> None:
     fixed = corrected(
         "db conection refused after the certifcate rotation", df, set(), lambda: words
     )
-    assert fixed == "db connection refused after the certificate rotation"
+    assert fixed.text == "db connection refused after the certificate rotation"
+    assert fixed.read_as == (("conection", "connection"), ("certifcate", "certificate"))
 
 
 def test_the_word_most_runbooks_use_wins() -> None:
@@ -45,7 +46,7 @@ def test_names_and_known_words_are_left_as_typed() -> None:
         "see /var/log/conection.log",  # a path
         "wait till morning",  # an ordinary word the runbooks do not use
     ):
-        assert corrected(question, df, lexicon, lambda: words) == question
+        assert corrected(question, df, lexicon, lambda: words).text == question
     assert not misspelled("connection", df, lexicon)
     assert misspelled("Conection", df, lexicon)
     assert misspelled("CONECTION", df, lexicon)
@@ -53,13 +54,13 @@ def test_names_and_known_words_are_left_as_typed() -> None:
 
 def test_a_product_no_runbook_mentions_stays_unknown() -> None:
     df, words = _doc_freq(RUNBOOK), _words(RUNBOOK)
-    assert corrected("coredns timing out", df, set(), lambda: words) == "coredns timing out"
+    assert corrected("coredns timing out", df, set(), lambda: words).read_as == ()
 
 
 def test_an_everyday_word_is_corrected_from_the_language_when_no_runbook_uses_it() -> None:
     df, words = _doc_freq(RUNBOOK), _words(RUNBOOK)
     fixed = corrected("is it realy urgnet", df, set(), lambda: words, {"urgent", "really"})
-    assert fixed == "is it realy urgent"  # "realy" is one letter short: left as typed
+    assert fixed.text == "is it realy urgent"  # "realy" is one letter short: left as typed
 
 
 def test_runbook_words_are_only_read_when_a_word_may_be_misspelled() -> None:

@@ -242,6 +242,15 @@ def test_search_and_answers_follow_the_slack_user_groups(site: Site) -> None:
     assert asked == ["S0SREONCALL"]  # one directory look-up, then the membership cache
 
 
+def test_an_answer_page_says_which_typos_it_read_as_which_words(site: Site) -> None:
+    with site.client() as alice:
+        site.sign_in(alice, ALICE)
+        page = alice.get("/ask", params={"q": "checkout api db conection refused"})
+        assert page.status_code == 200
+        assert "Read “conection” as “connection”" in page.text
+        assert "database-connection-failures.md" in page.text
+
+
 def test_the_stale_report_lists_only_what_the_viewer_may_read(custom_site) -> None:  # type: ignore[no-untyped-def]
     # in half a year the restricted break-glass runbook (review every 90 days) is stale too
     site = custom_site(today=date(2027, 6, 1))
