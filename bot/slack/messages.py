@@ -22,10 +22,37 @@ def strip_mention(text: str, bot_user_id: str | None) -> str:
     return " ".join(text.split())
 
 
+# Slack's markup in what a person types: <https://x|label>, <@U123>, <#C123|name>,
+# <!here>, <!subteam^S123|@team>; &amp; &lt; &gt; for & < >; emoji as :name:.
+_SLACK_REFERENCE = re.compile(r"<([^<>|]*)(?:\|([^<>]*))?>")
+_EMOJI = re.compile(r"(?<!\S):[a-z0-9_+'-]+:(?!\S)")
+
+
+def _reference_text(m: re.Match[str]) -> str:
+    target, label = m.group(1), m.group(2)
+    if target.startswith("!subteam"):
+        return label or ""  # @sre-oncall
+    if target.startswith(("@", "!")):
+        return " "  # a person, @here, @channel: who, not what
+    if target.startswith("#"):
+        return f"#{label}" if label else " "
+    return label or target  # a link: what the person sees
+
+
+def plain_question(text: str) -> str:
+    """What a person typed, as they saw it: links as their text, channels and groups by
+    name, people and emoji left out, ``&lt;`` as ``<``. The search reads words, not
+    Slack's markup (``<https://grafana…|dashboard>`` is "dashboard")."""
+    text = _SLACK_REFERENCE.sub(_reference_text, text)
+    text = text.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    return " ".join(_EMOJI.sub(" ", text).split())
+
+
 def question_of(event: dict[str, Any], bot_user_id: str | None) -> str:
-    """What a message event asks: its text without the bot's mention, cut to
-    :data:`MAX_QUESTION_CHARS`."""
-    return strip_mention(str(event.get("text") or ""), bot_user_id)[:MAX_QUESTION_CHARS]
+    """What a message event asks: its text without the bot's mention, as the person
+    saw it, cut to :data:`MAX_QUESTION_CHARS`."""
+    text = strip_mention(str(event.get("text") or ""), bot_user_id)
+    return plain_question(text)[:MAX_QUESTION_CHARS]
 
 
 def is_help(text: str) -> bool:

@@ -31,7 +31,7 @@ from bot.slack.actions import (
 )
 from bot.slack.alerts import focused_query
 from bot.slack.channels import is_incident_channel
-from bot.slack.messages import message_text, strip_mention
+from bot.slack.messages import message_text, plain_question, question_of, strip_mention
 from bot.slack.requests import RequestStore, StoredRequest
 from core.models import Answer, Citation
 from retrieval.embeddings import FastEmbedder
@@ -147,6 +147,21 @@ def test_slash_command_in_a_dm_answers_without_post_button(slack: SlackHarness) 
     assert "escalate_to_owner" not in action_ids(call)  # no channel to escalate in
     slack.settle()
     assert not slack.fake.calls_to(RESPONSE_URL_METHOD)
+
+
+def test_slack_markup_in_a_slash_command_is_read_as_the_person_saw_it(
+    slack: SlackHarness,
+) -> None:
+    result, response_id = slack.slash(
+        ":fire: checkout-api database connection refused, graph "
+        "<https://grafana.example.com/d/abc123/checkout?orgId=1|here>",
+        channel="D0ALICE001",
+        channel_name="directmessage",
+    )
+    assert result.status == 200
+    (call,) = slack.responses(response_id)
+    assert "checkout-api/database-connection-failures.md" in text_of(call)
+    assert "Not sure" not in text_of(call)
 
 
 def test_bad_signature_and_stale_timestamp_are_rejected(slack: SlackHarness) -> None:
@@ -414,6 +429,22 @@ def test_strip_mention() -> None:
     assert strip_mention("hey <@UBOT|runbook>  help <@U0X>", "UBOT") == "hey help <@U0X>"
     assert strip_mention("<@U123> what now?", None) == "what now?"
     assert strip_mention("<@UBOT>", "UBOT") == ""
+
+
+def test_a_question_is_read_as_the_person_saw_it() -> None:
+    typed = (
+        ":fire: checkout-api 500s &gt; 5% <https://grafana.example.com/d/abc|dashboard> "
+        "since the deploy, cc <@U0ALICE> <!here> <#C0INC|inc-checkout> <!subteam^S1|@sre-oncall>"
+    )
+    assert plain_question(typed) == (
+        "checkout-api 500s > 5% dashboard since the deploy, cc #inc-checkout @sre-oncall"
+    )
+    assert plain_question("see <https://runbooks.example.com/KubePodCrashLooping>") == (
+        "see https://runbooks.example.com/KubePodCrashLooping"
+    )
+    assert plain_question("error: timeout:30s &amp; retry") == "error: timeout:30s & retry"
+    event = {"text": "<@UBOT> db :fire: <https://x.example.com|link>"}
+    assert question_of(event, "UBOT") == "db link"
 
 
 def test_focused_query_uses_the_alert() -> None:
