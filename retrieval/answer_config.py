@@ -11,12 +11,12 @@ from retrieval.confidence import ConfidenceModel
 # plus the sample runbooks' questions; the leave-one-corpus-out numbers it prints are in
 # the README. Features, in order: retrieval.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.3344, 0.095, 0.3715, -0.323, -0.3635, 0.2205),
-    means=(0.5291, 3.4669, 0.5631, 0.2563, 0.1759, 0.1106),
-    scales=(0.153, 1.6073, 0.2935, 0.4366, 0.3807, 0.3136),
-    bias=0.2587,
-    answer_at=0.43,
-    suggest_at=0.13,
+    weights=(0.3356, 0.1013, 0.3763, -0.3176, -0.4614, 0.2072),
+    means=(0.5291, 3.4669, 0.5657, 0.2412, 0.1357, 0.1106),
+    scales=(0.153, 1.6073, 0.2909, 0.4278, 0.3424, 0.3136),
+    bias=0.2542,
+    answer_at=0.44,
+    suggest_at=0.38,
 )
 DEFAULT_STALE_AFTER_DAYS = 180
 

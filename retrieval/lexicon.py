@@ -4,10 +4,11 @@ A question word that no runbook contains is evidence that the runbooks do not
 cover the question only when it names something: a product (``istio``,
 ``velero``), an alert, a component. An ordinary English word the runbooks
 happen not to use ("culprit", "hogging", "swears"), chat shorthand ("ppl",
-"creds") or a contraction typed without its apostrophe ("doesnt") is not. The
-lexicon knows the embedding model's whole words, an English dictionary (the
-``english-words`` package, loaded on first use), and the plain inflections of
-both, so confidence does not fall because an engineer wrote informally.
+"creds"), a word of computing that names no product ("backend", "hotfix") or a
+contraction typed without its apostrophe ("doesnt") is not. The lexicon knows
+the embedding model's whole words, an English dictionary (the ``english-words``
+package, loaded on first use), and the plain inflections of both, so confidence
+does not fall because an engineer wrote informally.
 """
 
 from __future__ import annotations
@@ -32,6 +33,20 @@ SHORTHAND = frozenset(
     ppl pls plz thx ty btw asap fyi imo afaik tbh rn atm eod wfh
     creds cred mgmt msg msgs cmd cmds crit warn info config configs conf env envs prod prd stg
     repo repos admin admins auth db dbs svc svcs ns pod pods deps dep perf approx
+    """.split()
+)
+
+# Words of computing and operations that name no product: a runbook set that never
+# says "backend" or "hotfix" is not thereby silent about the question.
+COMPUTING = frozenset(
+    """
+    backend backends frontend frontends middleware timeout timeouts hostname hostnames
+    localhost url urls uri dns tls ssl ssh sudo cron crontab plugin plugins addon addons
+    hotfix hotfixes downtime uptime failover failback webhook webhooks subnet subnets
+    healthcheck healthchecks runbook runbooks datastore datastores workspace workspaces
+    autoscaling autoscaler loadbalancer syslog cert certs vm vms ttl oom ips login logout
+    username usernames filesystem filesystems codebase changelog dataset datasets
+    namespace namespaces rollout rollouts failovers
     """.split()
 )
 
@@ -98,7 +113,7 @@ class Lexicon:
         if not isinstance(word, str):
             return False
         w = word.lower().replace("'", "")
-        if w in CONTRACTIONS or w in SHORTHAND:
+        if w in CONTRACTIONS or w in SHORTHAND or w in COMPUTING:
             return True
         candidates = list(_stems(w))
         if any(c in self._model for c in candidates):

@@ -22,6 +22,14 @@ def test_shorthand_and_contractions_without_apostrophe() -> None:
     assert "velero" not in lexicon
 
 
+def test_words_of_computing_that_name_no_product_are_ordinary() -> None:
+    lexicon = Lexicon(dictionary=False)
+    for word in ("backend", "hotfix", "datastore", "cert", "certs", "plugin", "timeout"):
+        assert word in lexicon, word
+    assert unknown_entities("backend timing out after the hotfix", {}, Lexicon()) == []
+    assert unknown_entities("coredns timing out after the hotfix", {}, Lexicon()) == ["coredns"]
+
+
 def test_model_words_count_without_the_dictionary() -> None:
     lexicon = Lexicon(["kubelet"], dictionary=False)
     assert "kubelet" in lexicon and "kubelets" in lexicon
