@@ -14,16 +14,11 @@ import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
+from core.heading_text import plain_heading
 from core.markdown import MARKDOWN
 from core.markup import Syntax, syntax_for
 from core.models import normalize_name
 
-_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\([^)]*\)")
-_REF_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\[[^\]]*\]")
-_TAG = re.compile(r"</?[A-Za-z][^>]*>")
-_ANCHOR = re.compile(r"\s*\{#[^}]*\}\s*$")
-_EMPHASIS = re.compile(r"(\*\*|__|`)")
 _SPACE = re.compile(r"\s+")
 _NOT_WORD = re.compile(r"[^a-z0-9]+")
 _WEB_SUFFIXES = (".html", ".htm", ".erb")
@@ -77,22 +72,11 @@ def is_generic(title: str) -> bool:
     return not key or key in GENERIC or key in TOC_HEADINGS
 
 
-def clean_heading(text: str) -> str:
-    """Heading text without Markdown decoration: links, images, emphasis, code, anchors."""
-    text = _IMAGE.sub("", text)
-    text = _LINK.sub(lambda m: m.group("text"), text)
-    text = _REF_LINK.sub(lambda m: m.group("text"), text)
-    text = _TAG.sub("", text)
-    text = _ANCHOR.sub("", text)
-    text = _EMPHASIS.sub("", text)
-    return _SPACE.sub(" ", text).strip()
-
-
 def h1_headings(body: str, syntax: Syntax | None = None) -> Iterator[str]:
     """The H1 headings of ``body`` (``# x`` or ``x`` over ``===``, AsciiDoc's ``= x``,
     reStructuredText's first title style), outside code."""
     for _start, _end, level, title in (syntax or MARKDOWN).headings(body, 0):
-        text = clean_heading(title) if level == 1 else ""
+        text = plain_heading(title) if level == 1 else ""
         if text:
             yield text
 
@@ -116,7 +100,7 @@ def opening_heading(body: str, rel: str) -> str | None:
     level = heads[0][2]
     if any(h[2] <= level for h in heads[1:]):
         return None
-    text = clean_heading(heads[0][3])
+    text = plain_heading(heads[0][3])
     if len(heads) == 1 and normalize_name(text) != normalize_name(_name_of(rel)[0]):
         return None
     return text or None
@@ -150,7 +134,7 @@ def choose_title(front_matter_title: object, body: str, rel: str) -> str:
     """The best title for the document at ``rel`` (see the module docstring)."""
     candidates: list[str] = []
     if front_matter_title is not None and not isinstance(front_matter_title, dict | list):
-        text = clean_heading(str(front_matter_title))
+        text = plain_heading(str(front_matter_title))
         if text:
             candidates.append(text)
     titles = [h for h in h1_headings(body, syntax_for(rel)) if _key(h) not in TOC_HEADINGS]

@@ -14,6 +14,7 @@ from typing import Protocol
 from urllib.parse import quote_plus
 
 from core.doc_ids import reference_id
+from core.heading_text import plain_section
 from core.models import (
     AbstainReason,
     Answer,
@@ -127,7 +128,7 @@ def make_citation(
     return Citation(
         source_id=chunk.source_id,
         title=chunk.title,
-        section=section or chunk.section,
+        section=section or plain_section(chunk.section),
         path=chunk.path,
         url=chunk_url(chunk, line),
         revision=m.revision,
@@ -520,7 +521,7 @@ class ExtractiveAnswerer:
                 Suggestion(
                     source_id=chunk.source_id,
                     title=chunk.title,
-                    section=part.section if part is not None else chunk.section,
+                    section=part.section if part is not None else plain_section(chunk.section),
                     path=chunk.path,
                     url=chunk_url(chunk, line),
                     line=line,

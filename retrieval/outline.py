@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from core.heading_text import SECTION_SEPARATOR, plain_heading
 from core.markdown import MAX_SPLIT_HEADING
 from core.markup import syntax_for
 from core.models import Chunk, normalize_name
@@ -55,13 +56,14 @@ class Part:
             return path[1:]
         return path
 
-    @property
+    @cached_property
     def section(self) -> str:
-        """The heading path without a top heading that merely repeats the title."""
-        path = self.heading_path
+        """The heading path without a top heading that merely repeats the title, each
+        heading without its Markdown decoration (``**Primary SLO**`` -> ``Primary SLO``)."""
+        path = tuple(plain_heading(h) or h for h in self.heading_path)
         if len(path) > 1 and normalize_name(path[0]) == normalize_name(self.chunk.title):
             path = path[1:]
-        return " > ".join(path) if path else self.chunk.title
+        return SECTION_SEPARATOR.join(path) if path else self.chunk.title
 
     def line_of(self, offset: int) -> int:
         """1-based line of an offset inside the part, in the original text."""

@@ -12,6 +12,7 @@ from datetime import date
 
 from markupsafe import Markup, escape
 
+from core.heading_text import plain_section
 from core.markup import syntax_for
 from core.models import Answer, AnswerWarning, Chunk, Citation
 from retrieval.answerer import chunk_url
@@ -152,7 +153,7 @@ def hit_excerpt(chunk: Chunk, limit: int = EXCERPT_CHARS) -> str:
 
 
 def hit_section(chunk: Chunk) -> str:
-    return chunk.section
+    return plain_section(chunk.section)
 
 
 def emphasis(text: str) -> Markup:

@@ -68,3 +68,23 @@ def test_outline_cache_returns_the_same_parts_per_generation() -> None:
     first = cache.parts(1, "orders/db", chunks)
     assert cache.parts(1, "orders/db", chunks) is first
     assert cache.parts(2, "orders/db", chunks) is not first
+
+
+def test_a_part_names_its_section_without_markdown_decoration() -> None:
+    text = (
+        "# Hosted cluster kubeconfig\n\nIntro.\n\n"
+        "## [Common dashboard SOPs](./sop.md)\n\nSee the dashboard.\n\n"
+        "### **Primary SLO**\n\n99.9% of secrets within 5 minutes.\n\n"
+        "### If `ManagedClusterJoined` exists\n\nRestart the agent.\n"
+    )
+    document = markdown_document(text, "Hosted cluster kubeconfig", "hcp/kubeconfig.md")
+    parts = document_parts(chunk_document(document, 0))
+    sections = [p.section for p in parts]
+    assert "Common dashboard SOPs > Primary SLO" in sections
+    assert "Common dashboard SOPs > If ManagedClusterJoined exists" in sections
+    # the headings themselves, and so the quotes, stay as written
+    assert (
+        "Hosted cluster kubeconfig",
+        "[Common dashboard SOPs](./sop.md)",
+        "**Primary SLO**",
+    ) in [p.heading_path for p in parts]

@@ -1,0 +1,39 @@
+"""A heading as a reader sees it, without its Markdown decoration.
+
+Runbooks decorate headings: ``## [Common dashboard SOPs](./sop.md)``,
+``##### **Primary SLO**``, ``### If `ManagedClusterJoined` exists``. Titles and the
+section names citations carry (``Mitigation > Restart pgbouncer``) are shown as
+link labels in Slack and on the answer page, where that decoration would show as
+written; the quotes themselves stay verbatim.
+"""
+
+from __future__ import annotations
+
+import re
+
+SECTION_SEPARATOR = " > "
+
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\([^)]*\)")
+_REF_LINK = re.compile(r"\[(?P<text>[^\]]*)\]\[[^\]]*\]")
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+_ANCHOR = re.compile(r"\s*\{#[^}]*\}\s*$")
+_EMPHASIS = re.compile(r"(\*\*|__|`)")
+_SPACE = re.compile(r"\s+")
+
+
+def plain_heading(text: str) -> str:
+    """Heading text without Markdown decoration: links, images, emphasis, code, anchors."""
+    text = _IMAGE.sub("", text)
+    text = _LINK.sub(lambda m: m.group("text"), text)
+    text = _REF_LINK.sub(lambda m: m.group("text"), text)
+    text = _TAG.sub("", text)
+    text = _ANCHOR.sub("", text)
+    text = _EMPHASIS.sub("", text)
+    return _SPACE.sub(" ", text).strip()
+
+
+def plain_section(section: str) -> str:
+    """A heading path (``A > B``) with each heading plain; a heading that is nothing but
+    decoration keeps its text as written."""
+    return SECTION_SEPARATOR.join(plain_heading(h) or h for h in section.split(SECTION_SEPARATOR))
