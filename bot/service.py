@@ -28,6 +28,7 @@ from core.models import Answer, AnswerWarning
 from retrieval.answerer import Answerer
 from retrieval.disclosure import Disclosure, for_audience, snapshot_lookup
 from retrieval.permissions import PermissionResolver, Scope
+from retrieval.runbook_match import RunbookMatcher
 from retrieval.search import HybridSearcher
 from state.answer_cache import AnswerCache, CacheKey
 from state.querylog import QueryLog, build_record, hash_user
@@ -81,6 +82,7 @@ class AnswerService:
         mode: str = "extractive",
         observer: Observer | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        matcher: RunbookMatcher | None = None,
     ) -> None:
         self._answerer = answerer
         self._searcher = searcher
@@ -91,6 +93,7 @@ class AnswerService:
         self._mode = mode
         self._observer: Observer = observer or _Unobserved()
         self._clock = clock
+        self._matcher = matcher or RunbookMatcher(searcher.snapshot)
 
     @property
     def resolver(self) -> PermissionResolver:
@@ -153,9 +156,13 @@ class AnswerService:
         """Answer ``question``; ``audience`` None means only the asker will see it.
         ``pinned`` (a source id) answers from that document only: the runbook an alert
         names, or the one a thread is already about; ``anchor`` is the heading its link
-        points at (in a file of several runbooks, the one to answer from)."""
+        points at (in a file of several runbooks, the one to answer from). Without one,
+        a link to an indexed runbook in the question pins that runbook and its #anchor."""
         t0 = self._clock()
         generation = self._searcher.generation()
+        if pinned is None:  # a link to a runbook in the question names the runbook
+            linked = self._matcher.linked(question)
+            pinned, anchor = linked.source_id, linked.anchor if linked.source_id else anchor
         if audience is None:
             public_scope = asker
         else:

@@ -45,6 +45,7 @@ from retrieval.intent import asks_about_past, question_intent
 from retrieval.lexicon import spelled_words
 from retrieval.names import document_names, query_names
 from retrieval.outline import OutlineCache, Part
+from retrieval.query import drop_links
 from retrieval.search import HybridSearcher, group_by_document, is_link_list
 from retrieval.snapshot import Snapshot
 from retrieval.spelling import corrected
@@ -228,7 +229,7 @@ class ExtractiveAnswerer:
         self, question: str, flt: SearchFilter | None = None, vector: Vectors | None = None
     ) -> Retrieval:
         """Search runbooks and incidents for ``question``; ``vector`` skips re-embedding it."""
-        query = self._rewrite(question) if self._rewrite else question
+        query = drop_links(self._rewrite(question) if self._rewrite else question)
         generation = self._searcher.generation()
         snap = self._searcher.snapshot(generation)
         doc_freq = snap.term_stats.doc_freq

@@ -85,6 +85,14 @@ _ERROR_WORDS = re.compile(
 )
 
 
+def drop_links(text: str) -> str:
+    """``text`` without its web links: a pasted dashboard or ticket link is context for a
+    person, and its host and path are no words of the question (``grafana.example.com``
+    is not a system the question is about). Unchanged when nothing else is left."""
+    rest = " ".join(_URL.sub(" ", text).split())
+    return rest or text
+
+
 def _clean_line(line: str) -> str:
     s = _NOISE_FIELD.sub(" ", line)
     s = _LOG_LEVEL.sub("", s)

@@ -132,6 +132,36 @@ def match_url(url: str, documents: Sequence[IndexedDocument]) -> str | None:
     return top[0][2].source_id if len(top) == 1 else None
 
 
+# a link or a document path a person pasted into a question
+_LINK = re.compile(
+    r"https?://[^\s<>|\"'`)]+|(?<![\w/.])[\w.-]+(?:/[\w.-]+)*\.[A-Za-z]+(?:#[\w.-]+)?"
+)
+
+
+def linked_document(text: str, documents: Sequence[IndexedDocument]) -> RunbookMatch:
+    """The indexed document a link (or a document's path) in ``text`` shows: "what do I
+    do per https://github.com/acme/runbooks/blob/main/platform/disk-full.md#mitigation".
+
+    Stricter than an alert's ``runbook_url``, which is a runbook link by definition: a
+    link in a question is taken only when it ends in a document's file name (its page
+    suffix) or matches the document's folder and name, so a dashboard link whose last
+    segment happens to be a runbook's name names no runbook."""
+    for found in _LINK.findall(text):
+        link = found.rstrip(".,;:!?")
+        path = unquote(urlsplit(link).path)
+        is_page = path.lower().endswith(_PAGE_SUFFIXES)
+        wanted = url_parts(link)[1]
+        if not is_page and len(wanted) < 2:
+            continue
+        sid = match_url(link, documents)
+        if sid is None:
+            continue
+        own = next(d.segments for d in documents if d.source_id == sid)
+        if is_page or _trailing_match(own, wanted) >= 2:
+            return RunbookMatch(sid, "runbook_url", anchor=url_anchor(link))
+    return RunbookMatch()
+
+
 def match_alert_name(name: str, documents: Sequence[IndexedDocument]) -> str | None:
     """The source id of the document that names this alert: in front matter ``alerts:``,
     else as its title, else as its file name; None when no one document does."""
@@ -173,6 +203,10 @@ class RunbookMatcher:
         with self._lock:
             self._cached = (snap.generation, docs)
         return docs
+
+    def linked(self, text: str) -> RunbookMatch:
+        """The indexed document a link in ``text`` shows (:func:`linked_document`)."""
+        return linked_document(text, self.documents())
 
     def find(self, runbook_url: str | None, alert_name: str | None) -> RunbookMatch:
         """The runbook an alert names: its ``runbook_url`` first, then its name."""

@@ -118,6 +118,25 @@ def test_a_pinned_runbooks_anchor_is_part_of_the_cache_key(
     assert {c.section.split(" > ")[0] for c in queue.public.citations} == {"QueueDiskFull"}
 
 
+def test_a_link_to_a_runbook_in_the_question_answers_from_that_runbook(
+    service: AnswerService,
+) -> None:
+    asker = service.resolver.scope_for_user("U0PLAIN01")
+    link = "https://github.com/acme/runbooks/blob/main/platform/disk-full.md#mitigation"
+    d = service.ask(f"what do i do per {link}", "r-link", asker=asker)
+    assert d.public.state == "answer"
+    assert d.public.citations[0].path == "platform/disk-full.md"
+    assert d.public.citations[0].section.startswith("Mitigation")
+    # a runbook the asker may not read is not quoted because its path was pasted
+    hidden = service.ask("what does sre/break-glass-access.md say", "r-link2", asker=asker)
+    assert all(c.path != "sre/break-glass-access.md" for c in hidden.public.citations)
+    # a dashboard link names no runbook: the words are searched as usual
+    graph = service.ask(
+        "disk full on a node https://grafana.example.com/d/x1/disk-full", "r-link3", asker=asker
+    )
+    assert graph.public.citations[0].path == "platform/disk-full.md"
+
+
 def test_reingest_of_changed_runbook_is_not_served_from_cache(
     runtime: Runtime, service: AnswerService, tmp_path: Path
 ) -> None:

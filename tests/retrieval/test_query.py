@@ -18,6 +18,7 @@ from retrieval.query import (
     GlossaryError,
     HydeQuery,
     build_query,
+    drop_links,
     hyde_vector,
     load_glossary,
     parse_alert_text,
@@ -274,3 +275,12 @@ def test_hyde_query_caches_successes(fake: FakeOpenAI, embedder: FastEmbedder) -
     first, second = hyde("pool exhausted"), hyde("pool exhausted")
     assert np.array_equal(first, second)
     assert len(fake.requests) == 1
+
+
+def test_links_are_no_words_of_the_question() -> None:
+    assert drop_links("disk full <https://grafana.example.com/d/x|graph> on node-7") == (
+        "disk full on node-7"
+    )
+    assert drop_links("checkout 500s https://grafana.example.com/d/x?orgId=1") == "checkout 500s"
+    only = "https://runbooks.example.com/KubePodCrashLooping"
+    assert drop_links(only) == only  # nothing else to search

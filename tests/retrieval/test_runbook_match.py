@@ -8,6 +8,7 @@ from bot.runtime import Runtime
 from retrieval.runbook_match import (
     IndexedDocument,
     RunbookMatcher,
+    linked_document,
     match_alert_name,
     match_url,
     path_segments,
@@ -151,3 +152,26 @@ def test_matcher_over_the_sample_index(sample_runtime: Runtime) -> None:
 )
 def test_the_heading_a_runbook_url_points_at(url: str, anchor: str | None) -> None:
     assert url_anchor(url) == anchor
+
+
+def test_a_link_in_a_question_names_the_runbook_it_shows() -> None:
+    link = "https://github.com/acme/runbooks/blob/main/kubernetes/KubePodCrashLooping.md#mitigation"
+    found = linked_document(f"what do i do per {link}, pods keep dying", DOCS)
+    assert found.source_id == "kubernetes/KubePodCrashLooping"
+    assert found.anchor == "mitigation"
+    site = "https://runbooks.example.dev/runbooks/kubernetes/kubepodcrashlooping/"
+    assert linked_document(f"{site} says what?", DOCS).source_id == (
+        "kubernetes/KubePodCrashLooping"
+    )
+    assert linked_document("see postgres/troubleshooting.md.", DOCS).source_id == (
+        "postgres/troubleshooting"
+    )
+
+
+def test_a_link_that_only_ends_like_a_runbook_names_none() -> None:
+    for text in (
+        "graph https://grafana.example.com/d/abc123/troubleshooting",  # a dashboard
+        "checkout errors e.g. CHK-5023, v1.2",
+        "nothing linked here",
+    ):
+        assert linked_document(text, DOCS).source_id is None, text
