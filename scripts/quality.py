@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.quality import (  # noqa: E402
+    Prepared,
     QuestionSet,
     discover,
     in_sample,
@@ -35,21 +36,30 @@ SAMPLES = QuestionSet(
 )
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def prepared_sets(description: str) -> list[Prepared] | None:
+    """Every question set of ``--corpora`` plus the sample runbooks, each ingested
+    (incrementally) under ``--data``; None, with a message, when fewer than two corpora
+    have questions."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--corpora", type=Path, default=ROOT.parent / "shared" / "corpora")
     parser.add_argument("--data", type=Path, default=ROOT / "data" / "quality")
     args = parser.parse_args()
     sets = [*discover(args.corpora), SAMPLES]
     if len(sets) < 3:
         print(f"need at least two corpora with eval.jsonl under {args.corpora}", file=sys.stderr)
-        return 2
+        return None
     embedder = Runtime(load_settings(data_dir=args.data)).embedder  # one model for every set
 
     def log(text: str) -> None:
         print(text, file=sys.stderr)
 
-    prepared = [prepare(s, args.data, embedder, log) for s in sets]
+    return [prepare(s, args.data, embedder, log) for s in sets]
+
+
+def main() -> int:
+    prepared = prepared_sets(__doc__.splitlines()[0])
+    if prepared is None:
+        return 2
     print("## Leave one corpus out (fitted on the others, scored on this one)\n")
     print("\n".join(table(leave_one_out(prepared))))
     model, scored = in_sample(prepared)

@@ -11,7 +11,6 @@ answer, and how many have the right runbook first, as written and with the typo.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import random
 import re
@@ -21,12 +20,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.quality import discover, evaluate, prepare, with_model  # noqa: E402
-from bot.runtime import Runtime  # noqa: E402
-from bot.settings import load_settings  # noqa: E402
+from bot.quality import evaluate, with_model  # noqa: E402
 from retrieval.calibration import fit  # noqa: E402
 from retrieval.evaluation import Outcome, Question  # noqa: E402
-from scripts.quality import SAMPLES  # noqa: E402
+from scripts.quality import prepared_sets  # noqa: E402
 
 _PLAIN = re.compile(r"(?<![\w.\-/])[a-z]{7,}(?![\w.\-/])")
 
@@ -56,13 +53,9 @@ def _counts(outcomes: list[Outcome]) -> tuple[int, int]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpora", type=Path, default=ROOT.parent / "shared" / "corpora")
-    parser.add_argument("--data", type=Path, default=ROOT / "data" / "quality")
-    args = parser.parse_args()
-    sets = [*discover(args.corpora), SAMPLES]
-    embedder = Runtime(load_settings(data_dir=args.data)).embedder
-    prepared = [prepare(s, args.data, embedder, lambda t: print(t, file=sys.stderr)) for s in sets]
+    prepared = prepared_sets(__doc__.splitlines()[0])
+    if prepared is None:
+        return 2
     print(
         "| question set | questions | answered as written | with a typo "
         "| right runbook first as written | with a typo |"
