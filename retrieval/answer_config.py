@@ -16,7 +16,7 @@ CALIBRATED_MODEL = ConfidenceModel(
     scales=(0.153, 1.6073, 0.2909, 0.4278, 0.3424, 0.3136),
     bias=0.2542,
     answer_at=0.44,
-    suggest_at=0.38,
+    suggest_at=0.16,
 )
 DEFAULT_STALE_AFTER_DAYS = 180
 

@@ -29,10 +29,12 @@ MAX_TRAPS = 0.20  # of near-miss traps answered
 TRAPS_WEIGHT = 0.5
 THRESHOLDS = tuple(round(0.05 + 0.01 * i, 2) for i in range(91))
 SMOOTHING = 0.03  # a bar is judged with its neighbours this close
-# "no runbook covers this" below the highest bar under which fewer than this share of
-# the training questions have their answering runbook among the closest three;
-# between that bar and answer_at the closest runbooks are offered as "not sure"
+# "not sure" (the closest runbooks offered) from the lowest bar at which, among the
+# training questions scored just above it (within SUGGEST_WINDOW), at least this share
+# have their answering runbook among the closest three; "no runbook covers this" below
 NONE_MAX_USEFUL = 0.2
+SUGGEST_WINDOW = 0.1
+SUGGEST_MIN_SAMPLES = 5  # a window with fewer says nothing
 
 
 @dataclass(frozen=True)
@@ -145,11 +147,14 @@ def fit(sets: Mapping[str, Sequence[Sample]]) -> ConfidenceModel:
 
     answer_at = max(THRESHOLDS, key=lambda t: (smoothed(t), -t))
     probs = [(model.probability(s.evidence), s) for s in everything]
-    suggest_at = THRESHOLDS[0]
+    suggest_at = answer_at  # no band where the closest runbooks help: no "not sure"
     for t in (t for t in THRESHOLDS if t < answer_at):
-        below = [s for p, s in probs if p < t]
-        useful = sum(1 for s in below if s.answerable and s.expected_in_top3)
-        if below and useful / len(below) >= NONE_MAX_USEFUL:
+        # the questions scored just above t: how often do their closest runbooks hold
+        # the answer? (all the questions below t would dilute a band that helps with
+        # the many that no runbook answers)
+        near = [s for p, s in probs if t <= p < t + SUGGEST_WINDOW]
+        useful = sum(1 for s in near if s.answerable and s.expected_in_top3)
+        if len(near) >= SUGGEST_MIN_SAMPLES and useful / len(near) >= NONE_MAX_USEFUL:
+            suggest_at = t
             break
-        suggest_at = t  # below it, the closest runbooks rarely hold the answer
     return ConfidenceModel(weights, means, scales, bias, answer_at, suggest_at)

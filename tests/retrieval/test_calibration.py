@@ -78,3 +78,25 @@ def test_everyday_words_that_no_runbook_uses_do_not_count_as_missing() -> None:
     )
     assert ev.coverage == 1.0 and ev.absent == 0.0
     assert dense_z([0.9, 0.5, 0.5, 0.5]) > 10 and dense_z([0.5]) == 0.0
+
+
+def test_not_sure_covers_the_band_where_the_closest_runbooks_help() -> None:
+    """Many questions no runbook answers score low; a band above them is weak but its
+    closest runbooks often hold the answer. That band is "not sure", not "none", however
+    many unanswerable questions sit below it."""
+
+    def at(dense: float, answerable: bool, useful: bool) -> Sample:
+        return Sample(Evidence(dense, 3.0, 0.5, 0.0, 0.0, 0.0), answerable, False, useful)
+
+    rng = random.Random(3)
+    sets = {}
+    for name in ("a", "b"):
+        low = [at(rng.uniform(0.05, 0.3), False, False) for _ in range(40)]
+        weak = [at(rng.uniform(0.42, 0.48), i % 3 == 0, i % 3 == 0) for i in range(10)]
+        strong = [at(rng.uniform(0.75, 0.95), True, True) for _ in range(40)]
+        sets[name] = low + weak + strong
+    model = fit(sets)
+    weak_p = [model.probability(s.evidence) for v in sets.values() for s in v[40:50]]
+    low_p = [model.probability(s.evidence) for v in sets.values() for s in v[:40]]
+    assert model.suggest_at <= min(weak_p) < model.answer_at
+    assert sum(p < model.suggest_at for p in low_p) >= 0.8 * len(low_p)
