@@ -32,6 +32,7 @@ from core.models import Chunk, SearchFilter
 from retrieval.embeddings import Vectors
 from retrieval.evidence import TermStats
 from retrieval.keyword_index import KeywordIndex
+from retrieval.link_pages import is_link_list
 from retrieval.names import document_names
 from retrieval.spelling import typo_targets
 from retrieval.tokenize import tokenize
@@ -103,6 +104,19 @@ class Snapshot:
         for c in self.keyword.chunks:
             names |= document_names(c)
         return frozenset(names)
+
+    @cached_property
+    def _link_pages(self) -> dict[str, bool]:
+        return {}  # source_id -> mostly links, filled as documents are asked about
+
+    def is_link_page(self, source_id: str) -> bool:
+        """Is this live document mostly links (an index, not an answer)? Worked out once
+        per document and generation, on first use."""
+        memo = self._link_pages
+        found = memo.get(source_id)
+        if found is None:
+            found = memo[source_id] = is_link_list(self.chunks_by_source.get(source_id, []))
+        return found
 
     @cached_property
     def chunks_by_source(self) -> dict[str, list[Chunk]]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from core.models import Chunk, DocumentMetadata, Hit
-from retrieval.search import LINK_LIST_SHARE, group_by_document, is_link_list, link_share
+from retrieval.link_pages import LINK_LIST_SHARE, is_link_list, link_share
+from retrieval.search import group_by_document
 
 
 def hit(source_id: str, body: str, score: float) -> Hit:
