@@ -17,7 +17,7 @@ from bot.follow_ups import follow_up
 from bot.logs import bind_request_id
 from bot.slack.answering import Asked, Reply
 from bot.slack.context import SlackContext
-from bot.slack.messages import is_from_integration, is_help, question_of
+from bot.slack.messages import asks_nothing, is_from_integration, is_help, question_of
 from bot.slack.notices import render_usage
 from bot.slack.slash import failure
 from bot.slack.thread_memory import DM_CONVERSATION
@@ -62,7 +62,11 @@ class DirectMessages:
         conversation = thread_ts or DM_CONVERSATION
         with bind_request_id(request_id):
             try:
-                if not question or is_help(question):
+                if (
+                    not question
+                    or is_help(question)
+                    or (thread_ts is None and asks_nothing(question))
+                ):
                     ctx.sender.post(channel, render_usage(), thread_ts=thread_ts)
                     ctx.metrics.request(SURFACE, "usage")
                     return

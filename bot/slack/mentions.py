@@ -26,7 +26,7 @@ from bot.logs import bind_request_id
 from bot.slack.alerts import ThreadParent, read_parent
 from bot.slack.answering import Asked, ThreadReply, alert_preface
 from bot.slack.context import SlackContext
-from bot.slack.messages import is_help, question_of
+from bot.slack.messages import asks_nothing, is_help, question_of
 from bot.slack.notices import render_usage
 from bot.slack.slash import failure
 
@@ -72,7 +72,7 @@ class Mentions:
             try:
                 if threaded:
                     parent = self._thread_parent(channel, thread_ts, bot_user_id)
-                if is_help(question):
+                if is_help(question) or (parent is None and asks_nothing(question)):
                     question = ""
                 if not question and parent is None:
                     ctx.sender.post(channel, render_usage(), thread_ts=thread_ts)

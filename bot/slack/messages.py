@@ -7,6 +7,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from retrieval.evidence import query_terms
+
 MAX_QUESTION_CHARS = 2_000
 MAX_MESSAGE_CHARS = 8_000
 HELP_WORDS = frozenset({"help", "-h", "--help", "?", "usage"})
@@ -57,6 +59,14 @@ def question_of(event: dict[str, Any], bot_user_id: str | None) -> str:
 
 def is_help(text: str) -> bool:
     return text.strip().lower() in HELP_WORDS
+
+
+def asks_nothing(text: str) -> bool:
+    """Asked without any context: a request for help, or no word that could name a
+    system, a symptom or a step ("help me", "can you help", "what now?"). Usage is a better
+    answer than the runbooks that happen to be closest to nothing. (In a thread the
+    same words are a follow-up and mean something.)"""
+    return not text.strip() or is_help(text) or not query_terms(text)
 
 
 def message_text(message: Mapping[str, Any]) -> str:

@@ -21,7 +21,7 @@ from bot.logs import bind_request_id, new_request_id
 from bot.slack.answering import Asked
 from bot.slack.blockkit import Message
 from bot.slack.context import SlackContext, error_detail
-from bot.slack.messages import MAX_QUESTION_CHARS, is_help, plain_question
+from bot.slack.messages import MAX_QUESTION_CHARS, asks_nothing, plain_question
 from bot.slack.notices import render_error, render_searching, render_usage
 from bot.slack.presentation import View
 from bot.slack.requests import StoredRequest, Surface
@@ -55,7 +55,7 @@ class SlashCommand:
             ctx.metrics.request(SURFACE, "duplicate")
             return
         text = plain_question(str(body.get("text") or ""))
-        if not text or is_help(text):
+        if asks_nothing(text):
             usage = render_usage()
             ack(text=usage.text, blocks=usage.blocks, response_type="ephemeral")
             ctx.metrics.request(SURFACE, "usage")

@@ -119,13 +119,15 @@ def slack(harness: SlackHarness) -> Iterator[SlackHarness]:
 # --------------------------------------------------------------------------- /runbook
 
 
-@pytest.mark.parametrize("text", ["", "help", "  HELP  "])
+@pytest.mark.parametrize(
+    "text", ["", "help", "  HELP  ", "help me", "can you help me pls", ":fire:"]
+)
 def test_empty_or_help_acks_with_usage_only(slack: SlackHarness, text: str) -> None:
     result, response_id = slack.slash(text)
     assert result.status == 200
     body = result.json()
     assert body["response_type"] == "ephemeral"
-    assert "/runbook" in json.dumps(body["blocks"])
+    assert "Ask the runbooks" in json.dumps(body["blocks"])  # the usage, not an answer
     assert_valid_blocks(body)
     slack.settle()
     assert not [c for c in slack.fake.calls_to(RESPONSE_URL_METHOD) if c.response_id == response_id]
@@ -385,13 +387,13 @@ def test_bot_messages_and_own_mentions_are_ignored(slack: SlackHarness) -> None:
     assert not slack.fake.calls_to("chat.postMessage")
 
 
-@pytest.mark.parametrize("text", ["", "help"])
+@pytest.mark.parametrize("text", ["", "help", "help me pls", "what now?"])
 def test_mention_without_a_question_outside_a_thread_shows_usage(
     slack: SlackHarness, text: str
 ) -> None:
     _, event = slack.mention(text, channel="C0USAGE001")
     (reply,) = slack.thread_posts("C0USAGE001", event["ts"])
-    assert "/runbook" in text_of(reply)
+    assert "Ask the runbooks" in text_of(reply)
 
 
 # --------------------------------------------------------------------------- health, metrics
