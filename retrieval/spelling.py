@@ -8,14 +8,15 @@ runbooks answer. A question word is read as a typo when
 - it is a plain word of at least ``MIN_SWAP_LEN`` letters (never an identifier:
   ``KubePodCrashLooping``, ``checkout-api``, ``ip-10-0-3-12`` are names as typed),
 - neither the runbooks nor the lexicon know it, and
-- one edit turns it into a word the runbooks use as written: a letter dropped, added
-  or changed, or two neighbours swapped. Below ``MIN_TYPO_LEN`` letters only a swap
-  counts ("memroy", "spcae"): one letter changed in a six-letter name is too often
-  another word (``thanos``, ``thanks``).
+- one edit turns it into a word the runbooks use as written, or else into a common
+  word of the language model ("straihgt"): a letter dropped, added or changed, or two
+  neighbours swapped. Below ``MIN_TYPO_LEN`` letters only a swap counts ("memroy",
+  "spcae"): one letter changed in a six-letter name is too often another word
+  (``thanos``, ``thanks``).
 
-When several words are one edit away, the one the most runbooks use wins. A product
-the runbooks never mention (``coredns``, ``rabbitmq``) stays unknown: no word of the
-runbooks is one edit from it.
+When several runbook words are one edit away, the one the most runbooks use wins. A
+product the runbooks never mention (``coredns``, ``rabbitmq``) stays unknown: no word
+of the runbooks, and no common word, is one edit from it.
 """
 
 from __future__ import annotations
