@@ -43,7 +43,7 @@ from retrieval.embeddings import Vectors
 from retrieval.evidence import query_terms, unknown_entities
 from retrieval.intent import asks_about_past, question_intent
 from retrieval.lexicon import spelled_words
-from retrieval.names import document_names, query_names
+from retrieval.names import as_written, document_names, query_names
 from retrieval.outline import OutlineCache, Part
 from retrieval.query import drop_links
 from retrieval.search import HybridSearcher, group_by_document
@@ -233,6 +233,8 @@ class ExtractiveAnswerer:
         generation = self._searcher.generation()
         snap = self._searcher.snapshot(generation)
         doc_freq = snap.term_stats.doc_freq
+        # a runbook's name typed in other case, as written: "kubepodcrashlooping"
+        query = as_written(query, doc_freq, lambda: snap.written_names, snap.document_names)
         # typos read as the word they stand for: "conection" -> "connection"
         reading = corrected(query, doc_freq, self._vocabulary, lambda: snap.words, self._spelled)
         query = reading.text

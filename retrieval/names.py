@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Callable, Container, Iterable, Mapping
 from pathlib import PurePosixPath
 
 from core.models import Chunk, normalize_name
+from retrieval.tokenize import tokenize
 
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*")
 MIN_NAME_LEN = 6
@@ -27,3 +30,63 @@ def document_names(chunk: Chunk) -> frozenset[str]:
     if chunk.heading_path:
         names.add(normalize_name(chunk.heading_path[0]))
     return frozenset(n for n in names if n)
+
+
+def _compound(word: str) -> bool:
+    """Written as a name: joined (``checkout-api``) or in camel case (``etcdNoLeader``),
+    not a word in capitals (``CLUSTER``)."""
+    joined = any(c in word for c in "-_.")
+    return joined or (any(c.isupper() for c in word[1:]) and not word.isupper())
+
+
+def written_names(chunks: Iterable[Chunk]) -> dict[str, str]:
+    """Identifier names as the runbooks write them (``KubePodCrashLooping``: an alert in
+    front matter, a title, a file name, or a name in the text), by normalized name; the
+    most used spelling when there are several."""
+    counts: Counter[str] = Counter()
+    for c in chunks:
+        named = [*c.metadata.alerts, c.title, PurePosixPath(c.path).stem]
+        counts.update(n.strip() for n in named)
+        counts.update(_IDENTIFIER.findall(c.text))
+    out: dict[str, str] = {}
+    for name, _n in counts.most_common():
+        if len(name) >= MIN_NAME_LEN and _IDENTIFIER.fullmatch(name) and _compound(name):
+            out.setdefault(normalize_name(name), name)
+    return out
+
+
+_PLAIN_WORD = re.compile(r"(?<![\w.\-/])[A-Za-z][A-Za-z0-9]*(?![\w.\-/])")
+
+
+def as_written(
+    query: str,
+    doc_freq: Mapping[str, int],
+    names: Callable[[], Mapping[str, str]],
+    documents: Container[str] = frozenset(),
+) -> str:
+    """``query`` with a name of the runbooks typed in other case (``kubepodcrashlooping``
+    for ``KubePodCrashLooping``) written as the runbooks write it, so that it is read as
+    that name: kept whole, split into its words, and matched as a document's name.
+
+    A word is rewritten when it is a document's name (``documents``, normalized) typed
+    in lower case, or when the index does not read it as typed (some of its words match
+    nothing) but the runbooks use it whole, and then only to a spelling all of whose
+    words the index has. ``github`` stays as typed where the runbooks write ``GitHub``,
+    and ``cluster`` where they write ``CLUSTER``. ``names`` (written spellings by
+    normalized name) is asked only for a word that may be rewritten."""
+
+    def known(text: str) -> bool:
+        tokens = tokenize(text)
+        return bool(tokens) and all(doc_freq.get(t, 0) for t in tokens)
+
+    def write(m: re.Match[str]) -> str:
+        word = m.group(0)
+        if len(word) < MIN_NAME_LEN:
+            return word
+        named = word.islower() and normalize_name(word) in documents
+        if not named and (known(word) or not doc_freq.get(word.lower(), 0)):
+            return word
+        written = names().get(normalize_name(word))
+        return written if written is not None and (named or known(written)) else word
+
+    return _PLAIN_WORD.sub(write, query)

@@ -33,7 +33,7 @@ from retrieval.embeddings import Vectors
 from retrieval.evidence import TermStats
 from retrieval.keyword_index import KeywordIndex
 from retrieval.link_pages import is_link_list
-from retrieval.names import document_names
+from retrieval.names import document_names, written_names
 from retrieval.spelling import typo_targets
 from retrieval.tokenize import tokenize
 
@@ -104,6 +104,12 @@ class Snapshot:
         for c in self.keyword.chunks:
             names |= document_names(c)
         return frozenset(names)
+
+    @cached_property
+    def written_names(self) -> dict[str, str]:
+        """Identifier names of the live documents as written, by normalized name. Built
+        on first use."""
+        return written_names(self.keyword.chunks)
 
     @cached_property
     def _link_pages(self) -> dict[str, bool]:

@@ -99,6 +99,18 @@ def test_a_typo_is_read_as_the_word_the_runbooks_use(sample_runtime: Runtime) ->
     assert found.unknown == ("coredns",)
 
 
+def test_an_alert_name_typed_in_lower_case_is_answered_as_the_alert(
+    sample_runtime: Runtime,
+) -> None:
+    typed = sample_runtime.extractive.answer("checkoutapidbconnectionerrors what do i do")
+    written = sample_runtime.extractive.answer("CheckoutApiDbConnectionErrors what do i do")
+    assert typed.state == written.state == "answer"
+    assert [(c.path, c.section) for c in typed.citations] == [
+        (c.path, c.section) for c in written.citations
+    ]
+    assert typed.question == "checkoutapidbconnectionerrors what do i do"
+
+
 def test_stale_runbook_carries_age_and_owner(sample_runtime: Runtime) -> None:
     answer = sample_runtime.extractive.answer("elasticsearch cluster red unassigned shards")
     stale = [w for w in answer.warnings if w.kind == "stale"]

@@ -1,0 +1,71 @@
+"""Names of documents, and names typed in other case read as the runbooks write them."""
+
+from __future__ import annotations
+
+from core.models import Chunk, DocumentMetadata
+from retrieval.names import as_written, query_names, written_names
+from retrieval.tokenize import tokenize
+
+
+def chunk(path: str, title: str, text: str, alerts: tuple[str, ...] = ()) -> Chunk:
+    return Chunk(
+        chunk_id=path + "#0",
+        source_id=path.rsplit(".", 1)[0],
+        path=path,
+        title=title,
+        heading_path=(title,),
+        text=f"{title}\n\n{text}",
+        start=0,
+        end=len(text),
+        content_hash="h",
+        line=1,
+        metadata=DocumentMetadata(alerts=alerts),
+    )
+
+
+CHUNKS = [
+    chunk(
+        "kubernetes/KubeletDown.md",
+        "KubeletDown",
+        "Kubelet is down. Check GitHub and the CLUSTER variable; run `kubectl get "
+        "ManagedClusterAddons -A`.",
+    ),
+    chunk("etcd/no-leader.md", "etcd has no leader", "Members lost quorum.", ("etcdNoLeader",)),
+]
+DOC_FREQ = {t: 1 for c in CHUNKS for t in tokenize(c.text)}
+DOCUMENTS = frozenset({"kubeletdown", "etcdnoleader", "nolead"})
+
+
+def read(query: str) -> str:
+    return as_written(query, DOC_FREQ, lambda: written_names(CHUNKS), DOCUMENTS)
+
+
+def test_names_as_the_runbooks_write_them() -> None:
+    names = written_names(CHUNKS)
+    assert names["kubeletdown"] == "KubeletDown"
+    assert names["etcdnoleader"] == "etcdNoLeader"  # from front matter alerts
+    assert names["managedclusteraddons"] == "ManagedClusterAddons"
+    assert "cluster" not in names  # a word in capitals is not a name
+
+
+def test_a_name_typed_in_lower_case_is_read_as_the_runbooks_write_it() -> None:
+    assert read("kubeletdown firing, what do i do") == "KubeletDown firing, what do i do"
+    assert read("etcdnoleader on prod") == "etcdNoLeader on prod"  # named in front matter
+    assert read("oc get managedclusteraddons -A") == "oc get ManagedClusterAddons -A"
+    assert query_names(read("kubeletdown firing")) == frozenset({"kubeletdown"})
+
+
+def test_ordinary_words_stay_as_typed() -> None:
+    for question in ("github is down", "cluster variable unset", "kubelet restarted"):
+        assert read(question) == question
+
+
+def test_the_runbook_spellings_are_only_gathered_when_a_word_may_be_rewritten() -> None:
+    asked = []
+
+    def names() -> dict[str, str]:
+        asked.append(1)
+        return {}
+
+    as_written("kubelet is down on two nodes", DOC_FREQ, names, DOCUMENTS)
+    assert asked == []
