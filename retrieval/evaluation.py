@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from core.heading_text import plain_heading
 from core.markdown import heading_extents
 from core.markup import Syntax, syntax_for
 
@@ -189,8 +190,9 @@ def _share(outcomes: Sequence[Outcome], attr: str) -> float:
 
 
 def clean_heading(text: str) -> str:
-    """A heading as question sets name it: inline markup, case and spacing aside."""
-    return " ".join(text.replace("*", "").replace("`", "").split()).lower()
+    """A heading as question sets name it: inline markup (links, emphasis, code), case
+    and spacing aside."""
+    return " ".join(plain_heading(text).replace("*", "").split()).lower()
 
 
 def section_spans(text: str, heading: str, syntax: Syntax | None = None) -> list[tuple[int, int]]:

@@ -47,6 +47,9 @@ def test_section_spans_match_any_level_and_ignore_inline_markup() -> None:
     (diag,) = section_spans(TEXT, "Diagnosis")
     assert "eks specifics" in TEXT[diag[0] : diag[1]]  # nested subsections belong to it
     assert section_spans(TEXT, "**Defrag**") == section_spans(TEXT, "Defrag") != []
+    linked = "# Hosted\n\n## [Common dashboard SOPs](./sop.md)\n\nsee the panels\n"
+    (sops,) = section_spans(linked, "Common dashboard SOPs")
+    assert linked[sops[0] : sops[1]].endswith("see the panels")
 
 
 def test_judge_sections_hit_inside_and_lead() -> None:
