@@ -108,5 +108,4 @@ ASCIIDOC = Syntax(
     fence_open=fence_open,
     fence_closes=fence_closes,
     as_markdown=as_markdown,
-    body_start=lambda text, start: start,
 )

@@ -246,5 +246,4 @@ MARKDOWN = Syntax(
     fence_open=fence_open,
     fence_closes=fence_closes,
     as_markdown=lambda text: text,
-    body_start=lambda text, start: start,
 )

@@ -168,5 +168,4 @@ RESTRUCTUREDTEXT = Syntax(
     fence_open=lambda line: None,  # literal blocks are indented: no line opens one
     fence_closes=lambda line, marker: True,
     as_markdown=as_markdown,
-    body_start=lambda text, start: start,
 )

@@ -9,6 +9,11 @@ from dataclasses import dataclass
 Headings = Callable[[str, int], list[tuple[int, int, int, str]]]
 
 
+def after_front_matter(text: str, start: int) -> int:
+    """The text begins where the front matter ends (every syntax but MDX)."""
+    return start
+
+
 @dataclass(frozen=True)
 class Syntax:
     name: str
@@ -22,4 +27,4 @@ class Syntax:
     as_markdown: Callable[[str], str]
     # where a document's text begins, given where its front matter ends (MDX: after
     # the import and export statements that follow)
-    body_start: Callable[[str, int], int]
+    body_start: Callable[[str, int], int] = after_front_matter
