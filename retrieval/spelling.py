@@ -10,9 +10,11 @@ runbooks answer. A question word is read as a typo when
 - neither the runbooks nor the lexicon know it, and
 - one edit turns it into a word the runbooks use as written, or else into a common
   word of the language model ("straihgt"): a letter dropped, added or changed, or two
-  neighbours swapped. Below ``MIN_TYPO_LEN`` letters only a swap counts ("memroy",
-  "spcae"): one letter changed in a six-letter name is too often another word
-  (``thanos``, ``thanks``).
+  neighbours swapped. Below ``MIN_TYPO_LEN`` letters a swap counts ("memroy",
+  "spcae"), and a letter dropped or doubled counts only towards a word the runbooks
+  use ("poblem", "errorr"): one letter changed in a six-letter name is too often
+  another word (``thanos``, ``thanks``), and a short common word the runbooks never
+  use says too little to be worth the guess.
 
 When several runbook words are one edit away, the one the most runbooks use wins. A
 product the runbooks never mention (``coredns``, ``rabbitmq``) stays unknown: no word
@@ -40,17 +42,20 @@ def typo_targets(text: str) -> set[str]:
     return set(_TARGET.findall(text.lower()))
 
 
-def _one_edit(word: str) -> set[str]:
-    """Every string one swap of neighbours away; for a word of ``MIN_TYPO_LEN`` letters
-    or more, also one deletion, replacement or insertion away."""
+def _swaps(word: str) -> set[str]:
+    """Every string one swap of neighbouring letters away."""
+    out = {word[:i] + word[i + 1] + word[i] + word[i + 2 :] for i in range(len(word) - 1)}
+    out.discard(word)
+    return out
+
+
+def _one_letter(word: str, *, replace: bool) -> set[str]:
+    """Every string one letter dropped or added away (and, with ``replace``, changed)."""
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    out = {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-    if len(word) < MIN_TYPO_LEN:
-        out.discard(word)
-        return out
-    out |= {a + b[1:] for a, b in splits if b}
-    out |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+    out = {a + b[1:] for a, b in splits if b}
     out |= {a + c + b for a, b in splits for c in _LETTERS}
+    if replace:
+        out |= {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
     out.discard(word)
     return out
 
@@ -69,11 +74,17 @@ def correction(word: str, words: Mapping[str, int], spelled: Container[str]) -> 
     """The word one edit from ``word``: of the runbooks' words (``words``: how many
     documents use each) the most used, else of the words of the language (``spelled``)
     the first in alphabetical order; None when there is none."""
-    edits = _one_edit(word.lower())
+    lower = word.lower()
+    if len(lower) < MIN_SWAP_LEN:
+        return None
+    long_word = len(lower) >= MIN_TYPO_LEN
+    letters = _one_letter(lower, replace=long_word)
+    edits = _swaps(lower) | letters
     found = [(words[c], c) for c in edits if c in words]
     if found:
         return min(found, key=lambda f: (-f[0], f[1]))[1]
-    return min((c for c in edits if c in spelled), default=None)
+    from_language = edits if long_word else _swaps(lower)
+    return min((c for c in from_language if c in spelled), default=None)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,15 @@ def test_a_short_word_is_corrected_only_for_two_swapped_letters() -> None:
     assert correction("spae", words, set()) is None  # too short
 
 
+def test_a_short_word_missing_or_doubling_a_letter_is_read_as_a_runbook_word() -> None:
+    words = {"problem": 2, "error": 4}
+    assert correction("poblem", words, set()) == "problem"
+    assert correction("errorr", words, set()) == "error"
+    # towards a common word no runbook uses, only a swap is trusted
+    assert correction("poblem", {}, {"problem"}) is None
+    assert correction("porblem", {}, {"problem"}) == "problem"
+
+
 def test_names_and_known_words_are_left_as_typed() -> None:
     df, words = _doc_freq(RUNBOOK), _words(RUNBOOK)
     lexicon = Lexicon(["morning"], dictionary=False)
