@@ -48,7 +48,7 @@ from retrieval.outline import OutlineCache, Part
 from retrieval.query import drop_links
 from retrieval.search import HybridSearcher, group_by_document
 from retrieval.snapshot import Snapshot
-from retrieval.spelling import corrected
+from retrieval.spelling import Reading, corrected
 from retrieval.topics import rank_topics
 
 RUNBOOK_TYPES = ("runbook", "adr", "doc")
@@ -225,6 +225,17 @@ class ExtractiveAnswerer:
         confidence = self._config.model.probability(evidence)
         return Candidate(d, dense, evidence.coverage, confidence, named, evidence)
 
+    def read(self, query: str) -> Reading:
+        """``query`` as the runbooks write it: names in their spelling, typos corrected."""
+        return self._read(query, self._searcher.snapshot())
+
+    def _read(self, query: str, snap: Snapshot) -> Reading:
+        doc_freq = snap.term_stats.doc_freq
+        # a runbook's name typed in other case, as written: "kubepodcrashlooping"
+        query = as_written(query, doc_freq, lambda: snap.written_names, snap.document_names)
+        # typos read as the word they stand for: "conection" -> "connection"
+        return corrected(query, doc_freq, self._vocabulary, lambda: snap.words, self._spelled)
+
     def retrieve(
         self, question: str, flt: SearchFilter | None = None, vector: Vectors | None = None
     ) -> Retrieval:
@@ -233,10 +244,7 @@ class ExtractiveAnswerer:
         generation = self._searcher.generation()
         snap = self._searcher.snapshot(generation)
         doc_freq = snap.term_stats.doc_freq
-        # a runbook's name typed in other case, as written: "kubepodcrashlooping"
-        query = as_written(query, doc_freq, lambda: snap.written_names, snap.document_names)
-        # typos read as the word they stand for: "conection" -> "connection"
-        reading = corrected(query, doc_freq, self._vocabulary, lambda: snap.words, self._spelled)
+        reading = self._read(query, snap)
         query = reading.text
         if vector is None:
             embed = self._dense_query or self._searcher.embedder.embed_query

@@ -53,5 +53,12 @@ def build_web_pages(
         log.warning("query log unavailable for the web reports (%s)", exc)
         query_log = None
     return WebPages(
-        config, service, runtime.searcher, query_log, sign_in, metrics=metrics, today=today
+        config,
+        service,
+        runtime.searcher,
+        query_log,
+        sign_in,
+        metrics=metrics,
+        today=today,
+        read=runtime.extractive.read,
     )

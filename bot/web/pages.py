@@ -64,6 +64,7 @@ from retrieval.doc_warnings import is_stale
 from retrieval.errors import EmbeddingError, IndexUnavailableError
 from retrieval.permissions import Scope
 from retrieval.snapshot import Snapshot
+from retrieval.spelling import Reading
 from state.querylog import QueryLogError, QueryLogReader
 
 log = logging.getLogger("runbook_bot.web")
@@ -118,6 +119,7 @@ class SearchPage:
     results: Sequence[DocumentHits]
     services: Sequence[str]
     complete: bool
+    read_as: tuple[tuple[str, str], ...] = ()  # typos and the words they were read as
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,7 @@ class WebPages:
         *,
         metrics: Metrics | None = None,
         today: Callable[[], date] = date.today,
+        read: Callable[[str], Reading] | None = None,
     ) -> None:
         if config.mode == "slack" and sign_in is None:
             raise ValueError("Sign in with Slack is configured but no SlackSignIn was given")
@@ -202,6 +205,7 @@ class WebPages:
         self._sign_in = sign_in
         self._metrics = metrics
         self._today = today
+        self._read = read  # a search query as the runbooks write it (names, typos)
         self._env = _environment()
         self._env.globals["is_stale"] = self._is_stale
 
@@ -426,14 +430,19 @@ class WebPages:
         if service not in services:
             service = ""
         results: list[DocumentHits] = []
+        reading = Reading(query)
         if query:
             flt = SearchFilter(
                 groups=tuple(sorted(scope.groups)),
                 doc_types=(doc_type,) if doc_type else None,
                 services=(service,) if service else None,
             )
-            results = self._searcher.search(query, SEARCH_RESULTS, flt)
-        return SearchPage(query, doc_type, service, results, services, scope.complete)
+            if self._read is not None:
+                reading = self._read(query)
+            results = self._searcher.search(reading.text, SEARCH_RESULTS, flt)
+        return SearchPage(
+            query, doc_type, service, results, services, scope.complete, reading.read_as
+        )
 
     def _search_url(self, query: str, doc_type: str, service: str) -> str:
         params = {"q": query, "doc_type": doc_type, "service": service}

@@ -251,6 +251,17 @@ def test_an_answer_page_says_which_typos_it_read_as_which_words(site: Site) -> N
         assert "database-connection-failures.md" in page.text
 
 
+def test_the_search_box_reads_typos_and_names_as_the_runbooks_write_them(site: Site) -> None:
+    with site.client() as alice:
+        site.sign_in(alice, ALICE)
+        page = alice.get("/search", params={"q": "pgbouncer conection pool"})
+        assert page.status_code == 200
+        assert "Read “conection” as “connection”" in page.text
+        assert "database-connection-failures.md" in page.text.split("Read “conection”")[1]
+        plain = alice.get("/search", params={"q": "pgbouncer connection pool"})
+        assert "Read “" not in plain.text
+
+
 def test_the_stale_report_lists_only_what_the_viewer_may_read(custom_site) -> None:  # type: ignore[no-untyped-def]
     # in half a year the restricted break-glass runbook (review every 90 days) is stale too
     site = custom_site(today=date(2027, 6, 1))
