@@ -43,7 +43,9 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
             r"worry|wake (ppl|people|someone|anyone) up|can (it|this) wait|"
             r"do i (need|have) to do anything|matter|how bad|severity|"
             r"what (exactly )?trips|how (long|many|much)\b.*\b(before|trip|fire|fires|go)|"
-            r"threshold|what (error )?(%|percent)|over what window|slo\b|error budget)",
+            r"threshold|what (error )?(%|percent)|over what window|slo\b|error budget|"
+            r"what('?s| is) (this|that|it) telling|at what (level|point|percent|usage|fill)|"
+            r"(take|bring|knock)s? (\w+ ){0,2}down\b|still (going through|being served|serving))",
             re.I,
         ),
     ),
@@ -77,7 +79,9 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         "act",
         re.compile(
             r"\b(what (do|should|can) (i|we) (do|kill|restart|delete|remove|drop|scale|bump)|"
-            r"what now|now what|fix|workaround|"
+            r"what now|now what|fix|workaround|options\b|next steps?|what next|"
+            r"what('?s| is) the (play|move)|what (do|should|can) (i|we) (poke|try|change)|"
+            r"safe to \w+|"
             r"mitigat\w*|remediat\w*|resolve|recover|roll ?back|rollback|restart|bounce|"
             r"can i (just )?\w+|should i \w+|buys? (me )?time|stop (it|this)|get rid|"
             r"make it stop|unblock|unstick|clear (it|the))\b",
