@@ -229,14 +229,17 @@ def choose_parts(
             break
         if not wanted:
             break
+    explains = bool(heading_kinds(lead.part.own_path) & {"meaning", "symptoms"})
     if (
-        intent == "act"
+        (intent == "act" or (intent == "procedure" and explains))
         and not lead.anchored
         and len(chosen) == 2
         and _acts(chosen[1].part)
         and not _acts(lead.part)
     ):
-        chosen.reverse()  # "what do I do": the action first, the check it needs after it
+        # "what do I do": the action first, the check it needs after it; "how do I …":
+        # the steps before the section that explains the alert
+        chosen.reverse()
     return chosen
 
 

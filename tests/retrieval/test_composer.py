@@ -201,6 +201,15 @@ def test_what_do_i_do_leads_with_the_action_even_when_the_check_scores_higher() 
     assert chosen_headings(TEXT, scored, "diagnose")[0] == "Diagnosis"
 
 
+def test_how_do_i_leads_with_the_steps_before_the_section_that_explains_the_alert() -> None:
+    explained = TEXT.replace("## Symptoms", "## Meaning")
+    scored = [("Meaning", 1.0, 0.8), ("Restart pgbouncer", 0.95, 0.5)]
+    assert chosen_headings(explained, scored, "procedure") == ["Restart pgbouncer", "Meaning"]
+    # a check that is itself the procedure asked for stays first
+    scored = [("Diagnosis", 1.0, 0.8), ("Restart pgbouncer", 0.95, 0.5)]
+    assert chosen_headings(TEXT, scored, "procedure")[0] == "Diagnosis"
+
+
 def test_a_piece_holding_only_link_definitions_is_not_quoted() -> None:
     intro = "\n\n".join(
         f"Paragraph {i}: " + "email the [support desk][desk] now " * 10 for i in range(3)
