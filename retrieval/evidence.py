@@ -14,7 +14,7 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from core.models import normalize_name
-from retrieval.tokenize import tokenize
+from retrieval.tokenize import ACRONYM_PLURAL, tokenize
 
 # Words so common in questions that they say nothing about coverage.
 _QUESTION_NOISE = frozenset(
@@ -216,7 +216,9 @@ def unknown_entities(
         word = raw.lower()
         # CamelCase or dotted/hyphenated; a word in capitals (AVAILABLE) is a plain word
         compound = any(c in raw for c in "-_.") or (
-            any(c.isupper() for c in raw[1:]) and not raw.isupper()
+            any(c.isupper() for c in raw[1:])
+            and not raw.isupper()
+            and not ACRONYM_PLURAL.fullmatch(raw)  # PDBs: a word, the plural of PDB
         )
         if compound:
             if word in corpus_terms or normalize_name(word) in known_names:
@@ -225,6 +227,6 @@ def unknown_entities(
                 continue
             found.append(raw)
             continue
-        if not _known(word, corpus_terms, vocab):
+        if not _known(word, corpus_terms, vocab) and not _known(raw, corpus_terms, vocab):
             found.append(raw)
     return found

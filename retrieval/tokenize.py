@@ -13,10 +13,13 @@ and is ALSO split into its parts (stemmed like plain words)::
     --force                     -> --force forc
     CHK-5023                    -> chk-5023 chk 5023
     /proc/mdstat                -> proc mdstat
+    PVCs                        -> pvc
 
 Splitting is hierarchical: on ``.`` first, then on ``-``/``_``, then on
 camelCase boundaries; every level that actually splits emits its whole piece
-too (so ``checkout-api`` is found inside ``checkout-api.prod.svc``). ``/``,
+too (so ``checkout-api`` is found inside ``checkout-api.prod.svc``). An acronym
+with a plural ``s`` (``PVCs``, ``CRDs``) is the acronym: the stemmer, which needs a
+vowel before the ``s``, would keep ``pvcs`` apart from ``pvc``. ``/``,
 ``:``, ``=``, quotes, brackets and whitespace are plain separators.
 
 Plain words and parts are lowercased, dropped if they are a stopword or a single
@@ -36,11 +39,11 @@ from itertools import chain
 
 import Stemmer
 
-__all__ = ["STOPWORDS", "TOKENIZER_VERSION", "tokenize"]
+__all__ = ["ACRONYM_PLURAL", "STOPWORDS", "TOKENIZER_VERSION", "tokenize"]
 
 # Bump whenever tokenize() output changes: persisted keyword indexes record it
 # and are rebuilt instead of loaded when it differs.
-TOKENIZER_VERSION = 1
+TOKENIZER_VERSION = 2
 
 # A raw token: an optional flag prefix (``-n``, ``--force``) or a word
 # character, then word characters and the in-identifier connectors ``.`` ``-``.
@@ -50,6 +53,8 @@ _DASH = re.compile(r"[-_]+")
 # camelCase pieces: an acronym followed by a capitalised word (HTTP|Server),
 # a (capitalised) lowercase run with digits (Kube, k8s, S3), or an acronym.
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z]{2,})|[A-Z]?[a-z0-9]+|[A-Z0-9]+")
+# an acronym in the plural: PVCs, CRDs, VMIs, S3s
+ACRONYM_PLURAL = re.compile(r"[A-Z0-9]*[A-Z][A-Z0-9]*[A-Z0-9]s")
 
 _MAX_TOKEN_LEN = 128  # longer runs are blobs (base64, minified code), not words
 _WORD_CACHE_MAX = 1 << 17
@@ -90,6 +95,9 @@ def _atom(word: str, out: list[str]) -> None:
 
 
 def _camel(piece: str, out: list[str]) -> None:
+    if ACRONYM_PLURAL.fullmatch(piece):
+        _atom(piece[:-1], out)
+        return
     if piece.isascii() and not piece.islower() and not piece.isupper():
         parts = _CAMEL.findall(piece)
         if len(parts) > 1:

@@ -50,6 +50,12 @@ def test_unknown_system_still_named() -> None:
     ]
 
 
+def test_an_acronym_in_the_plural_is_known_when_the_runbooks_use_it() -> None:
+    corpus = {"pdb": 2, "list": 3}
+    assert unknown_entities("how do i list which PDBs are at their limit", corpus, Lexicon()) == []
+    assert unknown_entities("which CRDs are stuck", corpus, Lexicon()) == ["CRDs"]
+
+
 def test_hyphenated_phrase_of_words_is_not_a_name() -> None:
     assert unknown_entities("is there a break-glass procedure", {}, Lexicon()) == []
     assert unknown_entities("search-api keeps restarting", {}, Lexicon()) == ["search-api"]

@@ -100,6 +100,12 @@ def test_acronyms_and_digits_in_identifiers() -> None:
     ]
 
 
+def test_an_acronym_in_the_plural_is_the_acronym() -> None:
+    assert tokenize("PVCs CRDs VMIs S3s") == ["pvc", "crd", "vmi", "s3"]
+    assert tokenize("PDBs") == tokenize("PDB")
+    assert tokenize("AWS Pods") == tokenize("aws pods")  # capitals or a capital: words
+
+
 def test_non_ascii_words() -> None:
     assert tokenize("Ünïcode café") == ["ünïcode", "café"]
 
