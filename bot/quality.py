@@ -55,6 +55,15 @@ def discover(corpora: Path) -> list[QuestionSet]:
     ]
 
 
+def repository_sets(root: Path) -> list[QuestionSet]:
+    """The question sets this repository carries: the extra corpora under
+    ``tests/fixtures/corpora`` (real public runbooks with questions written for them) and
+    the sample runbooks with ``tests/fixtures/sample_questions.jsonl``."""
+    fixtures = root / "tests" / "fixtures"
+    samples = QuestionSet("sample-runbooks", root / "runbooks", fixtures / "sample_questions.jsonl")
+    return [*discover(fixtures / "corpora"), samples]
+
+
 def read_source(path: str, roots: Sequence[Path]) -> str | None:
     """The original text of an ingested file, looked up under ``roots``."""
     for root in roots:

@@ -9,9 +9,9 @@ runbooks answer. A question word is read as a typo when
   ``KubePodCrashLooping``, ``checkout-api``, ``ip-10-0-3-12`` are names as typed),
 - neither the runbooks nor the lexicon know it, and
 - one edit turns it into a word the runbooks use as written, or else into a common
-  word of the language model ("straihgt"): a letter dropped, added or changed, or two
-  neighbours swapped. Below ``MIN_TYPO_LEN`` letters a swap counts ("memroy",
-  "spcae"), and a letter dropped or doubled counts only towards a word the runbooks
+  word of the language model ("straihgt"): a letter dropped, added or changed (never
+  the first: ``vsphere`` is not ``sphere``), or two neighbours swapped. Below
+  ``MIN_TYPO_LEN`` letters a swap counts ("memroy", "spcae"), and a letter dropped or doubled counts only towards a word the runbooks
   use ("poblem", "errorr"): one letter changed in a six-letter name is too often
   another word (``thanos``, ``thanks``), and a short common word the runbooks never
   use says too little to be worth the guess.
@@ -50,8 +50,10 @@ def _swaps(word: str) -> set[str]:
 
 
 def _one_letter(word: str, *, replace: bool) -> set[str]:
-    """Every string one letter dropped or added away (and, with ``replace``, changed)."""
-    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    """Every string one letter dropped or added away (and, with ``replace``, changed),
+    after the first letter: people rarely mistype the first letter, and a product is
+    often a word with one in front (``vsphere``, ``sphere``)."""
+    splits = [(word[:i], word[i:]) for i in range(1, len(word) + 1)]
     out = {a + b[1:] for a, b in splits if b}
     out |= {a + c + b for a, b in splits for c in _LETTERS}
     if replace:

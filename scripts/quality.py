@@ -2,8 +2,9 @@
 
     .venv/bin/python scripts/quality.py [--corpora ../shared/corpora] [--data data/quality]
 
-Every folder of ``--corpora`` with an ``eval.jsonl`` is a question set, and so
-are the sample runbooks with ``tests/fixtures/sample_questions.jsonl``. Each is
+Every folder of ``--corpora`` with an ``eval.jsonl`` is a question set, and so are
+the repository's own: the extra corpora under ``tests/fixtures/corpora`` and the sample
+runbooks with ``tests/fixtures/sample_questions.jsonl``. Each is
 ingested into its own data dir (incrementally: a second run embeds nothing).
 For each set the confidence model is fitted on all the others and the held-out
 set is scored; then the model fitted on every set (the one to freeze in
@@ -21,31 +22,28 @@ sys.path.insert(0, str(ROOT))
 
 from bot.quality import (  # noqa: E402
     Prepared,
-    QuestionSet,
     discover,
     in_sample,
     leave_one_out,
     prepare,
+    repository_sets,
     table,
 )
 from bot.runtime import Runtime  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
 
-SAMPLES = QuestionSet(
-    "sample-runbooks", ROOT / "runbooks", ROOT / "tests/fixtures/sample_questions.jsonl"
-)
-
 
 def prepared_sets(description: str) -> list[Prepared] | None:
-    """Every question set of ``--corpora`` plus the sample runbooks, each ingested
+    """Every question set of ``--corpora`` plus the repository's own, each ingested
     (incrementally) under ``--data``; None, with a message, when fewer than two corpora
     have questions."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--corpora", type=Path, default=ROOT.parent / "shared" / "corpora")
     parser.add_argument("--data", type=Path, default=ROOT / "data" / "quality")
     args = parser.parse_args()
-    sets = [*discover(args.corpora), SAMPLES]
-    if len(sets) < 3:
+    shared = discover(args.corpora)
+    sets = [*shared, *repository_sets(ROOT)]
+    if len(shared) < 2:
         print(f"need at least two corpora with eval.jsonl under {args.corpora}", file=sys.stderr)
         return None
     embedder = Runtime(load_settings(data_dir=args.data)).embedder  # one model for every set

@@ -64,6 +64,9 @@ def test_names_and_known_words_are_left_as_typed() -> None:
 def test_a_product_no_runbook_mentions_stays_unknown() -> None:
     df, words = _doc_freq(RUNBOOK), _words(RUNBOOK)
     assert corrected("coredns timing out", df, set(), lambda: words).read_as == ()
+    # a word with one letter in front is a product, not a typo
+    assert correction("vsphere", {"sphere": 3}, {"sphere"}) is None
+    assert correction("sphree", {"sphere": 3}, set()) == "sphere"
 
 
 def test_an_everyday_word_is_corrected_from_the_language_when_no_runbook_uses_it() -> None:
