@@ -9,7 +9,8 @@ from retrieval.confidence import ConfidenceModel
 
 # Fitted by `make quality` (scripts/quality.py) on every corpus in ../shared/corpora
 # plus the repository's own question sets (tests/fixtures/corpora, the sample
-# runbooks); the leave-one-corpus-out numbers it prints are in the README. Features, in order: retrieval.confidence.FEATURES.
+# runbooks); the leave-one-corpus-out numbers it prints are in the README.
+# Features, in order: retrieval.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
     weights=(0.3888, 0.079, 0.4005, -0.2361, -0.4231, 0.0614),
     means=(0.5467, 3.4212, 0.5686, 0.2364, 0.131, 0.1565),

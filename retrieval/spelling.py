@@ -11,10 +11,11 @@ runbooks answer. A question word is read as a typo when
 - one edit turns it into a word the runbooks use as written, or else into a common
   word of the language model ("straihgt"): a letter dropped, added or changed (never
   the first: ``vsphere`` is not ``sphere``), or two neighbours swapped. Below
-  ``MIN_TYPO_LEN`` letters a swap counts ("memroy", "spcae"), and a letter dropped or doubled counts only towards a word the runbooks
-  use ("poblem", "errorr"): one letter changed in a six-letter name is too often
-  another word (``thanos``, ``thanks``), and a short common word the runbooks never
-  use says too little to be worth the guess.
+  ``MIN_TYPO_LEN`` letters a swap counts ("memroy", "spcae"), and a letter dropped
+  or doubled counts only towards a word the runbooks use ("poblem", "errorr"): one
+  letter changed in a six-letter name is too often another word (``thanos``,
+  ``thanks``), and a short common word the runbooks never use says too little to be
+  worth the guess.
 
 When several runbook words are one edit away, the one the most runbooks use wins. A
 product the runbooks never mention (``coredns``, ``rabbitmq``) stays unknown: no word
