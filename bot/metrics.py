@@ -53,6 +53,7 @@ STAGE_BUCKETS: tuple[float, ...] = (
 ABSTAIN_REASONS: tuple[str, ...] = (
     "no-match",
     "low-confidence",
+    "no-command",
     "access-denied",
     "only-superseded-sources",
     "error",

@@ -14,7 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 DocType = Literal["runbook", "incident", "adr", "doc"]
 AnswerState = Literal["answer", "unsure", "abstain"]
-AbstainReason = Literal["no-match", "low-confidence", "access-denied", "only-superseded-sources"]
+AbstainReason = Literal[
+    "no-match", "low-confidence", "no-command", "access-denied", "only-superseded-sources"
+]
 WarningKind = Literal[
     "stale",
     "superseded",

@@ -15,6 +15,7 @@ from urllib.parse import quote_plus
 
 from core.doc_ids import reference_id
 from core.heading_text import plain_section
+from core.markup import syntax_for
 from core.models import (
     AbstainReason,
     Answer,
@@ -41,7 +42,7 @@ from retrieval.confidence import Evidence, everyday_terms, gather_evidence
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
 from retrieval.evidence import query_terms, unknown_entities
-from retrieval.intent import asks_about_past, question_intent
+from retrieval.intent import asks_about_past, asks_for_command, question_intent, shows_command
 from retrieval.lexicon import spelled_words
 from retrieval.names import as_written, document_names, query_names
 from retrieval.outline import OutlineCache, Part
@@ -60,6 +61,7 @@ UNSURE_TEXT = "Not sure these answer it: the closest runbooks."
 REASON_TEXT: dict[str, str] = {
     "no-match": "No runbook covers this.",
     "low-confidence": "No runbook covers this.",
+    "no-command": "No runbook shows a command for this.",
     "access-denied": "A runbook you cannot read may cover this; ask its owners for access.",
     "only-superseded-sources": "Only superseded or deprecated documents mention this.",
 }
@@ -420,6 +422,10 @@ class ExtractiveAnswerer:
             return self._not_answered(r, flt, confident, warnings, link, today)
 
         citations = self._cite(chosen, r, today)
+        if not pinned and asks_for_command(r.question) and not _show_command(citations):
+            # "whats the cmd to …" answered with prose alone: the runbook covers the topic,
+            # not the command asked for (a near miss); offer the closest runbooks instead
+            return self._not_answered(r, flt, [], warnings, link, today, no_command=True)
         warnings = (
             document_warnings(
                 chosen.chunk.metadata,
@@ -461,6 +467,8 @@ class ExtractiveAnswerer:
         warnings: list[AnswerWarning],
         link: str | None,
         today: date,
+        *,
+        no_command: bool = False,
     ) -> Answer:
         """The "not sure" tier (closest runbooks, no quote) or an abstention."""
         model = self._config.model
@@ -471,15 +479,18 @@ class ExtractiveAnswerer:
         elif not r.runbooks and not r.incidents:
             reason = "no-match"
         else:
-            reason = "low-confidence"
+            reason = "no-command" if no_command else "low-confidence"
         if reason != "only-superseded-sources" and self._hidden_answer(r, flt):
             reason = "access-denied"
         best = max((c.confidence for c in r.runbooks), default=0.0)
-        unsure = reason == "low-confidence" and best >= model.suggest_at
+        offers = reason in ("low-confidence", "no-command")  # the closest runbooks help
+        unsure = offers and best >= model.suggest_at
         closest = (r.runbooks or r.incidents or (None,))[0]
         return Answer(
             state="unsure" if unsure else "abstain",
-            text=UNSURE_TEXT if unsure else REASON_TEXT[reason],
+            text=(UNSURE_TEXT if reason == "low-confidence" else REASON_TEXT[reason])
+            if unsure
+            else REASON_TEXT[reason],
             question=r.question,
             reason=reason,
             warnings=tuple(warnings),
@@ -488,7 +499,7 @@ class ExtractiveAnswerer:
                 for c in confident[:1]
                 if reason == "only-superseded-sources"
             ),
-            suggestions=self.suggest(r) if reason == "low-confidence" else (),
+            suggestions=self.suggest(r) if offers else (),
             search_link=link,
             generation=r.generation,
             confidence=round(best, 4),
@@ -606,6 +617,11 @@ class ExtractiveAnswerer:
                     make_citation(p.chunk, q.start, q.end, q.text, line, today, p.section, q.note)
                 )
         return tuple(out)
+
+
+def _show_command(citations: Sequence[Citation]) -> bool:
+    """Does any quote show a command (read in Markdown, whatever the file's syntax)?"""
+    return any(shows_command(syntax_for(c.path).as_markdown(c.quote)) for c in citations)
 
 
 def _superseded_note(old: Candidate, new: Candidate | None) -> AnswerWarning:

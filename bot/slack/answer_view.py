@@ -57,6 +57,7 @@ from core.models import Answer, AnswerWarning, Citation, Suggestion
 
 CLOSEST_OTHER_SERVICE = "Closest match (different service)"
 NOT_SURE = "Not sure any runbook answers this."
+NO_COMMAND = "No runbook shows a command for this."
 NONE_COVERS = "No runbook covers this."
 RESTRICTED = "Restricted runbook, visible only to you."
 DO_NOT_PASTE = "Do not paste it in public channels."
@@ -494,7 +495,10 @@ def render_not_answered(
     view = view or View()
     reason = answer.reason or "no-match"
     unsure = answer.state == "unsure"
-    if unsure:
+    if unsure and reason == "no-command":
+        headline = f":grey_question: *{NO_COMMAND}*"
+        text = NO_COMMAND
+    elif unsure:
         headline = f":grey_question: *{NOT_SURE}*"
         text = NOT_SURE
     elif reason == "access-denied":
@@ -512,7 +516,7 @@ def render_not_answered(
         headline += (
             " The closest runbooks:" if unsure else " The closest runbooks, none a confident match:"
         )
-    elif reason in ("no-match", "low-confidence") and answer.search_link:
+    elif reason in ("no-match", "low-confidence", "no-command") and answer.search_link:
         headline += " Search the runbooks repository, or ask the owning team."
     blocks: list[dict[str, Any]] = [*_preface(view), section(headline, block_id="lead")]
     warnings = _warnings_block(answer, today)

@@ -25,6 +25,10 @@ REASONS: dict[str, str] = {
     "low-confidence": (
         "Some runbooks look related, but none matches closely enough to quote with confidence."
     ),
+    "no-command": (
+        "You asked for a command, and the closest runbooks show none for this: none is "
+        "quoted as if it answered."
+    ),
     "access-denied": ("A runbook you cannot read may cover this; ask its owners for access."),
     "only-superseded-sources": (
         "The only runbooks that match are superseded or deprecated, so they are not quoted."
@@ -47,6 +51,7 @@ WARNING_DEFAULTS: dict[str, str] = {
 GAP_REASONS: dict[str, str] = {
     "no-match": "no match",
     "low-confidence": "not confident enough",
+    "no-command": "no runbook shows the command",
     "only-superseded-sources": "only retired runbooks",
     "not_helpful": "marked not helpful",
     "abstain": "no answer",

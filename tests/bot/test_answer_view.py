@@ -452,6 +452,21 @@ def test_not_sure_names_each_closest_runbook_with_link_and_owner() -> None:
     )
 
 
+def test_asked_for_a_command_that_no_runbook_shows_says_so() -> None:
+    a = Answer(
+        state="unsure",
+        text="No runbook shows a command for this.",
+        reason="no-command",
+        suggestions=(suggestion(1),),
+    )
+    message = render(a)
+    assert shown(message).startswith(
+        ":grey_question: *No runbook shows a command for this.* The closest runbooks:"
+    )
+    assert "Payments runbook 1" in shown(message)
+    assert message.text.startswith("No runbook shows a command for this.")
+
+
 def test_no_runbook_says_so_once() -> None:
     a = Answer(state="abstain", text="No runbook covers this.", reason="no-match")
     message = render(a)

@@ -111,6 +111,44 @@ def test_an_alert_name_typed_in_lower_case_is_answered_as_the_alert(
     assert typed.question == "checkoutapidbconnectionerrors what do i do"
 
 
+STRIPE_KEY = """# Payments: Stripe secret key rotation
+
+Owner: @payments-oncall
+
+## Meaning
+
+payments-api signs every charge with the Stripe secret key. The key is rotated every
+90 days, and at once when it leaks into a log, a ticket or a chat.
+
+## Mitigation
+
+When the Stripe secret key leaks, roll it in the Stripe dashboard under Developers,
+API keys, with an expiry of one hour for the old key. Store the new key in Vault where
+payments-api reads it, restart payments-api so it picks the key up, and confirm that
+charges succeed before the old key expires.
+"""
+
+
+def test_a_question_for_the_command_is_not_answered_with_prose_alone(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    files = {
+        str(p.relative_to(SAMPLE_RUNBOOKS)): p.read_text() for p in SAMPLE_RUNBOOKS.rglob("*.md")
+    }
+    files["payments/stripe-key-rotation.md"] = STRIPE_KEY
+    with runtime_over(files, tmp_path, embedder) as rt:
+        how = rt.extractive.answer("the stripe secret key leaked into a log, how do i rotate it")
+        assert how.state == "answer"
+        assert how.citations[0].path == "payments/stripe-key-rotation.md"
+        command = rt.extractive.answer("whats the command to rotate the stripe secret key")
+        assert command.state == "unsure" and command.reason == "no-command"
+        assert not command.citations
+        assert command.suggestions[0].path == "payments/stripe-key-rotation.md"
+        # a runbook that shows the command answers the same kind of question
+        shown = rt.extractive.answer("whats the cmd to flip traffic to the secondary provider")
+        assert shown.state == "answer" and shown.citations
+
+
 def test_stale_runbook_carries_age_and_owner(sample_runtime: Runtime) -> None:
     answer = sample_runtime.extractive.answer("elasticsearch cluster red unassigned shards")
     stale = [w for w in answer.warnings if w.kind == "stale"]

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.intent import asks_about_past, heading_kinds, intent_match, question_intent
+from retrieval.intent import (
+    asks_about_past,
+    asks_for_command,
+    heading_kinds,
+    intent_match,
+    question_intent,
+    shows_command,
+)
 
 
 @pytest.mark.parametrize(
@@ -39,6 +46,14 @@ from retrieval.intent import asks_about_past, heading_kinds, intent_match, quest
         ("alertname=NodeFilesystemSpaceFillingUp mountpoint=/var severity=critical", "unspecified"),
         ('KubeJobFailed job_name="backfill" severity=warning, how bad is it', "meaning"),
         ("severity=critical KubeQuotaExceeded, what do i do", "act"),
+        # how on-call engineers ask for the action, and for what it means
+        ("node drain hangs forever on 3 vms. options?", "act"),
+        ("importer pod keeps getting recreated. what's the play", "act"),
+        ("/var at 97% and the journal is huge. safe to clean what", "act"),
+        ("operator panel says Degraded, what do i poke", "act"),
+        ("audit log cannot be written. is that going to take the cluster down?", "meaning"),
+        ("pool just passed 80% used. at what fill level does it stop taking writes", "meaning"),
+        ("northd logging 'dropped 312 log messages'. what is that telling me", "meaning"),
     ],
 )
 def test_question_intent(question: str, intent: str) -> None:
@@ -88,3 +103,23 @@ def test_intent_match_prefers_the_asked_kind() -> None:
     assert intent_match("unspecified", ("Diagnosis",)) == 0.5
     assert intent_match("meaning", ("Impact",)) == 1.0
     assert intent_match("meaning", ("Mitigation",)) == 0.0
+
+
+def test_a_question_that_asks_for_the_command_itself() -> None:
+    for question in (
+        "whats the cmd to flip traffic to adyen",
+        "amtool syntax to silence an alert for 2h",
+        "how do i unpause a machineconfigpool from the cli",
+        "exact oc commands to force the mon to reschedule?",
+    ):
+        assert asks_for_command(question), question
+    assert not asks_for_command("how do i rotate the stripe key")
+    assert not asks_for_command("the client keeps timing out")
+
+
+def test_what_shows_a_command() -> None:
+    assert shows_command("Run `kubectl rollout restart deploy/api`.")
+    assert shows_command("```\npatronictl list\n```")
+    assert shows_command("~~~sh\nvault read secret/x\n~~~")
+    assert shows_command("On the box:\n\n  $ systemctl restart pgbouncer")
+    assert not shows_command("Roll the key in the Stripe dashboard, then restart payments-api.")

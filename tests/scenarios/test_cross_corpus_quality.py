@@ -25,7 +25,7 @@ CORPORA = ROOT.parent / "shared" / "corpora"
 FLOORS: dict[str, tuple[float, float, float, float, float, float]] = {
     "govuk-developer-docs": (0.9, 0.85, 0.65, 0.55, 0.57, 0.1),
     "prometheus-operator-runbooks": (0.95, 0.85, 0.5, 0.5, 0.58, 0.3),
-    "stolostron-managed-service-runbooks": (0.92, 0.8, 0.6, 0.55, 0.6, 0.15),
+    "stolostron-managed-service-runbooks": (0.92, 0.8, 0.6, 0.55, 0.57, 0.15),
     "sample-runbooks": (0.95, 0.95, 0.65, 0.5, 0.7, 0.1),
     "gitlab-runbooks": (0.95, 0.9, 0.6, 0.5, 0.3, 0.1),
     "openshift-runbooks": (0.9, 0.8, 0.5, 0.4, 0.55, 0.25),
