@@ -50,6 +50,20 @@ COMPUTING = frozenset(
     """.split()
 )
 
+# Products and projects of operations whose names the language model or the dictionary
+# also knows (a surname, an author, a myth, a trade): in a question they name a system,
+# so a runbook set that never mentions one is silent about it. Words whose ordinary sense
+# an engineer may well mean ("chef", "flux", "varnish", "confluence") are left out.
+PRODUCTS = frozenset(
+    """
+    kafka jenkins docker consul vault nomad sentry puppet helm envoy cassandra mongo
+    mongodb celery apache tomcat jetty prometheus loki jaeger zipkin linkerd traefik
+    haproxy fastly akamai netlify gitlab bitbucket jira opsgenie kubernetes openshift
+    spinnaker zookeeper memcached rabbitmq airflow bigquery redshift splunk nagios
+    zabbix ansible saltstack pulumi argocd
+    """.split()
+)
+
 _SUFFIXES = ("ies", "es", "s", "ing", "ed", "er", "ly")
 MIN_STEM = 3
 
@@ -113,6 +127,8 @@ class Lexicon:
         if not isinstance(word, str):
             return False
         w = word.lower().replace("'", "")
+        if w in PRODUCTS:
+            return False
         if w in CONTRACTIONS or w in SHORTHAND or w in COMPUTING:
             return True
         candidates = list(_stems(w))

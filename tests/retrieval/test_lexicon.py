@@ -30,6 +30,15 @@ def test_words_of_computing_that_name_no_product_are_ordinary() -> None:
     assert unknown_entities("coredns timing out after the hotfix", {}, Lexicon()) == ["coredns"]
 
 
+def test_a_product_the_dictionary_also_knows_is_still_a_name() -> None:
+    lexicon = Lexicon(["kafka", "jenkins", "docker", "broker"])
+    for word in ("kafka", "Jenkins", "docker"):
+        assert word not in lexicon, word
+    assert "broker" in lexicon
+    assert unknown_entities("kafka consumer lag keeps climbing", {}, lexicon) == ["kafka"]
+    assert unknown_entities("kafka consumer lag keeps climbing", {"kafka": 2}, lexicon) == []
+
+
 def test_model_words_count_without_the_dictionary() -> None:
     lexicon = Lexicon(["kubelet"], dictionary=False)
     assert "kubelet" in lexicon and "kubelets" in lexicon
