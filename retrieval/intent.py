@@ -54,7 +54,7 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(which (metric|log|logs|condition|dashboard|panel|query)|"
             r"how (do|can) (i|we) (tell|see|find|check|know|confirm|verify|figure|work out|"
-            r"spot|identify|debug|investigate|troubleshoot)|"
+            r"spot|identify|debug|investigate|troubleshoot|list|show|view|inspect|look up)\b|"
             r"where (do|can|should) (i|we)( \w+)? (see|find|look|check)|"
             r"where .* (logged|logs?)|"
             r"what (do|should) (i|we) (check|look|compare|filter)|what to (check|compare)|"
