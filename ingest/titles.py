@@ -67,9 +67,15 @@ def _key(text: str) -> str:
     return _NOT_WORD.sub(" ", text.lower()).strip()
 
 
+# A template's placeholder left in place: "(Title: Name of alert)", "<Alert name>", "TODO"
+_PLACEHOLDER = re.compile(r"^\s*(\(.*\)|\[.*\]|<.*>|\{.*\}|(todo|tbd)\b.*)\s*$", re.I)
+# a template's label kept in front of the title: "Title: SidekiqQueueTooLarge"
+_LABEL = re.compile(r"^\s*title\s*:\s*", re.I)
+
+
 def is_generic(title: str) -> bool:
     key = _key(title)
-    return not key or key in GENERIC or key in TOC_HEADINGS
+    return not key or key in GENERIC or key in TOC_HEADINGS or bool(_PLACEHOLDER.match(title))
 
 
 def h1_headings(body: str, syntax: Syntax | None = None) -> Iterator[str]:
@@ -137,7 +143,9 @@ def choose_title(front_matter_title: object, body: str, rel: str) -> str:
         text = plain_heading(str(front_matter_title))
         if text:
             candidates.append(text)
-    titles = [h for h in h1_headings(body, syntax_for(rel)) if _key(h) not in TOC_HEADINGS]
+    titles = [
+        _LABEL.sub("", h) for h in h1_headings(body, syntax_for(rel)) if _key(h) not in TOC_HEADINGS
+    ]
     if not titles:  # no H1: the title may be written one level down
         titles = [h for h in [opening_heading(body, rel)] if h and _key(h) not in TOC_HEADINGS]
     candidates.extend(titles)

@@ -421,6 +421,14 @@ class ExtractiveAnswerer:
         if chosen is None:
             return self._not_answered(r, flt, confident, warnings, link, today)
 
+        if (
+            not pinned
+            and chosen.confidence + LEAD_MARGIN <= 1.0
+            and self._hidden_answer(r, flt, above=chosen.confidence + LEAD_MARGIN)
+        ):
+            # a runbook the asker cannot read answers far better than the readable one:
+            # say so rather than quote the weaker runbook as if it answered
+            return self._not_answered(r, flt, [], warnings, link, today, hidden=True)
         citations = self._cite(chosen, r, today)
         if not pinned and asks_for_command(r.question) and not _show_command(citations):
             # "whats the cmd to …" answered with prose alone: the runbook covers the topic,
@@ -469,6 +477,7 @@ class ExtractiveAnswerer:
         today: date,
         *,
         no_command: bool = False,
+        hidden: bool | None = None,  # known already: an unreadable runbook answers
     ) -> Answer:
         """The "not sure" tier (closest runbooks, no quote) or an abstention."""
         model = self._config.model
@@ -480,7 +489,9 @@ class ExtractiveAnswerer:
             reason = "no-match"
         else:
             reason = "no-command" if no_command else "low-confidence"
-        if reason != "only-superseded-sources" and self._hidden_answer(r, flt):
+        if hidden is None:
+            hidden = reason != "only-superseded-sources" and self._hidden_answer(r, flt)
+        if hidden:
             reason = "access-denied"
         best = max((c.confidence for c in r.runbooks), default=0.0)
         offers = reason in ("low-confidence", "no-command")  # the closest runbooks help
@@ -507,8 +518,9 @@ class ExtractiveAnswerer:
             closest_service=closest.chunk.metadata.service if closest is not None else None,
         )
 
-    def _hidden_answer(self, r: Retrieval, flt: SearchFilter | None) -> bool:
-        """Would a document the asker cannot read answer with confidence?"""
+    def _hidden_answer(self, r: Retrieval, flt: SearchFilter | None, *, above: float = 0.0) -> bool:
+        """Would a document the asker cannot read answer with confidence (at least
+        ``above``)?"""
         if flt is None or flt.groups is None:
             return False
         groups = set(flt.groups)
@@ -518,6 +530,7 @@ class ExtractiveAnswerer:
             lead is not None
             and lead.active
             and (flt.sources is not None or lead.confidence >= self._config.model.answer_at)
+            and lead.confidence >= above
             and not groups & set(lead.chunk.metadata.access)
         )
 

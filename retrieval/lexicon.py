@@ -56,7 +56,7 @@ COMPUTING = frozenset(
 # an engineer may well mean ("chef", "flux", "varnish", "confluence") are left out.
 PRODUCTS = frozenset(
     """
-    kafka jenkins docker consul vault nomad sentry puppet helm envoy cassandra mongo
+    kafka jenkins consul vault nomad sentry puppet helm envoy cassandra mongo
     mongodb celery apache tomcat jetty prometheus loki jaeger zipkin linkerd traefik
     haproxy fastly akamai netlify gitlab bitbucket jira opsgenie kubernetes openshift
     spinnaker zookeeper memcached rabbitmq airflow bigquery redshift splunk nagios

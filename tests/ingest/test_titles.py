@@ -55,6 +55,16 @@ from ingest.titles import choose_title, first_h1, humanize
         # ... but not when a later heading stands level with it
         (None, "## Symptoms\n\nx\n\n## Mitigation\n\ny\n", "alerts/disk_full.md", "disk_full"),
         (None, "text\n", "alerts/KubeProxyDown.md", "KubeProxyDown"),
+        # a template's placeholder left as the H1 is no title
+        (
+            None,
+            "# (Title: Name of alert)\n\n## Overview\n",
+            "alerts/PatroniWALGenerationSaturation.md",
+            "PatroniWALGenerationSaturation",
+        ),
+        (None, "# <Alert name>\n\ntext\n", "alerts/DiskFull.md", "DiskFull"),
+        (None, "# TODO\n\ntext\n", "ops/rotate-keys.md", "Rotate keys"),
+        (None, "# Title: SidekiqQueueTooLarge\n\ntext\n", "a/x.md", "SidekiqQueueTooLarge"),
         # nothing better exists: keep the generic heading
         (None, "# Introduction\n\ntext\n", "README.md", "Introduction"),
     ],
