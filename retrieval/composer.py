@@ -31,6 +31,7 @@ from core.markup import syntax_for
 from core.models import normalize_name
 from retrieval.evidence import TermStats, coverage
 from retrieval.intent import WANTED, Intent, heading_kinds, intent_match
+from retrieval.link_pages import LINK_LIST_SHARE, link_share
 from retrieval.outline import Part
 from retrieval.tokenize import tokenize
 
@@ -170,10 +171,14 @@ def lead_in(part: Part, following: Part | None) -> bool:
 
 
 def quotable(parts: Sequence[Part]) -> list[Part]:
-    """The parts that can be quoted on their own: every part but the lead-ins."""
+    """The parts that can be quoted on their own: every part but the lead-ins, and but
+    the lists of links (a generated "Troubleshooting Pointers" index atop a README
+    points at answers instead of holding one) unless the document has nothing else."""
     ordered = sorted(parts, key=lambda p: p.start)
     nxt = {id(p): (ordered[i + 1] if i + 1 < len(ordered) else None) for i, p in enumerate(ordered)}
-    return [p for p in parts if not lead_in(p, nxt[id(p)])]
+    out = [p for p in parts if not lead_in(p, nxt[id(p)])]
+    answers = [p for p in out if link_share(p.body) < LINK_LIST_SHARE]
+    return answers or out
 
 
 def _own_heading_terms(part: Part) -> frozenset[str]:

@@ -261,6 +261,33 @@ def test_a_lead_in_is_never_quoted_alone_its_subsections_are() -> None:
     assert "Background" in headings and "Impact" in headings
 
 
+INDEXED = """# Pgbouncer Service
+
+## Troubleshooting Pointers
+
+* [Pgbouncer connection management](pgbouncer-connections.md)
+* [Removing a pgbouncer instance](pgbouncer-remove-instance.md)
+* [Pgbouncer saturation](pgbouncer-saturation.md)
+
+## Pooling mode
+
+Pgbouncer runs in transaction pooling mode: a server connection goes back to the pool
+when the transaction ends.
+"""
+
+
+def test_a_list_of_links_is_never_quoted_as_the_answer() -> None:
+    got = ranked(
+        "pgbouncer troubleshooting connection saturation", "unspecified", parts_of(INDEXED)
+    )
+    assert [p.heading for p in got] == ["Pooling mode"]
+    # a document of nothing but links keeps them: it is an index page (ranked elsewhere)
+    only_links = INDEXED.split("## Pooling mode")[0]
+    assert [p.heading for p in ranked("pgbouncer", "unspecified", parts_of(only_links))] == [
+        "Troubleshooting Pointers"
+    ]
+
+
 def test_what_counts_as_a_lead_in() -> None:
     parts = parts_of(LEAD_IN)
     by = {p.heading: p for p in parts}
