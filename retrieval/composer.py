@@ -171,14 +171,28 @@ def lead_in(part: Part, following: Part | None) -> bool:
 
 
 def quotable(parts: Sequence[Part]) -> list[Part]:
-    """The parts that can be quoted on their own: every part but the lead-ins, and but
-    the lists of links (a generated "Troubleshooting Pointers" index atop a README
-    points at answers instead of holding one) unless the document has nothing else."""
+    """The parts that can be quoted on their own: every part but the lead-ins, the
+    lists of links (a generated "Troubleshooting Pointers" index atop a README points at
+    answers instead of holding one) and the stubs ("TODO"), unless the document has
+    nothing else."""
     ordered = sorted(parts, key=lambda p: p.start)
     nxt = {id(p): (ordered[i + 1] if i + 1 < len(ordered) else None) for i, p in enumerate(ordered)}
     out = [p for p in parts if not lead_in(p, nxt[id(p)])]
-    answers = [p for p in out if link_share(p.body) < LINK_LIST_SHARE]
+    answers = [p for p in out if link_share(p.body) < LINK_LIST_SHARE and not stub(p.body)]
     return answers or out
+
+
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_STUB_MARK = re.compile(r"^\W*(todo|tbd|tba|fixme|wip|n/?a|coming soon)\b", re.I)
+
+
+def stub(body: str) -> bool:
+    """A section not written yet: empty, a comment, or one line that says "TODO" or
+    "TBD" ("TODO: Command needed"). Quoted, it would show an engineer nothing to do."""
+    lines = [ln for ln in _COMMENT.sub("", body).splitlines() if ln.strip()]
+    if not any(ch.isalnum() for ln in lines for ch in ln):
+        return True
+    return len(lines) == 1 and bool(_STUB_MARK.match(lines[0]))
 
 
 def _own_heading_terms(part: Part) -> frozenset[str]:

@@ -16,6 +16,7 @@ from retrieval.composer import (
     quote_part,
     quote_parts,
     rank_parts,
+    stub,
 )
 from retrieval.evidence import TermStats
 from retrieval.outline import Part, document_parts
@@ -286,6 +287,28 @@ def test_a_list_of_links_is_never_quoted_as_the_answer() -> None:
     assert [p.heading for p in ranked("pgbouncer", "unspecified", parts_of(only_links))] == [
         "Troubleshooting Pointers"
     ]
+
+
+STUBBED = TEXT.replace(
+    "### Restart pgbouncer\n\n1. Drain traffic from the orders API.\n"
+    "2. `kubectl -n orders rollout restart deploy/pgbouncer`\n3. Watch cl_waiting fall.\n",
+    "### Restart pgbouncer\n\nTODO: command needed\n",
+)
+
+
+def test_a_section_not_written_yet_is_never_quoted() -> None:
+    assert "TODO" in STUBBED
+    got = ranked("orders pgbouncer what do i do", "act", parts_of(STUBBED))
+    assert "Restart pgbouncer" not in [p.heading for p in got]
+    for body, is_stub in (
+        ("TODO", True),
+        ("TODO: Command needed", True),
+        ("<!-- fill in -->\n", True),
+        ("N/A", True),
+        ("Restart the pod.", False),
+        ("TODO list:\n1. drain\n2. restart", False),
+    ):
+        assert stub(body) is is_stub, body
 
 
 def test_what_counts_as_a_lead_in() -> None:
