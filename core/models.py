@@ -25,6 +25,7 @@ WarningKind = Literal[
     "restricted-omitted",
     "unverified-llm-fallback",
     "scope-incomplete",
+    "unwritten-section",
 ]
 
 DEFAULT_ACCESS_GROUP = "everyone"

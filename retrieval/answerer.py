@@ -14,7 +14,7 @@ from typing import Protocol
 from urllib.parse import quote_plus
 
 from core.doc_ids import reference_id
-from core.heading_text import plain_section
+from core.heading_text import plain_heading, plain_section
 from core.markup import syntax_for
 from core.models import (
     AbstainReason,
@@ -37,12 +37,19 @@ from retrieval.composer import (
     lead_with,
     quote_parts,
     rank_parts,
+    stub,
 )
 from retrieval.confidence import Evidence, everyday_terms, gather_evidence
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
 from retrieval.evidence import query_terms, unknown_entities
-from retrieval.intent import asks_about_past, asks_for_command, question_intent, shows_command
+from retrieval.intent import (
+    asks_about_past,
+    asks_for_command,
+    heading_kinds,
+    question_intent,
+    shows_command,
+)
 from retrieval.lexicon import spelled_words
 from retrieval.names import as_written, document_names, query_names
 from retrieval.outline import OutlineCache, Part
@@ -444,6 +451,15 @@ class ExtractiveAnswerer:
             )
             + warnings
         )
+        unwritten = self._unwritten_action(chosen, r)
+        if unwritten is not None:
+            warnings.append(
+                AnswerWarning(
+                    kind="unwritten-section",
+                    message=f"This runbook's {unwritten} section is not written yet.",
+                    source_id=chosen.chunk.source_id,
+                )
+            )
         related = tuple(
             self._cite(c, r, today)[0]
             for c in confident_incidents[: cfg.max_related]
@@ -572,6 +588,18 @@ class ExtractiveAnswerer:
         parts = self._parts(cand.doc.source_id, cand.chunk, r)
         ranked = self._topics(parts, r)
         return [members for _heading, members in ranked] if ranked else [parts]
+
+    def _unwritten_action(self, cand: Candidate, r: Retrieval) -> str | None:
+        """The action section of the runbook when the question asks what to do and every
+        part of that section is a stub ("TODO"): the engineer is told, not left to
+        wonder why the answer shows no fix."""
+        if question_intent(r.question) not in ("act", "procedure", "unspecified"):
+            return None
+        parts = self._runbooks(cand, r)[0]
+        acting = [p for p in parts if "act" in heading_kinds(p.own_path)]
+        if not acting or not all(stub(p.body) for p in acting):
+            return None
+        return plain_heading(acting[0].own_path[-1]) if acting[0].own_path else None
 
     def _parts(self, source_id: str, chunk: Chunk, r: Retrieval) -> list[Part]:
         chunks = r.snapshot.chunks_by_source.get(source_id, [chunk])

@@ -45,6 +45,7 @@ WARNING_DEFAULTS: dict[str, str] = {
         "The generated answer could not be checked against the runbook text: read the sources."
     ),
     "scope-incomplete": ("Your group memberships could not be checked; results may be incomplete."),
+    "unwritten-section": "This runbook's action section is not written yet.",
 }
 
 #: Why a question is in the gaps report, in plain words.

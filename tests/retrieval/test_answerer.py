@@ -149,6 +149,38 @@ def test_a_question_for_the_command_is_not_answered_with_prose_alone(
         assert shown.state == "answer" and shown.citations
 
 
+KSM_LIST_ERRORS = """# KubeStateMetricsListErrors
+
+## Meaning
+
+kube-state-metrics is experiencing errors in list operations.
+
+## Diagnosis
+
+Check the kube-state-metrics container logs and its service account token.
+
+## Mitigation
+
+TODO
+"""
+
+
+def test_an_action_section_not_written_yet_is_said_not_quoted(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    with runtime_over({"ksm/ListErrors.md": KSM_LIST_ERRORS}, tmp_path, embedder) as rt:
+        (sid,) = rt.searcher.snapshot(rt.searcher.generation()).chunks_by_source
+        pinned = EVERYONE.model_copy(update={"sources": (sid,)})
+        act = rt.extractive.answer("KubeStateMetricsListErrors firing, what do i do", pinned)
+        assert act.state == "answer"
+        assert all("TODO" not in c.quote for c in act.citations)
+        assert act.citations[0].section == "Diagnosis"
+        (unwritten,) = [w for w in act.warnings if w.kind == "unwritten-section"]
+        assert unwritten.message == "This runbook's Mitigation section is not written yet."
+        meaning = rt.extractive.answer("KubeStateMetricsListErrors what does it mean", pinned)
+        assert all(w.kind != "unwritten-section" for w in meaning.warnings)
+
+
 def test_stale_runbook_carries_age_and_owner(sample_runtime: Runtime) -> None:
     answer = sample_runtime.extractive.answer("elasticsearch cluster red unassigned shards")
     stale = [w for w in answer.warnings if w.kind == "stale"]
