@@ -307,6 +307,9 @@ def test_a_section_not_written_yet_is_never_quoted() -> None:
         ("N/A", True),
         ("Restart the pod.", False),
         ("TODO list:\n1. drain\n2. restart", False),
+        ("- > Basic troubleshooting order\n- > Useful scripts or commands\n", True),
+        ("- Check the logs.\n- > Useful scripts or commands\n", False),
+        ("> **WARNING:** never restart the primary.", False),
     ):
         assert stub(body) is is_stub, body
 

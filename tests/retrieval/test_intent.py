@@ -88,6 +88,7 @@ def test_heading_kinds_read_the_whole_path() -> None:
     assert heading_kinds(("Symptoms",)) == {"symptoms"}
     assert "diagnose" in heading_kinds(("Root cause",))
     assert "diagnose" in heading_kinds(("Common causes",))
+    assert "act" in heading_kinds(("Possible Resolutions",))
 
 
 def test_signing_in_is_not_reading_logs() -> None:
