@@ -132,7 +132,7 @@ class Problem:
 # Bump when parsing or chunking would give an unchanged file other chunks (setext
 # headings, TOML front matter, titles): sources fold it into each document's content
 # hash, so the next ingest re-chunks every document instead of keeping the old chunks.
-PARSE_VERSION = "5"
+PARSE_VERSION = "6"
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,12 @@ GENERIC = FILE_LIKE | frozenset(
         "steps",
         "procedure",
         "escalation",
+        "definitions",
+        "references",
+        "related links",
+        "links",
+        "see also",
+        "appendix",
     }
 )
 

@@ -58,7 +58,7 @@ from ingest.titles import choose_title, first_h1, humanize
         # a template's placeholder left as the H1 is no title
         (
             None,
-            "# (Title: Name of alert)\n\n## Overview\n",
+            "# (Title: Name of alert)\n\n## Overview\n\n# Definitions\n\n# Related Links\n",
             "alerts/PatroniWALGenerationSaturation.md",
             "PatroniWALGenerationSaturation",
         ),
