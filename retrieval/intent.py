@@ -153,9 +153,11 @@ def asks_about_past(question: str) -> bool:
 # A question that asks for the command itself ("whats the cmd to flip traffic", "amtool
 # syntax to silence", "from the cli"): an answer without one does not answer it.
 _COMMAND = re.compile(r"\b(commands?|cmds?|syntax|one-?liner|cli)\b", re.I)
-# a command as runbooks show one (in Markdown, as every syntax displays): in backticks or
-# a ``~~~`` fence, or a shell prompt at the start of a line
-_SHOWN_COMMAND = re.compile(r"`|^ {0,3}~~~|^\s*\$ \S", re.M)
+# a command as runbooks show one (in Markdown, as every syntax displays): in backticks, a
+# ``~~~`` fence, an indented code block (not a nested list item), or a shell prompt
+_SHOWN_COMMAND = re.compile(
+    r"`|^ {0,3}~~~|^\s*\$ \S|(?:\A|\n)[ \t]*\n(?: {4}|\t)(?![-*+] |\d+[.)] )\S", re.M
+)
 
 
 def asks_for_command(question: str) -> bool:

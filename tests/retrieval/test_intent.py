@@ -125,4 +125,6 @@ def test_what_shows_a_command() -> None:
     assert shows_command("```\npatronictl list\n```")
     assert shows_command("~~~sh\nvault read secret/x\n~~~")
     assert shows_command("On the box:\n\n  $ systemctl restart pgbouncer")
+    assert shows_command("Restart it:\n\n    systemctl restart pgbouncer\n")
+    assert not shows_command("Steps:\n\n    - restart the pod\n    - wait for it")
     assert not shows_command("Roll the key in the Stripe dashboard, then restart payments-api.")
