@@ -14,7 +14,8 @@ from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from core.models import normalize_name
-from retrieval.tokenize import ACRONYM_PLURAL, tokenize
+from retrieval.names import written_as_name
+from retrieval.tokenize import tokenize
 
 # Words so common in questions that they say nothing about coverage.
 _QUESTION_NOISE = frozenset(
@@ -215,12 +216,7 @@ def unknown_entities(
             continue
         word = raw.lower()
         # CamelCase or dotted/hyphenated; a word in capitals (AVAILABLE) is a plain word
-        compound = any(c in raw for c in "-_.") or (
-            any(c.isupper() for c in raw[1:])
-            and not raw.isupper()
-            and not ACRONYM_PLURAL.fullmatch(raw)  # PDBs: a word, the plural of PDB
-        )
-        if compound:
+        if written_as_name(raw):
             if word in corpus_terms or normalize_name(word) in known_names:
                 continue
             if raw.islower() and _plain_words(raw, vocab):

@@ -8,7 +8,7 @@ from collections.abc import Callable, Container, Iterable, Mapping
 from pathlib import PurePosixPath
 
 from core.models import Chunk, normalize_name
-from retrieval.tokenize import tokenize
+from retrieval.tokenize import ACRONYM_PLURAL, tokenize
 
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*")
 MIN_NAME_LEN = 6
@@ -32,11 +32,12 @@ def document_names(chunk: Chunk) -> frozenset[str]:
     return frozenset(n for n in names if n)
 
 
-def _compound(word: str) -> bool:
+def written_as_name(word: str) -> bool:
     """Written as a name: joined (``checkout-api``) or in camel case (``etcdNoLeader``),
-    not a word in capitals (``CLUSTER``)."""
+    not a word in capitals (``CLUSTER``) nor an acronym in the plural (``PDBs``)."""
     joined = any(c in word for c in "-_.")
-    return joined or (any(c.isupper() for c in word[1:]) and not word.isupper())
+    camel = any(c.isupper() for c in word[1:]) and not word.isupper()
+    return joined or (camel and not ACRONYM_PLURAL.fullmatch(word))
 
 
 def written_names(chunks: Iterable[Chunk]) -> dict[str, str]:
@@ -50,7 +51,7 @@ def written_names(chunks: Iterable[Chunk]) -> dict[str, str]:
         counts.update(_IDENTIFIER.findall(c.text))
     out: dict[str, str] = {}
     for name, _n in counts.most_common():
-        if len(name) >= MIN_NAME_LEN and _IDENTIFIER.fullmatch(name) and _compound(name):
+        if len(name) >= MIN_NAME_LEN and _IDENTIFIER.fullmatch(name) and written_as_name(name):
             out.setdefault(normalize_name(name), name)
     return out
 
