@@ -37,7 +37,6 @@ from retrieval.composer import (
     lead_with,
     quote_parts,
     rank_parts,
-    stub,
 )
 from retrieval.confidence import Evidence, everyday_terms, gather_evidence
 from retrieval.doc_warnings import document_warnings
@@ -57,6 +56,7 @@ from retrieval.query import drop_links
 from retrieval.search import HybridSearcher, group_by_document
 from retrieval.snapshot import Snapshot
 from retrieval.spelling import Reading, corrected
+from retrieval.stubs import stub
 from retrieval.topics import rank_topics
 
 RUNBOOK_TYPES = ("runbook", "adr", "doc")

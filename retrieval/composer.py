@@ -31,7 +31,6 @@ from core.markup import syntax_for
 from core.models import normalize_name
 from retrieval.evidence import TermStats, coverage
 from retrieval.intent import WANTED, Intent, heading_kinds, intent_match
-from retrieval.link_pages import LINK_LIST_SHARE, link_share
 from retrieval.outline import Part
 from retrieval.tokenize import tokenize
 
@@ -178,28 +177,7 @@ def quotable(parts: Sequence[Part]) -> list[Part]:
     ordered = sorted(parts, key=lambda p: p.start)
     nxt = {id(p): (ordered[i + 1] if i + 1 < len(ordered) else None) for i, p in enumerate(ordered)}
     out = [p for p in parts if not lead_in(p, nxt[id(p)])]
-    answers = [p for p in out if link_share(p.body) < LINK_LIST_SHARE and not stub(p.body)]
-    return answers or out
-
-
-_COMMENT = re.compile(r"<!--.*?-->", re.S)
-_STUB_MARK = re.compile(r"^\W*(todo|tbd|tba|fixme|wip|n/?a|coming soon)\b", re.I)
-
-
-# a template's prompt left in a list item: "- > Basic troubleshooting order"
-_PROMPT = re.compile(r"^\s*[-*+]\s+>")
-
-
-def stub(body: str) -> bool:
-    """A section not written yet: empty, a comment, one line that says "TODO" or "TBD"
-    ("TODO: Command needed"), or nothing but a template's prompts ("- > Basic
-    troubleshooting order"). Quoted, it would show an engineer nothing to do."""
-    lines = [ln for ln in _COMMENT.sub("", body).splitlines() if ln.strip()]
-    if not any(ch.isalnum() for ln in lines for ch in ln):
-        return True
-    if all(_PROMPT.match(ln) for ln in lines):
-        return True
-    return len(lines) == 1 and bool(_STUB_MARK.match(lines[0]))
+    return [p for p in out if p.holds_answer] or out
 
 
 def _own_heading_terms(part: Part) -> frozenset[str]:

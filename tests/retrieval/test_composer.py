@@ -16,10 +16,10 @@ from retrieval.composer import (
     quote_part,
     quote_parts,
     rank_parts,
-    stub,
 )
 from retrieval.evidence import TermStats
 from retrieval.outline import Part, document_parts
+from retrieval.stubs import stub
 from retrieval.tokenize import tokenize
 from tests.conftest import markdown_document
 

@@ -1,0 +1,22 @@
+"""Sections not written yet: a template's headings with nothing (or "TODO") under them."""
+
+from __future__ import annotations
+
+import re
+
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+_STUB_MARK = re.compile(r"^\W*(todo|tbd|tba|fixme|wip|n/?a|coming soon)\b", re.I)
+# a template's prompt left in a list item: "- > Basic troubleshooting order"
+_PROMPT = re.compile(r"^\s*[-*+]\s+>")
+
+
+def stub(body: str) -> bool:
+    """A section not written yet: empty, a comment, one line that says "TODO" or "TBD"
+    ("TODO: Command needed"), or nothing but a template's prompts ("- > Basic
+    troubleshooting order"). Quoted, it would show an engineer nothing to do."""
+    lines = [ln for ln in _COMMENT.sub("", body).splitlines() if ln.strip()]
+    if not any(ch.isalnum() for ln in lines for ch in ln):
+        return True
+    if all(_PROMPT.match(ln) for ln in lines):
+        return True
+    return len(lines) == 1 and bool(_STUB_MARK.match(lines[0]))
