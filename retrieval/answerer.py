@@ -37,6 +37,7 @@ from retrieval.composer import (
     lead_with,
     quote_parts,
     rank_parts,
+    shared_depth,
 )
 from retrieval.confidence import Evidence, everyday_terms, gather_evidence
 from retrieval.doc_warnings import document_warnings
@@ -50,7 +51,7 @@ from retrieval.intent import (
     shows_command,
 )
 from retrieval.lexicon import spelled_words
-from retrieval.names import as_written, document_names, query_names
+from retrieval.names import as_written, document_names, naming_terms, query_names
 from retrieval.outline import OutlineCache, Part
 from retrieval.query import drop_links
 from retrieval.search import HybridSearcher, group_by_document
@@ -113,6 +114,7 @@ class Retrieval:
     # the pinned link's #anchor as written: the heading of the runbook to lead with
     anchor: str | None = None
     read_as: tuple[tuple[str, str], ...] = ()  # typos and the words they were read as
+    query: str = ""  # the question as read: names as the runbooks write them, typos corrected
 
 
 def search_link(template: str | None, question: str) -> str | None:
@@ -292,6 +294,7 @@ class ExtractiveAnswerer:
             names=names,
             anchor=flt.anchor if flt is not None else None,
             read_as=reading.read_as,
+            query=query,
         )
         if pinned is not None:
             runbooks = self._pinned(pinned, [*runbooks, *incidents], snap, vector, base.groups)
@@ -561,7 +564,7 @@ class ExtractiveAnswerer:
             picks += [(c, more) for more in found[1:]]
         out = []
         for c, parts in picks[:limit]:
-            ranked = self._rank(parts, r)
+            ranked = self._rank(parts, r, c)
             part = ranked[0].part if ranked else None
             chunk = part.chunk if part is not None else c.chunk
             line = part.line_of(part.body_start) if part is not None else chunk.line
@@ -621,7 +624,17 @@ class ExtractiveAnswerer:
         ranked = self._topics(self._parts(source_id, chunk, r), r)
         return ranked[0] if ranked else None
 
-    def _rank(self, parts: Sequence[Part], r: Retrieval) -> list[ScoredPart]:
+    def _rank(
+        self, parts: Sequence[Part], r: Retrieval, cand: Candidate | None = None
+    ) -> list[ScoredPart]:
+        """The parts of one runbook (a whole document, or one runbook of a collection:
+        named by its top heading too), best first."""
+        naming: frozenset[str] = frozenset()
+        if cand is not None:
+            paths = [p.heading_path for p in parts]
+            shared = paths[0][: shared_depth(paths)] if len(paths) > 1 else ()
+            names = document_names(cand.chunk) | {normalize_name(h) for h in shared}
+            naming = naming_terms(r.query, names)
         return rank_parts(
             parts,
             r.terms,
@@ -630,12 +643,13 @@ class ExtractiveAnswerer:
             question_intent(r.question),
             self._config.sections,
             r.names,
+            naming,
         )
 
     def _ranked_parts(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:
         """The parts of the candidate's runbook, best first; the section the link's #anchor
         points at first, when it names one of the runbook's headings."""
-        ranked = self._rank(self._runbooks(cand, r)[0], r)
+        ranked = self._rank(self._runbooks(cand, r)[0], r, cand)
         return lead_with(ranked, self._anchored(cand, r))
 
     def _anchored(self, cand: Candidate, r: Retrieval) -> tuple[str, ...] | None:

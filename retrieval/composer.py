@@ -79,14 +79,18 @@ def rank_parts(
     intent: Intent,
     weights: SectionWeights,
     names: frozenset[str] = frozenset(),
+    naming: frozenset[str] = frozenset(),
 ) -> list[ScoredPart]:
     """The document's parts, best answer first.
 
-    ``names`` are the identifiers the question names (its alert name): they tell which
-    document, not which part, so in a part's body they are no evidence; a part whose
-    own heading is the name is.
+    ``names`` are the identifiers the question names (its alert name), ``naming`` the
+    words of the document's name the question gives (``pgbouncer``, ``single``,
+    ``core`` of ``pgbouncer_single_core``): they tell which document, not which part,
+    so in a part's body they are no evidence; a part whose own heading is the name is.
     """
     body_terms = [t for t in terms if normalize_name(t) not in names]
+    # a question that is nothing but the name (a bare alert): its words are all there is
+    body_terms = [t for t in body_terms if t not in naming] or body_terms
     out = []
     # (A small preference for earlier parts, "the usual case first", lowered lead_hit
     # by 0.02-0.1 on every corpus: it favours Overview and Symptoms over the action.)
@@ -217,7 +221,7 @@ def choose_parts(
     lead = ranked[0]
     chosen = [lead]
     wanted = _complement(intent, lead.part)
-    base = _shared_depth([s.part.own_path for s in ranked])
+    base = shared_depth([s.part.own_path for s in ranked])
     for s in ranked[1:]:
         if _nested(s.part, lead.part) or s.part.heading_path == lead.part.heading_path:
             continue
@@ -259,7 +263,7 @@ def _companion(part: Part, lead: Part, base: int) -> bool:
     )
 
 
-def _shared_depth(paths: Sequence[tuple[str, ...]]) -> int:
+def shared_depth(paths: Sequence[tuple[str, ...]]) -> int:
     """How many leading headings every path shares."""
     if not paths:
         return 0

@@ -24,6 +24,30 @@ def query_names(query: str) -> frozenset[str]:
     return frozenset(out)
 
 
+def naming_terms(query: str, names: Iterable[str]) -> frozenset[str]:
+    """Tokens that the query's words naming a document (``names``, normalized: its
+    alert name, whole or the part of it the question quotes) give and no other word of
+    the query does. They tell which document, not which of its parts answers."""
+    wanted = [n for n in names if n]
+
+    def names_it(word: str) -> bool:
+        name = normalize_name(word)
+        if name in wanted:
+            return True
+        return (
+            written_as_name(word) and len(word) >= MIN_NAME_LEN and any(name in n for n in wanted)
+        )
+
+    naming = [w for w in _IDENTIFIER.findall(query) if names_it(w)]
+    if not naming:
+        return frozenset()
+    named = {t for w in naming for t in tokenize(w)}
+    rest = set(
+        tokenize(_IDENTIFIER.sub(lambda m: " " if names_it(m.group(0)) else m.group(0), query))
+    )
+    return frozenset(named - rest)
+
+
 def document_names(chunk: Chunk) -> frozenset[str]:
     """What a document is called: title, top heading, file name (normalized)."""
     names = {normalize_name(chunk.title), normalize_name(PurePosixPath(chunk.path).stem)}

@@ -18,7 +18,7 @@ from core.heading_text import SECTION_SEPARATOR, plain_heading
 from core.markdown import MAX_SPLIT_HEADING
 from core.markup import syntax_for
 from core.models import Chunk, normalize_name
-from retrieval.link_pages import LINK_LIST_SHARE, link_share
+from retrieval.link_pages import mostly_links
 from retrieval.spans import section_text
 from retrieval.stubs import stub
 from retrieval.tokenize import tokenize
@@ -51,7 +51,7 @@ class Part:
         """Not a list of links (a generated "Troubleshooting Pointers" index points at
         answers instead of holding one) and not a stub ("TODO"): worked out once per
         part and index generation, not on every question."""
-        return link_share(self.body) < LINK_LIST_SHARE and not stub(self.body)
+        return not mostly_links(self.body) and not stub(self.body)
 
     @cached_property
     def heading_terms(self) -> frozenset[str]:

@@ -18,6 +18,7 @@ from retrieval.composer import (
     rank_parts,
 )
 from retrieval.evidence import TermStats
+from retrieval.names import naming_terms
 from retrieval.outline import Part, document_parts
 from retrieval.stubs import stub
 from retrieval.tokenize import tokenize
@@ -398,3 +399,47 @@ def test_an_anchored_check_stays_first_for_what_do_i_do() -> None:
     ]
     chosen = choose_parts(ranked, "act", SectionWeights())
     assert [c.part.heading for c in chosen] == ["Diagnosis", "Restart pgbouncer"]
+
+
+PLAYBOOK = """# pgbouncer_single_core
+
+## Overview
+
+The pgbouncer_single_core alert fires when the CPU used by the PgBouncer process
+saturates its single core: every query through pgbouncer slows down.
+
+## Verification
+
+When it fires, check that the pgbouncer single core saturation is close to 1 on more
+than one pgbouncer node before adding nodes.
+
+# Escalation
+
+For escalation, ask in #database.
+"""
+
+
+def test_the_alert_name_tells_which_runbook_not_which_section() -> None:
+    parts = parts_of(PLAYBOOK)
+    question = "pgbouncer_single_core firing, which slack channel do i escalate to"
+    terms = list(dict.fromkeys(tokenize(question)))
+    stats = TermStats.from_doc_terms({"playbook": tokenize(PLAYBOOK), "other": ["unrelated"]})
+
+    def first(naming: frozenset[str]) -> str:
+        got = rank_parts(
+            parts,
+            terms,
+            stats,
+            lambda p: 0.5,
+            "escalate",
+            SectionWeights(),
+            frozenset({"pgbouncersinglecore"}),
+            naming,
+        )
+        return got[0].part.heading
+
+    # (the playbook template puts Escalation under a top heading of its own, away from
+    # the alert's name) the name's words fill Overview and Verification: as evidence,
+    # they win
+    assert first(frozenset()) != "Escalation"
+    assert first(naming_terms(question, {"pgbouncersinglecore"})) == "Escalation"

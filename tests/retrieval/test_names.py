@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.models import Chunk, DocumentMetadata
-from retrieval.names import as_written, query_names, written_names
+from retrieval.names import as_written, naming_terms, query_names, written_names
 from retrieval.tokenize import tokenize
 
 
@@ -69,3 +69,26 @@ def test_the_runbook_spellings_are_only_gathered_when_a_word_may_be_rewritten() 
 
     as_written("kubelet is down on two nodes", DOC_FREQ, names, DOCUMENTS)
     assert asked == []
+
+
+def test_the_words_that_name_the_document_are_told_apart() -> None:
+    names = {"componentsaturationslooutofboundspgbouncersinglecore", "pgbouncersinglecore"}
+    got = naming_terms(
+        "component_saturation_slo_out_of_bounds:pgbouncer_single_core firing, who do i escalate to",
+        names,
+    )
+    assert {"pgbouncer", "singl", "core", "satur", "compon"} <= got
+    assert not {"fire", "escal"} & got
+    # a word the question also uses on its own still counts for the parts
+    assert naming_terms("KubePodCrashLooping: the pod keeps crashing", {"kubepodcrashlooping"}) == {
+        "kubepodcrashlooping",
+        "kube",
+        "loop",
+    }
+    # an ordinary word inside the title is not a name
+    assert naming_terms("how do i restart gitaly-ruby", {"gracefullyrestartgitalyruby"}) == {
+        "gitaly-ruby",
+        "gitali",
+        "rubi",
+    }
+    assert naming_terms("disk full on the primary", {"kubeletdown"}) == frozenset()

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 from core.models import Chunk, DocumentMetadata, Hit
-from retrieval.link_pages import LINK_LIST_SHARE, is_link_list, link_share
+from retrieval.link_pages import (
+    LINK_LIST_SHARE,
+    is_link_list,
+    link_share,
+    mostly_links,
+    read_link_share,
+)
 from retrieval.search import group_by_document
 
 
@@ -37,6 +43,47 @@ def test_link_share() -> None:
 def test_a_page_of_links_is_recognised() -> None:
     assert is_link_list([hit("index", INDEX, 0.03).chunk])
     assert not is_link_list([hit("runbook", PROSE, 0.03).chunk, hit("runbook", INDEX, 0.03).chunk])
+
+
+DASHBOARD = "https://dashboards.example.org/explore?panes=" + "%7B%22expr%22%3A%22rate%22" * 80
+PLAYBOOK = f"""## Overview
+
+PgBouncer is single threaded: when its process uses a whole core, queries queue and
+time out, and another PgBouncer node may be needed.
+
+## Verification
+
+The closer the saturation is to 1, the sooner a node must be added.
+
+- [Explore query for the pgbouncer nodes]({DASHBOARD})
+- [Explore query for the patroni nodes]({DASHBOARD})
+
+## Escalation
+
+For escalation, contact [#database](https://chat.example.org/archives/C3NB).
+"""
+GENERATED_INDEX = (
+    "<!-- MARKER: generated from the service catalog, do not edit -->\n\n"
+    "## Troubleshooting Pointers\n\n"
+    + "".join(f"* [../ops/page-{n}.md](../ops/page-{n}.md)\n" for n in range(12))
+    + "\n<!-- ## Summary -->\n\n<!-- ## Architecture -->\n\n<!-- ## Performance -->\n"
+)
+
+
+def test_long_link_targets_do_not_make_a_runbook_an_index() -> None:
+    # as written, the two dashboard links are most of the page; as read, the prose is
+    assert link_share(PLAYBOOK) >= LINK_LIST_SHARE
+    assert read_link_share(PLAYBOOK) < 0.5
+    assert not mostly_links(PLAYBOOK)
+    assert not is_link_list([hit("playbook", PLAYBOOK, 0.03).chunk])
+
+
+def test_an_index_stays_an_index_however_it_is_measured() -> None:
+    for index in (INDEX, GENERATED_INDEX):
+        assert mostly_links(index), index
+    uncommented = GENERATED_INDEX.replace("<!-- ## Summary -->", "Summary")
+    assert read_link_share(GENERATED_INDEX) > read_link_share(uncommented)  # comments: unread
+    assert read_link_share("See [the docs](x.md).") == 7 / 11  # "thedocs" of "Seethedocs."
 
 
 def test_grouping_keeps_fused_order() -> None:
