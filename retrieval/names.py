@@ -25,26 +25,29 @@ def query_names(query: str) -> frozenset[str]:
 
 
 def naming_terms(query: str, names: Iterable[str]) -> frozenset[str]:
-    """Tokens that the query's words naming a document (``names``, normalized: its
-    alert name, whole or the part of it the question quotes) give and no other word of
-    the query does. They tell which document, not which of its parts answers."""
-    wanted = [n for n in names if n]
+    """Tokens that the query's words naming a document give and no other word of the
+    query does. A word names the document when it is one of its ``names`` (normalized:
+    alert name, title, file name) whole: ``pgbouncer_single_core``, or
+    ``component_saturation_slo_out_of_bounds:pgbouncer_single_core`` as one word; a
+    service name the title merely contains (``checkout-api``) is not one. These words
+    tell which document, not which of its parts answers."""
+    wanted = frozenset(n for n in names if n)
 
-    def names_it(word: str) -> bool:
-        name = normalize_name(word)
-        if name in wanted:
-            return True
-        return (
-            written_as_name(word) and len(word) >= MIN_NAME_LEN and any(name in n for n in wanted)
+    def naming(word: str) -> bool:
+        return normalize_name(word) in wanted
+
+    named: set[str] = set()
+    rest: set[str] = set()
+    for word in query.split():
+        if naming(word):
+            named.update(tokenize(word))
+            continue
+        for ident in _IDENTIFIER.findall(word):
+            if naming(ident):
+                named.update(tokenize(ident))
+        rest.update(
+            tokenize(_IDENTIFIER.sub(lambda m: " " if naming(m.group(0)) else m.group(0), word))
         )
-
-    naming = [w for w in _IDENTIFIER.findall(query) if names_it(w)]
-    if not naming:
-        return frozenset()
-    named = {t for w in naming for t in tokenize(w)}
-    rest = set(
-        tokenize(_IDENTIFIER.sub(lambda m: " " if names_it(m.group(0)) else m.group(0), query))
-    )
     return frozenset(named - rest)
 
 
