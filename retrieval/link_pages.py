@@ -23,9 +23,8 @@ from retrieval.spans import section_text
 
 LINK_LIST_SHARE = 0.8  # of the characters as written, link targets included
 READ_LINK_SHARE = 0.6  # of the text as read: link text
-_LINK = re.compile(r"\[[^\]\n]*\]\([^)\s]*\)|\[[^\]\n]*\]\[[^\]\n]*\]|https?://\S+")
-# a link as a reader sees it: its text ([text](target), [text][ref]) or a bare address
-_READ_LINK = re.compile(
+# a link: [text](target), [text][ref] or a bare address; a reader sees its text
+_LINK = re.compile(
     r"\[(?P<text>[^\]\n]*)\]\([^)\s]*\)|\[(?P<ref>[^\]\n]*)\]\[[^\]\n]*\]|(?P<bare>https?://\S+)"
 )
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s*", re.MULTILINE)
@@ -63,7 +62,7 @@ def read_link_share(text: str) -> float:
     linked = 0
     shown: list[str] = []
     last = 0
-    for m in _READ_LINK.finditer(body):
+    for m in _LINK.finditer(body):
         words = m.group("text") if m.group("text") is not None else m.group("ref")
         words = words if words is not None else m.group("bare")
         linked += _visible(words)
