@@ -94,7 +94,7 @@ _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
     (
         "act",
         re.compile(
-            r"\b(mitigat\w*|remediat\w*|resolutions?|resolv\w*|fix\w*|steps?|procedures?|"
+            r"\b(mitigat\w*|remediat\w*|remed(y|ies)|resolutions?|resolv\w*|fix\w*|steps?|procedures?|"
             r"recover\w*|roll ?back|rollback|workarounds?|what to do|response|failover|"
             r"actions?|restart\w*|restor\w*|repair\w*|solutions?|how to)\b",
             re.I,

@@ -89,6 +89,8 @@ def test_heading_kinds_read_the_whole_path() -> None:
     assert "diagnose" in heading_kinds(("Root cause",))
     assert "diagnose" in heading_kinds(("Common causes",))
     assert "act" in heading_kinds(("Possible Resolutions",))
+    assert "act" in heading_kinds(("Quick reference", "Remedies", "Kill git processes"))
+    assert "act" in heading_kinds(("Common causes and remedies",))
 
 
 def test_signing_in_is_not_reading_logs() -> None:
