@@ -79,6 +79,7 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
     lines = text.split("\n")
     out: list[str] = []
     joinable = False  # the last line out is prose a soft-wrapped line continues
+    source = ""  # that prose as written: a link or emphasis may span its line breaks
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -115,13 +116,16 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
             i += 2
             continue
         if joinable and _continues(line):
-            # Markdown joins a hard-wrapped paragraph into one; Slack would show the breaks
-            out[-1] = out[-1].rstrip() + " " + _inline(line.strip(), base_url)
+            # Markdown joins a hard-wrapped paragraph into one; Slack would show the breaks.
+            # Converted again as a whole: "[Platform Engineering\nteam](…)" is one link.
+            source = source.rstrip() + " " + line.strip()
+            out[-1] = _line(source, base_url)
             i += 1
             continue
         converted = _line(line, base_url)
         out.append(converted)
         joinable = bool(converted.strip()) and not _HEADING.match(line) and not _RULE.match(line)
+        source = line
         i += 1
     return _squeeze("\n".join(out)).strip("\n")
 

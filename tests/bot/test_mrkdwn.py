@@ -90,6 +90,18 @@ def test_hard_wrapped_paragraphs_and_items_are_joined() -> None:
     )
 
 
+def test_a_link_or_emphasis_wrapped_over_two_lines_is_still_one() -> None:
+    md = (
+        "Look for errors in its logs. [Platform Engineering\n"
+        "team](<https://chat.example.org/platform>) can help.\n\n"
+        "- a **very\n  important** step"
+    )
+    assert to_mrkdwn(md) == (
+        "Look for errors in its logs. <https://chat.example.org/platform|Platform Engineering "
+        "team> can help.\n\n• a *very important* step"
+    )
+
+
 def test_lists_become_bullets_and_keep_their_nesting() -> None:
     out = to_mrkdwn("- one\n  - nested `code`\n* two\n+ three")
     assert out == "• one\n    ◦ nested `code`\n• two\n• three"
