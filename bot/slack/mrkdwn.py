@@ -8,7 +8,9 @@ show up raw. :func:`to_mrkdwn` converts what runbooks use:
   ``- item`` -> ``• item`` (nested ``◦``), numbered steps stay;
 * a hard-wrapped paragraph or list item -> one line (Slack wraps it to the pane);
 * ``[t](u)`` and ``![t](u)`` -> ``<u|t>`` (relative links resolved against the quoted
-  file's URL), bare and ``<…>`` URLs -> links;
+  file's URL), bare and ``<…>`` URLs -> links; reference links (``[t][r]``, ``[t]``)
+  too when the quote holds their ``[r]: u`` line, which is dropped; a link or emphasis
+  wrapped over two lines is one;
 * ``> **WARNING:** …`` and ``> [!WARNING]`` -> one visible ``:warning: *WARNING:* …`` line;
 * fenced code (nested in list items too) -> an un-indented ``` block without the language
   tag; tables -> aligned columns in a code block, or one line per row when too wide;
@@ -75,7 +77,7 @@ _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 
 def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
     """``markdown`` as escaped Slack mrkdwn; ``base_url`` resolves relative links."""
-    text = _COMMENT_ONE_LINE.sub("", markdown.replace("\r\n", "\n"))
+    text = _references(_COMMENT_ONE_LINE.sub("", markdown.replace("\r\n", "\n")))
     lines = text.split("\n")
     out: list[str] = []
     joinable = False  # the last line out is prose a soft-wrapped line continues
@@ -128,6 +130,53 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
         source = line
         i += 1
     return _squeeze("\n".join(out)).strip("\n")
+
+
+_DEFINITION = re.compile(
+    r"^[ ]{0,3}\[(?P<label>[^\]\n]+)\]:[ \t]*<?(?P<url>[^\s>]+)>?(?:[ \t]+[\"'(].*)?[ \t]*$"
+)
+_REFERENCE = re.compile(
+    r"(?<![\]!\\])\[(?P<text>[^\[\]\n]+)\](?:\[(?P<ref>[^\[\]\n]*)\]|(?![(:\[]))"
+)
+
+
+def _references(text: str) -> str:
+    """Reference links as inline ones: ``[text][ref]``, ``[text][]`` and ``[text]`` with
+    their ``[ref]: url`` definition in the quote become ``[text](url)`` and the definition
+    line goes; ``[text][ref]`` defined elsewhere in the file shows as its text. Code is
+    left as it is."""
+    lines = text.split("\n")
+    refs: dict[str, str] = {}
+    fenced = False
+    for line in lines:
+        fenced = fenced != bool(_FENCE_OPEN.match(line))
+        found = None if fenced else _DEFINITION.match(line)
+        if found is not None:
+            refs[_ref_key(found["label"])] = found["url"]
+    out: list[str] = []
+    fenced = False
+    for line in lines:
+        opens = bool(_FENCE_OPEN.match(line))
+        if fenced or opens:
+            fenced = fenced != opens
+            out.append(line)
+            continue
+        if _DEFINITION.match(line):
+            continue
+        out.append(_REFERENCE.sub(lambda m: _inline_reference(m, refs), line))
+    return "\n".join(out)
+
+
+def _inline_reference(m: re.Match[str], refs: dict[str, str]) -> str:
+    ref = m["ref"]
+    url = refs.get(_ref_key(ref or m["text"]))
+    if url is not None:
+        return f"[{m['text']}]({url})"
+    return m["text"] if ref is not None else m.group(0)  # "[U_]" stays as written
+
+
+def _ref_key(label: str) -> str:
+    return " ".join(label.lower().split())
 
 
 def _continues(line: str) -> bool:

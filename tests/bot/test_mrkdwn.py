@@ -102,6 +102,24 @@ def test_a_link_or_emphasis_wrapped_over_two_lines_is_still_one() -> None:
     )
 
 
+def test_reference_links_become_links_and_their_definitions_go() -> None:
+    md = (
+        "Health depends on the [primary and replica shards][shards].\n\n"
+        "Icinga runs [nagios-plugins][] and [nagios-plugins]; `[U_]` and [U_] stay.\n\n"
+        "[shards]: https://docs.example.org/shards\n"
+        '[nagios-plugins]: <https://example.org/nagios> "plugins"\n\n'
+        "More [on health][defined-elsewhere] in the docs.\n\n"
+        "```\n[kept]: https://example.org/in-code\n```"
+    )
+    assert to_mrkdwn(md) == (
+        "Health depends on the <https://docs.example.org/shards|primary and replica shards>.\n\n"
+        "Icinga runs <https://example.org/nagios|nagios-plugins> and "
+        "<https://example.org/nagios|nagios-plugins>; `[U_]` and [U_] stay.\n\n"
+        "More on health in the docs.\n\n"
+        "```\n[kept]: https://example.org/in-code\n```"
+    )
+
+
 def test_lists_become_bullets_and_keep_their_nesting() -> None:
     out = to_mrkdwn("- one\n  - nested `code`\n* two\n+ three")
     assert out == "• one\n    ◦ nested `code`\n• two\n• three"
