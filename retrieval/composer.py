@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from core.heading_text import plain_heading
 from core.markdown import group_blocks, split_blocks
 from core.markup import syntax_for
 from core.models import normalize_name
@@ -208,6 +209,27 @@ def _complement(intent: Intent, lead: Part) -> tuple[str, ...]:
     return ()
 
 
+# a heading that names a case: "a. If the condition does not exist", "When the pod is
+# running", "In case of a full disk"
+_CASE = re.compile(
+    r"^\s*(?:(?:[a-z]|\d{1,2})[.)]\s+|(?:option|case|scenario)\s+\w+\s*[:.)-]\s*)?"
+    r"(?:if|when|in case|unless|otherwise)\b",
+    re.I,
+)
+
+
+def _alternatives(a: Part, b: Part) -> bool:
+    """Two cases of one split under the same heading ("a. If …", "b. If …"): the lead
+    is the case that matched, its sibling the one that did not."""
+    pa, pb = a.heading_path, b.heading_path
+    return (
+        len(pa) == len(pb) >= 2
+        and pa[:-1] == pb[:-1]
+        and bool(_CASE.match(plain_heading(pa[-1])))
+        and bool(_CASE.match(plain_heading(pb[-1])))
+    )
+
+
 def _nested(a: Part, b: Part) -> bool:
     return a.start <= b.start < a.end or b.start <= a.start < b.end
 
@@ -225,6 +247,8 @@ def choose_parts(
     for s in ranked[1:]:
         if _nested(s.part, lead.part) or s.part.heading_path == lead.part.heading_path:
             continue
+        if _alternatives(s.part, lead.part):
+            continue  # "b. If the condition exists" beside "a. If it does not": one holds
         close = s.score >= weights.second_ratio * lead.score
         completes = (
             bool(wanted)

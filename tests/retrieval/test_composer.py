@@ -125,6 +125,39 @@ def test_second_part_only_when_it_stands_on_its_own() -> None:
     assert len(choose_parts(weak, "procedure", SectionWeights(second_ratio=0.99))) == 1
 
 
+CASES = """# ManagedClusterConditionUnknown
+
+## Checks
+
+Get the ManagedCluster and look for the `ManagedClusterJoined` condition.
+
+### a. If the condition `ManagedClusterJoined` does not exist
+
+The managed cluster was not imported: check the klusterlet conditions.
+
+### b. If the condition `ManagedClusterJoined` exists
+
+Check the klusterlet's HubConnectionDegraded condition.
+"""
+
+
+def test_the_case_that_did_not_match_is_not_quoted_beside_the_one_that_did() -> None:
+    question = "no ManagedClusterJoined condition on the managed cluster, what do i check"
+    scored = rank_parts(
+        parts_of(CASES), tokenize(question), STATS, lambda p: 0.5, "diagnose", SectionWeights()
+    )
+    assert scored[0].part.heading.startswith("a. If")
+    assert scored[1].part.heading.startswith("b. If")  # as strong: it would be quoted too
+    chosen = choose_parts(scored, "diagnose", SectionWeights())
+    assert not any(c.part.heading.startswith("b. If") for c in chosen)
+    # two sections that are not cases of one split may still go together
+    plain = CASES.replace("a. If the condition", "Missing:").replace("b. If the", "Present:")
+    scored = rank_parts(
+        parts_of(plain), tokenize(question), STATS, lambda p: 0.5, "diagnose", SectionWeights()
+    )
+    assert len(choose_parts(scored, "diagnose", SectionWeights())) == 2
+
+
 def test_quotes_are_verbatim_and_exclude_the_heading() -> None:
     for part in parts_of(TEXT):
         q = quote_part(part, tokenize("restart"), STATS)
