@@ -608,7 +608,9 @@ class ExtractiveAnswerer:
         chunks = r.snapshot.chunks_by_source.get(source_id, [chunk])
         return self._outline.parts(r.generation, source_id, chunks)
 
-    def _topics(self, parts: Sequence[Part], r: Retrieval) -> list[tuple[str, list[Part]]] | None:
+    def _topics(
+        self, parts: Sequence[Part], r: Retrieval, *, by_name: bool = False
+    ) -> list[tuple[str, list[Part]]] | None:
         """In a file of several runbooks, its runbooks, the one asked about first."""
         return rank_topics(
             parts,
@@ -617,11 +619,14 @@ class ExtractiveAnswerer:
             lambda p: r.snapshot.dense_score(p.chunk.chunk_id, r.vector) or 0.0,
             r.names,
             self._config.sections,
+            by_name=by_name,
         )
 
     def _topic(self, source_id: str, chunk: Chunk, r: Retrieval) -> tuple[str, list[Part]] | None:
-        """In a file of several runbooks, the one the question is about."""
-        ranked = self._topics(self._parts(source_id, chunk, r), r)
+        """In a file of several runbooks, the one the question is about: its evidence is
+        the answer's, not the whole file's (a file of playbooks by alert name included,
+        though its quotes may come from any of them)."""
+        ranked = self._topics(self._parts(source_id, chunk, r), r, by_name=True)
         return ranked[0] if ranked else None
 
     def _rank(

@@ -12,24 +12,34 @@ A document is a collection when at least ``MIN_TOPICS`` of its top-level section
 each hold subsections of at least ``MIN_KINDS`` different kinds (meaning, diagnosis,
 action, escalation): the repeated layout of a runbook. A single runbook's top-level
 sections are those kinds themselves, so it never qualifies.
+
+It is one too when at least ``MIN_NAMED`` headings of one level are alert names
+(``CortexIngesterRestarts``, ``etcd_no_leader``: one word written as a name), whatever
+their subsections: a playbook per alert under ``## Alerts``, its steps in bold labels
+rather than headings. Every heading of that level is then a runbook of the collection
+(``Resizing Persistent Volumes`` beside the alerts), and what lies above that level, an
+introduction, belongs to none.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from core.heading_text import plain_heading
 from core.models import normalize_name
 from retrieval.composer import SectionWeights
 from retrieval.evidence import TermStats, coverage
 from retrieval.intent import heading_kinds
+from retrieval.names import written_as_name
 from retrieval.outline import Part
 from retrieval.tokenize import tokenize
 
 MIN_TOPICS = 3
 MIN_KINDS = 2
+MIN_NAMED = 5  # alert names at one heading level: a file of playbooks
 
 
-def topics(parts: Sequence[Part]) -> dict[str, list[Part]] | None:
+def topics(parts: Sequence[Part], *, by_name: bool = False) -> dict[str, list[Part]] | None:
     """The runbooks a collection holds, by top-level heading; None for one runbook.
 
     The top level is below the document's one top heading when every part lies under
@@ -37,6 +47,9 @@ def topics(parts: Sequence[Part]) -> dict[str, list[Part]] | None:
     themselves (a file of ``# KubeProxyDown`` runbooks, the first of which is also
     the document's title)."""
     paths = [p.heading_path for p in parts if p.heading_path]
+    named = _named_level(paths) if by_name else None
+    if named is not None:
+        return _by_level(parts, named)
     depth = 1 if paths and all(h[0] == paths[0][0] for h in paths) else 0
     members: dict[str, list[Part]] = {}
     kinds: dict[str, set[str]] = {}
@@ -51,6 +64,27 @@ def topics(parts: Sequence[Part]) -> dict[str, list[Part]] | None:
     return members if laid_out >= MIN_TOPICS else None
 
 
+def _named_level(paths: Sequence[tuple[str, ...]]) -> int | None:
+    """The heading level at which at least ``MIN_NAMED`` headings are alert names."""
+    seen: dict[int, set[str]] = {}
+    for path in paths:
+        for level, heading in enumerate(path):
+            word = plain_heading(heading).strip().strip('"')
+            if " " not in word and written_as_name(word):
+                seen.setdefault(level, set()).add(word)
+    found = [level for level, words in seen.items() if len(words) >= MIN_NAMED]
+    return min(found) if found else None
+
+
+def _by_level(parts: Sequence[Part], level: int) -> dict[str, list[Part]]:
+    """The parts under each heading of ``level``, by that heading."""
+    members: dict[str, list[Part]] = {}
+    for p in parts:
+        if len(p.heading_path) > level:
+            members.setdefault(p.heading_path[level], []).append(p)
+    return members
+
+
 def rank_topics(
     parts: Sequence[Part],
     terms: Sequence[str],
@@ -58,12 +92,14 @@ def rank_topics(
     dense_of: Callable[[Part], float],
     names: frozenset[str],
     weights: SectionWeights,
+    *,
+    by_name: bool = False,
 ) -> list[tuple[str, list[Part]]] | None:
     """In a collection, its runbooks as (heading, parts), the one the question is about
     first: the one the question names, or else the one holding the part with the best
     evidence (the question's words in it and in its heading, its dense score) plus its
     own heading's words. None for a single runbook."""
-    groups = topics(parts)
+    groups = topics(parts, by_name=by_name)
     if groups is None:
         return None
 

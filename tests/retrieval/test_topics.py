@@ -223,3 +223,58 @@ def test_a_pinned_file_of_runbooks_answers_from_the_runbook_its_link_points_at(
     assert anchored.citations and all(
         c.section.startswith("QueueDiskFull > ") for c in anchored.citations
     )
+
+
+PLAYBOOKS = (
+    "# Playbooks\n\nA checklist per alert.\n\n## Alerts\n\n"
+    + "".join(
+        f"### {name}\n\n{body}\n\nHow to **fix**:\n- {fix}\n\n"
+        for name, body, fix in [
+            ("StoreIngesterRestarts", "An ingester restarted.", "Check `kubectl get events`."),
+            ("StoreIngesterUnhealthy", "The ring marks an ingester unhealthy.", "Forget it."),
+            ("StoreCompactorFailing", "Compactions keep failing.", "Read the compactor logs."),
+            ("StoreRulerMissedRuns", "Rule groups miss their runs.", "Scale the rulers."),
+            ("StoreQuerierSlow", "Queries are slow.", "Scale the queriers."),
+        ]
+    )
+    + "## Manual procedures\n\n### Resizing volumes\n\nEdit the claim's size.\n"
+)
+
+
+def test_a_file_of_playbooks_by_alert_name_is_a_collection_for_its_evidence() -> None:
+    parts = parts_of(PLAYBOOKS, "Playbooks")
+    # its playbooks hold no Diagnosis or Mitigation subsections: not laid out alike
+    assert topics(parts) is None
+    found = topics(parts, by_name=True)
+    assert found is not None
+    assert list(found)[:2] == ["StoreIngesterRestarts", "StoreIngesterUnhealthy"]
+    assert "Resizing volumes" in found  # a heading of the same level is a runbook too
+    assert all("A checklist per alert." not in p.body for ps in found.values() for p in ps)
+    question = tokenize("StoreCompactorFailing on prod, what now")
+    ranked = rank_topics(
+        parts, question, STATS, lambda p: 0.5, frozenset({"storecompactorfailing"}), SW
+    )
+    assert ranked is None  # quotes may come from anywhere in the file
+    ranked = rank_topics(
+        parts,
+        question,
+        STATS,
+        lambda p: 0.5,
+        frozenset({"storecompactorfailing"}),
+        SW,
+        by_name=True,
+    )
+    assert ranked is not None and ranked[0][0] == "StoreCompactorFailing"
+
+
+def test_the_evidence_of_a_file_of_playbooks_is_the_asked_playbooks(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """Every word of a question about one playbook is somewhere in a long file: what
+    counts is whether the playbook asked about holds them."""
+    with runtime_over({"playbooks.md": PLAYBOOKS}, tmp_path, embedder) as rt:
+        extractive = rt.extractive
+        near = extractive.retrieve("StoreQuerierSlow firing: queries are slow, scale them?")
+        far = extractive.retrieve("StoreQuerierSlow firing: read the compactor logs and forget it?")
+    assert near.runbooks[0].coverage > 0.8
+    assert far.runbooks[0].coverage < 0.6  # those words belong to other playbooks
