@@ -40,6 +40,7 @@ from retrieval.composer import (
     shared_depth,
 )
 from retrieval.confidence import Evidence, everyday_terms, gather_evidence
+from retrieval.contrast import set_aside
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
 from retrieval.evidence import query_terms, unknown_entities
@@ -649,6 +650,7 @@ class ExtractiveAnswerer:
             self._config.sections,
             r.names,
             naming,
+            set_aside(r.query),
         )
 
     def _ranked_parts(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:

@@ -50,6 +50,7 @@ class SectionWeights:
     dense: float = 0.5  # cosine of the chunk the part lies in
     intent: float = 0.1  # the heading path offers what was asked
     symptoms: float = 0.4  # restating the symptoms answers no request for action
+    ruled_out: float = 0.4  # a part headed by what the question sets aside ("not a tenant's")
     second_ratio: float = 0.85  # a second part this close to the lead is quoted too
     complement_ratio: float = 0.6  # ... or this close, when it is the complementary step
     complement_min_lexical: float = 0.15  # and holds this share of the question's terms
@@ -81,6 +82,7 @@ def rank_parts(
     weights: SectionWeights,
     names: frozenset[str] = frozenset(),
     naming: frozenset[str] = frozenset(),
+    ruled_out: frozenset[str] = frozenset(),
 ) -> list[ScoredPart]:
     """The document's parts, best answer first.
 
@@ -88,10 +90,13 @@ def rank_parts(
     words of the document's name the question gives (``pgbouncer``, ``single``,
     ``core`` of ``pgbouncer_single_core``): they tell which document, not which part,
     so in a part's body they are no evidence; a part whose own heading is the name is.
+    ``ruled_out`` are the words of what the question sets aside ("not a tenant's"):
+    no evidence either, and a part headed by them is the case the question rules out.
     """
     body_terms = [t for t in terms if normalize_name(t) not in names]
     # a question that is nothing but the name (a bare alert): its words are all there is
     body_terms = [t for t in body_terms if t not in naming] or body_terms
+    body_terms = [t for t in body_terms if t not in ruled_out]
     out = []
     # (A small preference for earlier parts, "the usual case first", lowered lead_hit
     # by 0.02-0.1 on every corpus: it favours Overview and Symptoms over the action.)
@@ -103,6 +108,7 @@ def rank_parts(
             + weights.dense * dense_of(p)
             + weights.intent * intent_match(intent, p.own_path)
             - weights.symptoms * _only_symptoms(intent, p)
+            - weights.ruled_out * _headed_by(p, ruled_out)
         )
         out.append(ScoredPart(p, score, lexical))
     out.sort(key=lambda s: -s.score)
@@ -183,6 +189,11 @@ def quotable(parts: Sequence[Part]) -> list[Part]:
     nxt = {id(p): (ordered[i + 1] if i + 1 < len(ordered) else None) for i, p in enumerate(ordered)}
     out = [p for p in parts if not lead_in(p, nxt[id(p)])]
     return [p for p in out if p.holds_answer] or out
+
+
+def _headed_by(part: Part, words: frozenset[str]) -> bool:
+    """Do ``words`` name the part: its heading or one above it, not the title?"""
+    return bool(words) and any(words & set(tokenize(h)) for h in part.own_path)
 
 
 def _own_heading_terms(part: Part) -> frozenset[str]:

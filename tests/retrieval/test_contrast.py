@@ -1,0 +1,57 @@
+"""What a question sets aside is no evidence for a part."""
+
+from __future__ import annotations
+
+from retrieval.composer import SectionWeights, rank_parts
+from retrieval.contrast import set_aside
+from retrieval.evidence import TermStats
+from retrieval.tokenize import tokenize
+from tests.retrieval.test_composer import parts_of
+
+
+def test_what_is_set_aside() -> None:
+    assert set_aside("the bosh director's db, not a tenant's, where is its id?") == {"tenant"}
+    assert set_aside("move the vmi without shutting it down") == {"shut"}
+    assert set_aside("use the replica rather than the primary") == {"primari"}
+    # "not" describing a state sets nothing aside
+    assert set_aside("pod is not running and not ready") == frozenset()
+    # a word also asked for outside the contrast stays asked for
+    assert set_aside("restart the pod without restarting the node") == {"node"}
+
+
+RESTORES = """# Restoring RDS
+
+## Tenant Databases
+
+### Identify the database
+
+Find the tenant's service instance, then its database identifier in the broker.
+
+## Platform Databases
+
+Platform databases are named in the deployment's Terraform outputs: look up the
+database identifier there.
+"""
+
+
+def test_a_section_headed_by_what_the_question_sets_aside_does_not_lead() -> None:
+    question = (
+        "restoring a platform db (the director's, not a tenant's), where's its database identifier"
+    )
+    terms = list(dict.fromkeys(tokenize(question)))
+    stats = TermStats.from_doc_terms({"r": tokenize(RESTORES), "o": ["unrelated"]})
+
+    def first(ruled_out: frozenset[str]) -> str:
+        got = rank_parts(
+            parts_of(RESTORES),
+            terms,
+            stats,
+            lambda p: 0.5,
+            "diagnose",
+            SectionWeights(),
+            ruled_out=ruled_out,
+        )
+        return got[0].part.heading
+
+    assert first(frozenset()) == "Identify the database"
+    assert first(set_aside(question)) == "Platform Databases"
