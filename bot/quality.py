@@ -91,6 +91,7 @@ def evaluate(
 ) -> list[Outcome]:
     """Answer every question as the bot would; one JSON line per question to ``out``."""
     extractive = answerer or rt.extractive
+    titles = {c[0].path: c[0].title for c in rt.searcher.snapshot().chunks_by_source.values() if c}
     outcomes = []
     for q in questions:
         retrieval = extractive.retrieve(q.q, flt)
@@ -105,7 +106,7 @@ def evaluate(
         verbatim = all(quote_is_verbatim(c, roots) for c in answer.citations) if answered else None
         cited = tuple(CitedSpan(c.path, c.section, c.start, c.end) for c in answer.citations)
         expected = {path: read_source(path, roots) for path in q.expect or ()}
-        section_hit, lead_hit = judge_sections(q, cited, expected)
+        section_hit, lead_hit = judge_sections(q, cited, expected, titles)
         outcomes.append(Outcome(q, ranked, answered, verbatim, cited, section_hit, lead_hit))
         if out is not None:
             row = {

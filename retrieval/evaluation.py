@@ -204,19 +204,28 @@ def section_spans(text: str, heading: str, syntax: Syntax | None = None) -> list
 
 
 def judge_sections(
-    question: Question, cited: Sequence[CitedSpan], texts: Mapping[str, str | None]
+    question: Question,
+    cited: Sequence[CitedSpan],
+    texts: Mapping[str, str | None],
+    titles: Mapping[str, str] | None = None,
 ) -> tuple[bool | None, bool | None]:
     """(section_hit, lead_hit): is some / the first citation the expected section of
     an expected document, or inside it? ``texts`` holds each expected document's
-    text by path. None when the question names no section."""
+    text by path, ``titles`` its title as indexed: a section named by the title that
+    no heading spells (a front matter ``title:``) is the whole document. None when the
+    question names no section."""
     if not question.section or not question.expect or not question.answerable:
         return None, None
     heading = question.section
-    spans = {
-        path: section_spans(text, heading, syntax_for(path))
-        for path in question.expect
-        if (text := texts.get(path)) is not None
-    }
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for path in question.expect:
+        text = texts.get(path)
+        if text is None:
+            continue
+        spans[path] = section_spans(text, heading, syntax_for(path))
+        title = (titles or {}).get(path)
+        if not spans[path] and title and clean_heading(title) == clean_heading(heading):
+            spans[path] = [(0, len(text))]
 
     def inside(c: CitedSpan) -> bool:
         return any(s <= c.start and c.end <= e for s, e in spans.get(c.path, ()))

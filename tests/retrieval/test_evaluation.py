@@ -89,3 +89,23 @@ def test_compute_reports_section_and_lead_hits_and_declines() -> None:
     assert m.section_hit == 0.5 and m.lead_hit == 0.5
     assert m.answerable_declined == 1 and m.n_answerable == 2
     assert any(line.startswith("section_hit 0.500 lead_hit 0.500") for line in m.lines())
+
+
+def test_a_section_named_by_the_front_matter_title_is_the_whole_document() -> None:
+    """The procedure sits before any heading: the question set names the document's
+    title, which only the front matter spells."""
+    text = (
+        "---\ntitle: Troubleshooting Nessus Manager\n---\n\nRun the fetch first.\n\n## Scans\n\nx\n"
+    )
+    start = text.index("Run the fetch")
+    cited = [CitedSpan("n.md", "Troubleshooting Nessus Manager", start, start + 20)]
+    question = Question(
+        "n", "q", ("n.md",), True, "procedure", None, "Troubleshooting Nessus Manager"
+    )
+    assert judge_sections(question, cited, {"n.md": text}) == (False, False)
+    titles = {"n.md": "Troubleshooting Nessus Manager"}
+    assert judge_sections(question, cited, {"n.md": text}, titles) == (True, True)
+    # a heading that spells the section still decides where it lies
+    assert judge_sections(
+        q("Diagnosis"), [span_of("run defrag")], {"a.md": TEXT}, {"a.md": "Diagnosis"}
+    ) == (False, False)
