@@ -45,7 +45,8 @@ def topics(parts: Sequence[Part], *, by_name: bool = False) -> dict[str, list[Pa
     The top level is below the document's one top heading when every part lies under
     it (``# Alert runbooks`` over ``## KubeProxyDown``), else the top headings
     themselves (a file of ``# KubeProxyDown`` runbooks, the first of which is also
-    the document's title)."""
+    the document's title). ``by_name``: a file of playbooks by alert name counts too
+    (its evidence is measured per playbook; its quotes may come from any of them)."""
     paths = [p.heading_path for p in parts if p.heading_path]
     named = _named_level(paths) if by_name else None
     if named is not None:
