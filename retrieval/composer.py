@@ -333,30 +333,77 @@ def pieces(part: Part, parts: Sequence[Part]) -> list[Part]:
 
 
 def quote_parts(
-    part: Part, parts: Sequence[Part], terms: Sequence[str], stats: TermStats
+    part: Part,
+    parts: Sequence[Part],
+    terms: Sequence[str],
+    stats: TermStats,
+    *,
+    acting: bool = False,
 ) -> list[Quote]:
     """The whole section the part belongs to, from its first piece: a warning or a
     lead-in never stands in for the steps that follow it, and a procedure is never shown
     from its middle. A section longer than MAX_SECTION_CHARS is cut after a piece, and
-    the last quote says which steps are shown."""
-    group = pieces(part, parts)
+    the last quote says which steps are shown, or that the rest is in the runbook.
+
+    ``acting``: the question asks what to do. When the cut leaves out the piece where
+    the section's own fix begins (a label such as "How to **fix**:" in a playbook that
+    has no headings below the alert), that piece is quoted after the first one instead
+    of the pieces between them."""
+    group = [
+        p for i, p in enumerate(pieces(part, parts)) if i == 0 or not _only_link_definitions(p.body)
+    ]
     if len(group) == 1:
-        return [quote_part(part, terms, stats)]
+        return [quote_part(group[0], terms, stats)]
+    kept = _within_budget(group, terms, stats)
+    if acting and len(kept) < len(group):
+        fix = next((i for i in range(len(kept), len(group)) if _labels_action(group[i].body)), None)
+        if fix is not None:
+            kept = [kept[0], *_within_budget(group[fix:], terms, stats, len(kept[0].text))]
+    total = sum(len(_STEP.findall(p.body)) for p in group)
+    shown = sum(len(_STEP.findall(q.text)) for q in kept)
+    if len(kept) < len(group):
+        contiguous = all(q.part is p for q, p in zip(kept, group, strict=False))
+        if contiguous and total > shown > 0:
+            note = f"steps 1-{shown} of {total}"
+        else:
+            note = "part of this section"
+        kept[-1] = replace(kept[-1], note=note)
+    return kept
+
+
+def _within_budget(
+    group: Sequence[Part], terms: Sequence[str], stats: TermStats, used: int = 0
+) -> list[Quote]:
+    """The pieces quoted in order until MAX_SECTION_CHARS (at least the first)."""
     out: list[Quote] = []
-    used = 0
     for piece in group:
-        if out and _only_link_definitions(piece.body):
-            continue  # the section's link targets: nothing an engineer reads
         q = quote_part(piece, terms, stats)
         if out and used + len(q.text) > MAX_SECTION_CHARS:
             break
         out.append(q)
         used += len(q.text)
-    total = sum(len(_STEP.findall(p.body)) for p in group)
-    shown = sum(len(_STEP.findall(q.text)) for q in out)
-    if len(out) < len(group) and total > shown > 0:
-        out[-1] = replace(out[-1], note=f"steps 1-{shown} of {total}")
     return out
+
+
+# a line that labels what follows as the fix: "How to **fix**:", "**Mitigation**"
+_ACTION_LABEL = re.compile(
+    r"^[ \t]*(?:[-*+][ \t]+)?(?P<label>[^\n]{0,40}?\b(?:fix|mitigat\w*|remediat\w*|"
+    r"resolution|resolv\w*|remed(?:y|ies)|workarounds?|recover\w*)\b[^\n]{0,30}?)[ \t]*$",
+    re.I | re.M,
+)
+
+
+def _labels_action(text: str) -> bool:
+    """Does a line of ``text`` label the fix (bold, or ending with a colon)?"""
+    for m in _ACTION_LABEL.finditer(text):
+        label = m["label"].strip()
+        if (
+            label.endswith(":")
+            or label.endswith(":**")
+            or (label.startswith(("**", "__")) and label.endswith(("**", "__")))
+        ):
+            return True
+    return False
 
 
 def _only_link_definitions(text: str) -> bool:

@@ -217,6 +217,9 @@ def _preface(view: View) -> list[dict[str, Any]]:
     return out
 
 
+_ADJACENT = 2  # characters between two quotes of one section that follow each other
+
+
 def _grouped(citations: Sequence[Citation]) -> list[list[Citation]]:
     """Citations by document, documents in order of first appearance."""
     groups: dict[str, list[Citation]] = {}
@@ -289,6 +292,8 @@ def _add_documents(
                 label = clip(citation.section, _TITLE_MAX)
                 line = lead_link(citation) if n == 0 else f"*{link(citation.url, label)}*"
                 heading.append(section(line))
+            elif continued and citation.start - group[n - 1].end > _ADJACENT:
+                heading.append(context("…"))  # the section's text between is left out
             pieces = split_text(_quote_mrkdwn(citation))
             after: list[dict[str, Any]] = []
             note = _rest_note(citation)

@@ -249,6 +249,13 @@ def test_a_cut_procedure_says_so_and_links_the_rest() -> None:
     assert f"Steps 1-2 of 7 · <{URL}#L1|the rest in the runbook>" in body
 
 
+def test_a_gap_between_two_quotes_of_one_section_is_shown() -> None:
+    adjacent = (cite(start=0, end=40), cite(start=42, end=80, quote="and then"))
+    apart = (cite(start=0, end=40), cite(start=400, end=440, quote="How to fix:"))
+    assert "…" not in texts(render(answer(citations=adjacent)))
+    assert "…" in texts(render(answer(citations=apart)))
+
+
 def test_other_fixes_of_the_runbook_are_linked() -> None:
     facts = {
         "src-1": DocFacts(

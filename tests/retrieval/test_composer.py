@@ -202,6 +202,28 @@ def test_a_section_split_over_chunks_is_quoted_from_its_first_piece() -> None:
         assert text[q.start : q.end] == q.text
 
 
+def test_what_to_do_skips_to_the_fix_a_playbook_labels_in_bold() -> None:
+    """A playbook with no headings below the alert: the fix begins at a bold label
+    further down than one section's quote reaches."""
+    about = "\n\n".join(
+        f"Paragraph {i}: " + "the series limit explained at length " * 10 for i in range(8)
+    )
+    fix = "How to **fix**:\n\n1. Temporarily increase the limit.\n2. Scale up the ingesters.\n"
+    text = f"# Playbooks\n\n## SeriesLimit\n\n{about}\n\n{fix}"
+    parts = parts_of(text, max_tokens=128)
+    group = pieces(parts[1], parts)
+    assert len(group) > 3  # the section is split; its quote stops before the fix
+    plain = quote_parts(group[0], parts, tokenize("series limit"), STATS)
+    assert not any("How to **fix**" in q.text for q in plain)
+    assert plain[-1].note == "part of this section"  # the cut is said, with no steps shown
+    acting = quote_parts(group[0], parts, tokenize("series limit"), STATS, acting=True)
+    assert acting[0].text.startswith("Paragraph 0")  # what the alert means, then
+    assert any(q.text.startswith("How to **fix**") for q in acting[1:])  # its fix
+    assert acting[-1].text.rstrip().endswith("2. Scale up the ingesters.")
+    for q in acting:
+        assert text[q.start : q.end] == q.text
+
+
 def chosen_headings(text: str, scored: list[tuple[str, float, float]], intent: str) -> list[str]:
     """``choose_parts`` over the named parts of ``text``, scored as given."""
     parts = {p.heading: p for p in parts_of(text)}
