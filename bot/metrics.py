@@ -56,6 +56,7 @@ ABSTAIN_REASONS: tuple[str, ...] = (
     "no-command",
     "access-denied",
     "only-superseded-sources",
+    "unwritten",
     "error",
 )
 FEEDBACK_VALUES: tuple[str, ...] = ("helpful", "not_helpful")

@@ -15,7 +15,12 @@ from pydantic import BaseModel, ConfigDict, Field
 DocType = Literal["runbook", "incident", "adr", "doc"]
 AnswerState = Literal["answer", "unsure", "abstain"]
 AbstainReason = Literal[
-    "no-match", "low-confidence", "no-command", "access-denied", "only-superseded-sources"
+    "no-match",
+    "low-confidence",
+    "no-command",
+    "access-denied",
+    "only-superseded-sources",
+    "unwritten",
 ]
 WarningKind = Literal[
     "stale",

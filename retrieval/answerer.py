@@ -59,7 +59,7 @@ from retrieval.search import HybridSearcher, group_by_document
 from retrieval.snapshot import Snapshot
 from retrieval.spelling import Reading, corrected
 from retrieval.stubs import stub
-from retrieval.topics import rank_topics
+from retrieval.topics import rank_topics, topics
 
 RUNBOOK_TYPES = ("runbook", "adr", "doc")
 INCIDENT_TYPES = ("incident",)
@@ -73,6 +73,7 @@ REASON_TEXT: dict[str, str] = {
     "no-command": "No runbook shows a command for this.",
     "access-denied": "A runbook you cannot read may cover this; ask its owners for access.",
     "only-superseded-sources": "Only superseded or deprecated documents mention this.",
+    "unwritten": "The runbook for this is not written yet.",
 }
 
 
@@ -440,6 +441,10 @@ class ExtractiveAnswerer:
             # a runbook the asker cannot read answers far better than the readable one:
             # say so rather than quote the weaker runbook as if it answered
             return self._not_answered(r, flt, [], warnings, link, today, hidden=True)
+        unwritten = self._unwritten_runbook(chosen, r)
+        if unwritten is not None:
+            # the runbook asked about is only "TODO": say so, never quote another one
+            return self._not_answered(r, flt, [], warnings, link, today, unwritten=unwritten)
         citations = self._cite(chosen, r, today)
         if not pinned and asks_for_command(r.question) and not _show_command(citations):
             # "whats the cmd to …" answered with prose alone: the runbook covers the topic,
@@ -455,12 +460,12 @@ class ExtractiveAnswerer:
             )
             + warnings
         )
-        unwritten = self._unwritten_action(chosen, r)
-        if unwritten is not None:
+        unwritten_section = self._unwritten_action(chosen, r)
+        if unwritten_section is not None:
             warnings.append(
                 AnswerWarning(
                     kind="unwritten-section",
-                    message=f"This runbook's {unwritten} section is not written yet.",
+                    message=f"This runbook's {unwritten_section} section is not written yet.",
                     source_id=chosen.chunk.source_id,
                 )
             )
@@ -498,8 +503,23 @@ class ExtractiveAnswerer:
         *,
         no_command: bool = False,
         hidden: bool | None = None,  # known already: an unreadable runbook answers
+        unwritten: Suggestion | None = None,  # the runbook asked about, not written yet
     ) -> Answer:
         """The "not sure" tier (closest runbooks, no quote) or an abstention."""
+        if unwritten is not None:
+            return Answer(
+                state="abstain",
+                text=REASON_TEXT["unwritten"],
+                question=r.question,
+                reason="unwritten",
+                warnings=tuple(warnings),
+                suggestions=(unwritten,),
+                search_link=link,
+                generation=r.generation,
+                confidence=round(max((c.confidence for c in r.runbooks), default=0.0), 4),
+                closest_owner=unwritten.owner,
+                closest_service=unwritten.service,
+            )
         model = self._config.model
         reason: AbstainReason
         if confident:
@@ -563,28 +583,27 @@ class ExtractiveAnswerer:
         picks = [(c, found[0]) for c, found in zip(offered, runbooks, strict=True) if found]
         for c, found in zip(offered, runbooks, strict=True):
             picks += [(c, more) for more in found[1:]]
-        out = []
-        for c, parts in picks[:limit]:
-            ranked = self._rank(parts, r, c)
-            part = ranked[0].part if ranked else None
-            chunk = part.chunk if part is not None else c.chunk
-            line = part.line_of(part.body_start) if part is not None else chunk.line
-            m = chunk.metadata
-            out.append(
-                Suggestion(
-                    source_id=chunk.source_id,
-                    title=chunk.title,
-                    section=part.section if part is not None else plain_section(chunk.section),
-                    path=chunk.path,
-                    url=chunk_url(chunk, line),
-                    line=line,
-                    owner=m.owner,
-                    access=m.access,
-                    service=m.service,
-                    doc_type=m.doc_type,
-                )
-            )
-        return tuple(out)
+        return tuple(self._suggestion(c, parts, r) for c, parts in picks[:limit])
+
+    def _suggestion(self, c: Candidate, parts: Sequence[Part], r: Retrieval) -> Suggestion:
+        """The runbook (``parts`` of the candidate's document) linked at its best part."""
+        ranked = self._rank(parts, r, c)
+        part = ranked[0].part if ranked else None
+        chunk = part.chunk if part is not None else c.chunk
+        line = part.line_of(part.body_start) if part is not None else chunk.line
+        m = chunk.metadata
+        return Suggestion(
+            source_id=chunk.source_id,
+            title=chunk.title,
+            section=part.section if part is not None else plain_section(chunk.section),
+            path=chunk.path,
+            url=chunk_url(chunk, line),
+            line=line,
+            owner=m.owner,
+            access=m.access,
+            service=m.service,
+            doc_type=m.doc_type,
+        )
 
     def _runbooks(self, cand: Candidate, r: Retrieval) -> list[list[Part]]:
         """The candidate document's runbooks, closest first: its own parts for a single
@@ -592,6 +611,21 @@ class ExtractiveAnswerer:
         parts = self._parts(cand.doc.source_id, cand.chunk, r)
         ranked = self._topics(parts, r)
         return [members for _heading, members in ranked] if ranked else [parts]
+
+    def _unwritten_runbook(self, cand: Candidate, r: Retrieval) -> Suggestion | None:
+        """The runbook the answer would come from, linked, when not one of its parts is
+        written ("_TODO: this playbook has not been written yet._"): in a file of
+        playbooks, the one the question names; else the document's runbook."""
+        parts = self._parts(cand.doc.source_id, cand.chunk, r)
+        named = [
+            members
+            for heading, members in (topics(parts, by_name=True) or {}).items()
+            if normalize_name(heading) in r.names
+        ]
+        runbook = named[0] if named else self._runbooks(cand, r)[0]
+        if not runbook or not all(stub(p.body) for p in runbook):
+            return None
+        return self._suggestion(cand, runbook, r)
 
     def _unwritten_action(self, cand: Candidate, r: Retrieval) -> str | None:
         """The action section of the runbook when the question asks what to do and every

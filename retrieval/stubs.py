@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
-_STUB_MARK = re.compile(r"^\W*(todo|tbd|tba|fixme|wip|n/?a|coming soon)\b", re.I)
+_STUB_MARK = re.compile(r"^[\W_]*(todo|tbd|tba|fixme|wip|n/?a|coming soon)\b", re.I)
 # a template's prompt left in a list item: "- > Basic troubleshooting order"
 _PROMPT = re.compile(r"^\s*[-*+]\s+>")
 

@@ -58,6 +58,7 @@ from core.models import Answer, AnswerWarning, Citation, Suggestion
 CLOSEST_OTHER_SERVICE = "Closest match (different service)"
 NOT_SURE = "Not sure any runbook answers this."
 NO_COMMAND = "No runbook shows a command for this."
+UNWRITTEN = "The runbook for this is not written yet."
 NONE_COVERS = "No runbook covers this."
 RESTRICTED = "Restricted runbook, visible only to you."
 DO_NOT_PASTE = "Do not paste it in public channels."
@@ -513,11 +514,16 @@ def render_not_answered(
     elif reason == "only-superseded-sources":
         headline = ":warning: *Only superseded or deprecated runbooks mention this.*"
         text = "Only superseded or deprecated runbooks mention this."
+    elif reason == "unwritten":
+        headline = f":memo: *{UNWRITTEN}*"
+        text = UNWRITTEN
     else:
         headline = f":mag: *{NONE_COVERS}*"
         text = NONE_COVERS
     suggestions = answer.suggestions[:5]
-    if suggestions:
+    if suggestions and reason == "unwritten":
+        headline += " Ask its owners, or write it:"
+    elif suggestions:
         headline += (
             " The closest runbooks:" if unsure else " The closest runbooks, none a confident match:"
         )

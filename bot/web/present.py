@@ -19,6 +19,7 @@ from retrieval.answerer import chunk_url
 
 ABSTAIN_HEADLINE = "No runbook covers this"
 UNSURE_HEADLINE = "Not sure these answer it"
+UNWRITTEN_HEADLINE = "The runbook for this is not written yet"
 
 REASONS: dict[str, str] = {
     "no-match": "Nothing in the indexed runbooks matches this question.",
@@ -32,6 +33,10 @@ REASONS: dict[str, str] = {
     "access-denied": ("A runbook you cannot read may cover this; ask its owners for access."),
     "only-superseded-sources": (
         "The only runbooks that match are superseded or deprecated, so they are not quoted."
+    ),
+    "unwritten": (
+        "The runbook this question is about exists, but nothing in it is written yet: "
+        "no other runbook is quoted in its place."
     ),
 }
 
@@ -54,6 +59,7 @@ GAP_REASONS: dict[str, str] = {
     "low-confidence": "not confident enough",
     "no-command": "no runbook shows the command",
     "only-superseded-sources": "only retired runbooks",
+    "unwritten": "runbook not written yet",
     "not_helpful": "marked not helpful",
     "abstain": "no answer",
 }
@@ -133,6 +139,8 @@ def reason_text(answer: Answer) -> str:
 def headline(answer: Answer) -> str:
     if answer.state == "unsure":
         return UNSURE_HEADLINE
+    if answer.state == "abstain" and answer.reason == "unwritten":
+        return UNWRITTEN_HEADLINE
     if answer.state == "abstain":
         return ABSTAIN_HEADLINE
     return "Answer"

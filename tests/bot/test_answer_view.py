@@ -474,6 +474,22 @@ def test_asked_for_a_command_that_no_runbook_shows_says_so() -> None:
     assert message.text.startswith("No runbook shows a command for this.")
 
 
+def test_a_runbook_not_written_yet_is_said_and_linked() -> None:
+    a = Answer(
+        state="abstain",
+        text="The runbook for this is not written yet.",
+        reason="unwritten",
+        suggestions=(suggestion(1),),
+    )
+    message = render(a)
+    assert shown(message).startswith(
+        ":memo: *The runbook for this is not written yet.* Ask its owners, or write it:"
+    )
+    assert "Payments runbook 1" in shown(message)
+    assert "closest" not in shown(message).lower()
+    assert message.text.startswith("The runbook for this is not written yet.")
+
+
 def test_no_runbook_says_so_once() -> None:
     a = Answer(state="abstain", text="No runbook covers this.", reason="no-match")
     message = render(a)

@@ -181,6 +181,38 @@ def test_an_action_section_not_written_yet_is_said_not_quoted(
         assert all(w.kind != "unwritten-section" for w in meaning.warnings)
 
 
+PLAYBOOKS = "# Playbooks\n\n## Alerts\n\n" + "".join(
+    f"### {name}\n\n{body}\n\n"
+    for name, body in [
+        ("StoreRulerMissedEvaluations", "_TODO: this playbook has not been written yet._"),
+        ("StoreRulerFailedPushes", "Rulers cannot push samples. How to **fix**: scale the rulers."),
+        ("StoreRulerFailedQueries", "Rulers cannot query. How to **fix**: check the queriers."),
+        ("StoreIngesterRestarts", "An ingester restarted. Check `kubectl get events`."),
+        ("StoreCompactorFailing", "Compactions fail. Read the compactor logs."),
+    ]
+)
+
+
+def test_the_runbook_asked_about_not_written_yet_is_said_never_replaced(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """Its neighbours' fixes are not its fix: the engineer is told the playbook for the
+    alert is a TODO, with its link, rather than shown another alert's playbook."""
+    empty_runbook = "# KubeStateMetricsListErrors\n\n## Meaning\n\nTODO\n\n## Mitigation\n\nTBD\n"
+    files = {"playbooks.md": PLAYBOOKS, "ksm/ListErrors.md": empty_runbook}
+    with runtime_over(files, tmp_path, embedder) as rt:
+        missed = rt.extractive.answer("StoreRulerMissedEvaluations firing, what do i do", EVERYONE)
+        pushes = rt.extractive.answer("StoreRulerFailedPushes firing, what do i do", EVERYONE)
+        empty = rt.extractive.answer("KubeStateMetricsListErrors firing, what do i do", EVERYONE)
+    assert missed.state == "abstain" and missed.reason == "unwritten"
+    assert missed.text == "The runbook for this is not written yet."
+    assert not missed.citations
+    (runbook,) = missed.suggestions
+    assert runbook.path == "playbooks.md" and "StoreRulerMissedEvaluations" in runbook.section
+    assert pushes.state == "answer" and "scale the rulers" in pushes.citations[0].quote
+    assert empty.reason == "unwritten"  # a runbook whose every section is a TODO
+
+
 def test_stale_runbook_carries_age_and_owner(sample_runtime: Runtime) -> None:
     answer = sample_runtime.extractive.answer("elasticsearch cluster red unassigned shards")
     stale = [w for w in answer.warnings if w.kind == "stale"]

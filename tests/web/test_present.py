@@ -4,7 +4,16 @@ from __future__ import annotations
 
 from datetime import date
 
-from bot.web.present import age_text, emphasis, hit_excerpt, safe_url, warning_text
+from bot.web.present import (
+    age_text,
+    emphasis,
+    gap_reason,
+    headline,
+    hit_excerpt,
+    reason_text,
+    safe_url,
+    warning_text,
+)
 from core.models import Answer, AnswerWarning, Chunk, Citation, DocumentMetadata
 
 TODAY = date(2026, 12, 1)
@@ -126,3 +135,13 @@ def test_a_comment_inside_code_stays_in_the_excerpt() -> None:
         "Platform: disk full\nDiagnosis\n\n## Diagnosis\n\n```bash\n# what grew\ndu -xh /\n```\n",
     )
     assert hit_excerpt(chunk) == "# what grew du -xh /"
+
+
+def test_a_runbook_not_written_yet_has_its_own_headline_and_words() -> None:
+    unwritten = Answer(state="abstain", text="x", reason="unwritten")
+    assert headline(unwritten) == "The runbook for this is not written yet"
+    assert "nothing in it is written yet" in reason_text(unwritten)
+    assert gap_reason("unwritten") == "runbook not written yet"
+    assert (
+        headline(Answer(state="abstain", text="x", reason="no-match")) == "No runbook covers this"
+    )
