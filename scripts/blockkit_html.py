@@ -38,6 +38,7 @@ EMOJI = {
     "white_check_mark": "✅",
     "leftwards_arrow_with_hook": "↩️",
     "spiral_note_pad": "🗒️",
+    "memo": "📝",
 }
 
 CSS = """
