@@ -262,7 +262,7 @@ class ExtractiveAnswerer:
         if vector is None:
             embed = self._dense_query or self._searcher.embedder.embed_query
             vector = embed(query)
-        names = query_names(query)
+        names = query_names(query, doc_freq, snap.term_stats.n_docs)
         if flt is not None and flt.anchor:
             names = names | {normalize_name(flt.anchor)}
         pinned = flt.sources if flt is not None else None

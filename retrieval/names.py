@@ -12,15 +12,26 @@ from retrieval.tokenize import ACRONYM_PLURAL, tokenize
 
 _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-_.][A-Za-z0-9]+)*")
 MIN_NAME_LEN = 6
+# a name more documents use than this (and than MAX_NAME_DOCS) is a product, not a runbook's
+MAX_NAME_SHARE = 0.1
+MAX_NAME_DOCS = 3
 
 
-def query_names(query: str) -> frozenset[str]:
-    """Identifier-like words of a query (alert names, service names), normalized."""
+def query_names(
+    query: str, doc_freq: Mapping[str, int] | None = None, n_docs: int = 0
+) -> frozenset[str]:
+    """Identifier-like words of a query (alert names, service names), normalized. Given
+    the index's document frequencies, a name that many documents use is left out: a
+    product written in camel case (``PgBouncer``, in 15 of 63 GitLab runbooks) names
+    none of them, where an alert name (``KubePodCrashLooping``) names its runbook."""
+    limit = max(MAX_NAME_DOCS, MAX_NAME_SHARE * n_docs)
     out = set()
     for w in _IDENTIFIER.findall(query):
         compound = any(c in w for c in "-_.") or any(c.isupper() for c in w[1:])
         if len(w) >= MIN_NAME_LEN and compound:
-            out.add(normalize_name(w))
+            name = normalize_name(w)
+            if doc_freq is None or doc_freq.get(name, 0) <= limit:
+                out.add(name)
     return frozenset(out)
 
 

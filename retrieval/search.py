@@ -132,4 +132,6 @@ class HybridSearcher:
     def group(self, query: str, hits: Sequence[Hit]) -> list[DocumentHits]:
         """Documents, best first; one the query names outright ranks as if first in a list."""
         bonus = 1.0 / (self._config.rrf_k + 1)
-        return group_by_document(hits, names=query_names(query), name_bonus=bonus)
+        stats = self.snapshot().term_stats
+        names = query_names(query, stats.doc_freq, stats.n_docs)
+        return group_by_document(hits, names=names, name_bonus=bonus)

@@ -89,3 +89,13 @@ def test_the_words_that_name_the_document_are_told_apart() -> None:
     title = normalize_name("Checkout API: database connection failures")
     assert naming_terms("checkout-api database connection refused", {title}) == frozenset()
     assert naming_terms("disk full on the primary", {"kubeletdown"}) == frozenset()
+
+
+def test_a_name_many_runbooks_use_is_a_product_not_a_runbooks_name() -> None:
+    question = "add another PgBouncer process; KubePodCrashLooping is firing too"
+    both = {"pgbouncer", "kubepodcrashlooping"}
+    assert query_names(question) == both  # without the index's counts
+    doc_freq = {"pgbouncer": 15, "kubepodcrashlooping": 2}
+    assert query_names(question, doc_freq, 63) == {"kubepodcrashlooping"}
+    # in a small index a few documents naming it still leaves it a name
+    assert query_names(question, {"pgbouncer": 3}, 10) == both
