@@ -33,6 +33,15 @@ def plain_heading(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+_TITLE_LABEL = re.compile(r"^\s*title\s*:\s*", re.I)
+
+
+def without_title_label(text: str) -> str:
+    """A heading without a template's label in front of the title: ``# Title:
+    SidekiqQueueTooLarge`` is the runbook's own top heading, repeating its title."""
+    return _TITLE_LABEL.sub("", text)
+
+
 def plain_section(section: str) -> str:
     """A heading path (``A > B``) with each heading plain; a heading that is nothing but
     decoration keeps its text as written."""

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.heading_text import without_title_label
+
 DocType = Literal["runbook", "incident", "adr", "doc"]
 AnswerState = Literal["answer", "unsure", "abstain"]
 AbstainReason = Literal[
@@ -92,7 +94,9 @@ class Chunk(Frozen):
     def section(self) -> str:
         """The heading path without a top heading that merely repeats the title."""
         path = self.heading_path
-        if len(path) > 1 and normalize_name(path[0]) == normalize_name(self.title):
+        if len(path) > 1 and normalize_name(without_title_label(path[0])) == normalize_name(
+            self.title
+        ):
             path = path[1:]
         return " > ".join(path) if path else self.title
 

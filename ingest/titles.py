@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from core.heading_text import plain_heading
+from core.heading_text import plain_heading, without_title_label
 from core.markdown import MARKDOWN
 from core.markup import Syntax, syntax_for
 from core.models import normalize_name
@@ -75,8 +75,6 @@ def _key(text: str) -> str:
 
 # A template's placeholder left in place: "(Title: Name of alert)", "<Alert name>", "TODO"
 _PLACEHOLDER = re.compile(r"^\s*(\(.*\)|\[.*\]|<.*>|\{.*\}|(todo|tbd)\b.*)\s*$", re.I)
-# a template's label kept in front of the title: "Title: SidekiqQueueTooLarge"
-_LABEL = re.compile(r"^\s*title\s*:\s*", re.I)
 
 
 def is_generic(title: str) -> bool:
@@ -150,7 +148,9 @@ def choose_title(front_matter_title: object, body: str, rel: str) -> str:
         if text:
             candidates.append(text)
     titles = [
-        _LABEL.sub("", h) for h in h1_headings(body, syntax_for(rel)) if _key(h) not in TOC_HEADINGS
+        without_title_label(h)
+        for h in h1_headings(body, syntax_for(rel))
+        if _key(h) not in TOC_HEADINGS
     ]
     if not titles:  # no H1: the title may be written one level down
         titles = [h for h in [opening_heading(body, rel)] if h and _key(h) not in TOC_HEADINGS]

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Container, Iterable, Mapping
 from pathlib import PurePosixPath
 
+from core.heading_text import without_title_label
 from core.models import Chunk, normalize_name
 from retrieval.tokenize import ACRONYM_PLURAL, tokenize
 
@@ -66,7 +67,7 @@ def document_names(chunk: Chunk) -> frozenset[str]:
     """What a document is called: title, top heading, file name (normalized)."""
     names = {normalize_name(chunk.title), normalize_name(PurePosixPath(chunk.path).stem)}
     if chunk.heading_path:
-        names.add(normalize_name(chunk.heading_path[0]))
+        names.add(normalize_name(without_title_label(chunk.heading_path[0])))
     return frozenset(n for n in names if n)
 
 

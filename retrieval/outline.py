@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from core.heading_text import SECTION_SEPARATOR, plain_heading
+from core.heading_text import SECTION_SEPARATOR, plain_heading, without_title_label
 from core.markdown import MAX_SPLIT_HEADING
 from core.markup import syntax_for
 from core.models import Chunk, normalize_name
@@ -61,7 +61,7 @@ class Part:
     def own_path(self) -> tuple[str, ...]:
         """The heading path below a top heading that merely repeats the title."""
         path = self.heading_path
-        if path and normalize_name(path[0]) == normalize_name(self.chunk.title):
+        if path and _repeats_title(path[0], self.chunk.title):
             return path[1:]
         return path
 
@@ -70,7 +70,7 @@ class Part:
         """The heading path without a top heading that merely repeats the title, each
         heading without its Markdown decoration (``**Primary SLO**`` -> ``Primary SLO``)."""
         path = tuple(plain_heading(h) or h for h in self.heading_path)
-        if len(path) > 1 and normalize_name(path[0]) == normalize_name(self.chunk.title):
+        if len(path) > 1 and _repeats_title(path[0], self.chunk.title):
             path = path[1:]
         return SECTION_SEPARATOR.join(path) if path else self.chunk.title
 
@@ -158,3 +158,8 @@ class OutlineCache:
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
         return parts
+
+
+def _repeats_title(heading: str, title: str) -> bool:
+    """Is the top heading the document's title again (``Title: X`` over title ``X``)?"""
+    return normalize_name(without_title_label(heading)) == normalize_name(title)

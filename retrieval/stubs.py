@@ -8,13 +8,18 @@ _COMMENT = re.compile(r"<!--.*?-->", re.S)
 _STUB_MARK = re.compile(r"^[\W_]*(todo|tbd|tba|fixme|wip|n/?a|coming soon)\b", re.I)
 # a template's prompt left in a list item: "- > Basic troubleshooting order"
 _PROMPT = re.compile(r"^\s*[-*+]\s+>")
+# a table of contents the site renders: "**Table of Contents**", "[TOC]", "[[_TOC_]]"
+_TOC = re.compile(
+    r"^\s*(?:\[\[?_?toc_?\]\]?|\{:toc\}|(?:\*\*|__)?table of contents:?(?:\*\*|__)?)\s*$", re.I
+)
 
 
 def stub(body: str) -> bool:
-    """A section not written yet: empty, a comment, one line that says "TODO" or "TBD"
+    """A section not written yet: empty (or a table of contents the site renders), a
+    comment, one line that says "TODO" or "TBD"
     ("TODO: Command needed"), or nothing but a template's prompts ("- > Basic
     troubleshooting order"). Quoted, it would show an engineer nothing to do."""
-    lines = [ln for ln in _COMMENT.sub("", body).splitlines() if ln.strip()]
+    lines = [ln for ln in _COMMENT.sub("", body).splitlines() if ln.strip() and not _TOC.match(ln)]
     if not any(ch.isalnum() for ln in lines for ch in ln):
         return True
     if all(_PROMPT.match(ln) for ln in lines):

@@ -82,6 +82,8 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
     out: list[str] = []
     joinable = False  # the last line out is prose a soft-wrapped line continues
     source = ""  # that prose as written: a link or emphasis may span its line breaks
+    number: int | None = None  # the number shown for it, when it is a numbered step
+    steps = _Steps()
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -121,10 +123,11 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
             # Markdown joins a hard-wrapped paragraph into one; Slack would show the breaks.
             # Converted again as a whole: "[Platform Engineering\nteam](…)" is one link.
             source = source.rstrip() + " " + line.strip()
-            out[-1] = _line(source, base_url)
+            out[-1] = _line(source, base_url, number)
             i += 1
             continue
-        converted = _line(line, base_url)
+        number = steps.number(line)
+        converted = _line(line, base_url, number)
         out.append(converted)
         joinable = bool(converted.strip()) and not _HEADING.match(line) and not _RULE.match(line)
         source = line
@@ -179,6 +182,29 @@ def _ref_key(label: str) -> str:
     return " ".join(label.lower().split())
 
 
+class _Steps:
+    """The numbers Markdown shows for an ordered list: its first item's, then one more
+    per item, however they are written ("1." on every step is common). A paragraph,
+    heading or fence at the margin ends the lists."""
+
+    def __init__(self) -> None:
+        self._levels: dict[int, int] = {}  # level -> the number shown last
+
+    def number(self, line: str) -> int | None:
+        numbered = _NUMBERED.match(line)
+        if numbered is None:
+            if line.strip() and not line[:1].isspace() and not _BULLET.match(line):
+                self._levels.clear()  # a paragraph, heading or fence at the margin ends lists
+            return None
+        level = _level(numbered["indent"])
+        for deeper in [k for k in self._levels if k > level]:
+            del self._levels[deeper]
+        last = self._levels.get(level)
+        shown = last + 1 if last is not None else int(numbered["n"])
+        self._levels[level] = shown
+        return shown
+
+
 def _continues(line: str) -> bool:
     """A line that continues the paragraph or list item above it (a soft line break)."""
     return bool(line.strip()) and not (
@@ -230,7 +256,7 @@ def _blockquote(lines: list[str], base_url: str | None) -> list[str]:
     return ["", f"{label} {_inline(body, base_url)}".rstrip(), ""]
 
 
-def _line(line: str, base_url: str | None) -> str:
+def _line(line: str, base_url: str | None, number: int | None = None) -> str:
     if not line.strip():
         return ""
     if _RULE.match(line):
@@ -247,7 +273,8 @@ def _line(line: str, base_url: str | None) -> str:
     numbered = _NUMBERED.match(line)
     if numbered is not None:
         level = _level(numbered["indent"])
-        return f"{'    ' * level}{numbered['n']}. {_inline(numbered['rest'], base_url)}"
+        shown = number if number is not None else numbered["n"]
+        return f"{'    ' * level}{shown}. {_inline(numbered['rest'], base_url)}"
     lead = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip(" "))
     indent = "    " * min(_level(" " * lead), 3) if lead >= 2 else ""
     return indent + _inline(line.strip(), base_url)

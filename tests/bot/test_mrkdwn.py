@@ -120,6 +120,18 @@ def test_reference_links_become_links_and_their_definitions_go() -> None:
     )
 
 
+def test_steps_written_as_1_1_1_are_numbered_as_markdown_shows_them() -> None:
+    md = (
+        "1. Find the shard\n1. Find the queue\n   1. in the dashboard\n   1. or in the code\n"
+        "1. Remove it\n\nThen:\n\n1. Deploy\n1. Watch"
+    )
+    assert to_mrkdwn(md) == (
+        "1. Find the shard\n2. Find the queue\n    1. in the dashboard\n    2. or in the code\n"
+        "3. Remove it\n\nThen:\n\n1. Deploy\n2. Watch"
+    )
+    assert to_mrkdwn("3. Third\n4. Fourth") == "3. Third\n4. Fourth"  # a list may start later
+
+
 def test_lists_become_bullets_and_keep_their_nesting() -> None:
     out = to_mrkdwn("- one\n  - nested `code`\n* two\n+ three")
     assert out == "• one\n    ◦ nested `code`\n• two\n• three"

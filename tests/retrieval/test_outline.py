@@ -88,3 +88,13 @@ def test_a_part_names_its_section_without_markdown_decoration() -> None:
         "[Common dashboard SOPs](./sop.md)",
         "**Primary SLO**",
     ) in [p.heading_path for p in parts]
+
+
+def test_a_top_heading_labelled_title_repeats_the_title() -> None:
+    """A template's ``# Title: SidekiqQueueTooLarge`` is not a section of its own."""
+    text = "# Title: SidekiqQueueTooLarge\n\n## Resolution\n\nDisable the queue.\n"
+    d = markdown_document(text, "SidekiqQueueTooLarge", "sidekiq/SidekiqQueueTooLarge.md")
+    chunks = chunk_document(d, 0)
+    (part,) = [p for p in document_parts(chunks) if p.heading == "Resolution"]
+    assert part.section == "Resolution" and part.own_path == ("Resolution",)
+    assert chunks[-1].section == "Resolution"
