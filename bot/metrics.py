@@ -24,11 +24,12 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import get_args
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
-from core.models import Answer
+from core.models import AbstainReason, Answer
 
 log = logging.getLogger("runbook_bot.metrics")
 
@@ -50,15 +51,9 @@ STAGE_BUCKETS: tuple[float, ...] = (
     10.0,
     30.0,
 )
-ABSTAIN_REASONS: tuple[str, ...] = (
-    "no-match",
-    "low-confidence",
-    "no-command",
-    "access-denied",
-    "only-superseded-sources",
-    "unwritten",
-    "error",
-)
+#: Every reason an answer gives for not quoting (:data:`core.models.AbstainReason`), and
+#: ``error`` for a request that failed.
+ABSTAIN_REASONS: tuple[str, ...] = (*get_args(AbstainReason), "error")
 FEEDBACK_VALUES: tuple[str, ...] = ("helpful", "not_helpful")
 
 
