@@ -68,6 +68,10 @@ _LINKISH = re.compile(
     r"|<(?P<auto>https?://[^>\s]+)>"
     r"|(?P<bare>https?://[^\s<>()\[\]`]+[^\s<>()\[\]`.,;:!?'\"])"
 )
+# a site generator's template: a link whose target it builds ("[jumpbox]({{ site.baseurl }}{%
+# link _docs/ops/bosh.md %})") shows as its text, a tag ("{% asset x.png %}") as nothing
+_TEMPLATED_LINK = re.compile(r"!?\[(?P<text>[^\]\n]*)\]\((?P<target>[^()\n]*\{[{%][^()\n]*)\)")
+_TEMPLATE_TAG = re.compile(r"[ \t]?\{%-?.*?-?%\}")
 _HTML_BREAK = re.compile(r"<br\s*/?>", re.I)
 _HTML_INLINE = re.compile(r"</?(?:kbd|code|b|i|em|strong|sup|sub|span|samp|var)\b[^>]*>", re.I)
 _BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
@@ -320,6 +324,7 @@ def _inline(text: str, base_url: str | None) -> str:
 
 
 def _links(text: str, base_url: str | None) -> str:
+    text = _TEMPLATE_TAG.sub("", _TEMPLATED_LINK.sub(lambda m: m["text"], text))
     out: list[str] = []
     pos = 0
     for m in _LINKISH.finditer(text):

@@ -132,6 +132,18 @@ def test_steps_written_as_1_1_1_are_numbered_as_markdown_shows_them() -> None:
     assert to_mrkdwn("3. Third\n4. Fourth") == "3. Third\n4. Fourth"  # a list may start later
 
 
+def test_a_site_generators_template_tags_are_not_shown() -> None:
+    md = (
+        "Create a [jumpbox]({{ site.baseurl }}{% link _docs/ops/bosh.md %}#jumpboxes)\n"
+        '{% asset fly-icons.png alt="Download icons" %}\n'
+        "The alert says `{{ $labels.instance }}` is down; `{% raw %}` stays in code."
+    )
+    assert to_mrkdwn(md) == (
+        "Create a jumpbox The alert says `{{ $labels.instance }}` is down; "
+        "`{% raw %}` stays in code."
+    )
+
+
 def test_lists_become_bullets_and_keep_their_nesting() -> None:
     out = to_mrkdwn("- one\n  - nested `code`\n* two\n+ three")
     assert out == "• one\n    ◦ nested `code`\n• two\n• three"
