@@ -12,11 +12,11 @@ from retrieval.confidence import ConfidenceModel
 # runbooks); the leave-one-corpus-out numbers it prints are in the README.
 # Features, in order: retrieval.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.478, 0.1075, 0.3623, -0.1647, -0.3905, 0.0588),
-    means=(0.5446, 3.4901, 0.5882, 0.2382, 0.1365, 0.1464),
-    scales=(0.1544, 1.798, 0.2771, 0.426, 0.3433, 0.3535),
-    bias=0.2141,
-    answer_at=0.39,
+    weights=(0.4705, 0.1049, 0.3577, -0.1776, -0.4254, 0.0534),
+    means=(0.5446, 3.4901, 0.5896, 0.2308, 0.129, 0.1464),
+    scales=(0.1544, 1.798, 0.2771, 0.4213, 0.3352, 0.3535),
+    bias=0.2116,
+    answer_at=0.4,
     suggest_at=0.17,
 )
 DEFAULT_STALE_AFTER_DAYS = 180

@@ -46,7 +46,7 @@ COMPUTING = frozenset(
     healthcheck healthchecks runbook runbooks datastore datastores workspace workspaces
     autoscaling autoscaler loadbalancer syslog cert certs vm vms ttl oom ips login logout
     username usernames filesystem filesystems codebase changelog dataset datasets
-    namespace namespaces rollout rollouts failovers
+    namespace namespaces rollout rollouts failovers inbox inboxes
     """.split()
 )
 
@@ -64,12 +64,13 @@ PRODUCTS = frozenset(
     """.split()
 )
 
-_SUFFIXES = ("ies", "es", "s", "ing", "ed", "er", "ly")
+_SUFFIXES = ("ies", "iest", "ier", "es", "s", "ing", "ed", "er", "est", "ly")
 MIN_STEM = 3
 
 
 def _stems(word: str) -> Iterable[str]:
-    """``word`` and the bases it may be an inflection of (hogging -> hog, tallies -> tally)."""
+    """``word`` and the bases it may be an inflection of (hogging -> hog, tallies -> tally,
+    quickest -> quick, easiest -> easy)."""
     yield word
     for suffix in _SUFFIXES:
         if not word.endswith(suffix) or len(word) - len(suffix) < MIN_STEM:
@@ -77,7 +78,7 @@ def _stems(word: str) -> Iterable[str]:
         base = word[: -len(suffix)]
         yield base
         yield base + "e"
-        if suffix == "ies":
+        if suffix in ("ies", "iest", "ier"):
             yield base + "y"
         if len(base) > MIN_STEM and base[-1] == base[-2]:  # doubled consonant
             yield base[:-1]

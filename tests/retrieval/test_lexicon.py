@@ -9,6 +9,14 @@ def test_dictionary_words_and_their_inflections_are_ordinary() -> None:
         assert word in lexicon, word
 
 
+def test_superlatives_and_comparatives_are_ordinary() -> None:
+    lexicon = Lexicon(["quick", "fast", "safe", "big", "easy", "early"], dictionary=False)
+    for word in ("quickest", "fastest", "safest", "biggest", "easiest", "earlier"):
+        assert word in lexicon, word
+    assert "inbox" in Lexicon([], dictionary=False)  # a word of computing
+    assert "veleroest" not in lexicon
+
+
 def test_product_names_are_not_ordinary_words() -> None:
     lexicon = Lexicon()
     for word in ("istio", "velero", "argocd", "thanos", "coredns", "grafana", "pagerduty"):
