@@ -93,10 +93,12 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
         line = lines[i]
         fence = _FENCE_OPEN.match(line)
         if fence is not None and "`" not in fence["info"]:
+            steps.number(line)  # at the margin, the fence ends the list above
             i = _code_block(lines, i, fence, out)
             joinable = False
             continue
         if _TABLE_ROW.match(line) and i + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[i + 1]):
+            steps.number(line)
             rows = [line]
             i += 2
             while i < len(lines) and _TABLE_ROW.match(lines[i]):
@@ -106,6 +108,7 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
             joinable = False
             continue
         if _QUOTE.match(line):
+            steps.number(line)
             quoted = []
             while i < len(lines) and (m := _QUOTE.match(lines[i])) is not None:
                 quoted.append(m["rest"])
@@ -120,6 +123,7 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
             and SETEXT_UNDERLINE.match(lines[i + 1])
         ):
             # a setext heading: the line underlined with === or ---
+            steps.number(line)
             out.append(_line("## " + line.strip(), base_url))
             i += 2
             continue
@@ -189,7 +193,7 @@ def _ref_key(label: str) -> str:
 class _Steps:
     """The numbers Markdown shows for an ordered list: its first item's, then one more
     per item, however they are written ("1." on every step is common). A paragraph,
-    heading or fence at the margin ends the lists."""
+    heading, fence, quote or table at the margin ends the lists."""
 
     def __init__(self) -> None:
         self._levels: dict[int, int] = {}  # level -> the number shown last
@@ -198,7 +202,7 @@ class _Steps:
         numbered = _NUMBERED.match(line)
         if numbered is None:
             if line.strip() and not line[:1].isspace() and not _BULLET.match(line):
-                self._levels.clear()  # a paragraph, heading or fence at the margin ends lists
+                self._levels.clear()  # anything else at the margin ends the lists
             return None
         level = _level(numbered["indent"])
         for deeper in [k for k in self._levels if k > level]:

@@ -130,6 +130,11 @@ def test_steps_written_as_1_1_1_are_numbered_as_markdown_shows_them() -> None:
         "3. Remove it\n\nThen:\n\n1. Deploy\n2. Watch"
     )
     assert to_mrkdwn("3. Third\n4. Fourth") == "3. Third\n4. Fourth"  # a list may start later
+    # a fence or a quote at the margin ends the list: the next "1." starts a new one
+    fenced = to_mrkdwn("1. Drain\n```\nkubectl drain node-1\n```\n1. Restart")
+    assert fenced.endswith("```\n1. Restart")
+    quoted = to_mrkdwn("1. Drain\n> careful\n1. Restart\n1. Check")
+    assert quoted.endswith("1. Restart\n2. Check")
 
 
 def test_a_site_generators_template_tags_are_not_shown() -> None:
