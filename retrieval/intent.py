@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal
 
-Intent = Literal["meaning", "diagnose", "act", "procedure", "escalate", "unspecified"]
-SectionKind = Literal["meaning", "diagnose", "act", "escalate", "symptoms"]
+Intent = Literal["define", "meaning", "diagnose", "act", "procedure", "escalate", "unspecified"]
+SectionKind = Literal["meaning", "impact", "diagnose", "act", "escalate", "symptoms"]
 
 # Question patterns, most specific first: the first intent whose pattern matches wins.
 _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
@@ -35,6 +35,17 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         ),
     ),
     (
+        # what makes the alert fire: the rule, its threshold and window, which a
+        # Meaning or Description section states and an Impact section does not
+        "define",
+        re.compile(
+            r"\b(threshold|what (exactly )?trips|what counts as|over what window|"
+            r"what (error )?(%|percent)|slo\b|error budget|"
+            r"how (long|many|much)\b.*\b(before|trip|trips|fire|fires|go off|goes off))",
+            re.I,
+        ),
+    ),
+    (
         "meaning",
         re.compile(
             r"\b(what does (it|this|that|\w+) (mean|tell)|what('?s| is) (this|that|it) "
@@ -42,8 +53,7 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
             r"user[- ]?facing|real problem|just noise|noise\b|should i (worry|care)|"
             r"worry|wake (ppl|people|someone|anyone) up|can (it|this) wait|"
             r"do i (need|have) to do anything|matter|how bad|severity|"
-            r"what (exactly )?trips|how (long|many|much)\b.*\b(before|trip|fire|fires|go)|"
-            r"threshold|what (error )?(%|percent)|over what window|slo\b|error budget|"
+            r"how (long|many|much)\b.*\b(before|go)\b|"
             r"what('?s| is) (this|that|it) telling|at what (level|point|percent|usage|fill)|"
             r"(take|bring|knock)s? (\w+ ){0,2}down\b|still (going through|being served|serving))",
             re.I,
@@ -119,12 +129,15 @@ _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
+    # what happens if it is left: a kind of meaning, and the one "how bad is it" wants
+    ("impact", re.compile(r"\b(impact\w*|severity|consequences?|effects?)\b", re.I)),
     ("escalate", re.compile(r"\b(escalat\w*|contacts?|support|on-?call|owners?)\b", re.I)),
     ("symptoms", re.compile(r"\b(symptoms?|signs?|alert firing)\b", re.I)),
 )
 
 # What each intent is served by, best first.
 WANTED: dict[Intent, tuple[SectionKind, ...]] = {
+    "define": ("meaning",),
     "meaning": ("meaning",),
     "diagnose": ("diagnose",),
     "act": ("act",),
@@ -201,6 +214,8 @@ def intent_match(intent: Intent, heading_path: Sequence[str]) -> float:
     """1.0 when the section offers what the question asks for first, 0.5 for a later
     preference, 0 otherwise; restating symptoms never serves an action question."""
     kinds = heading_kinds(heading_path)
+    if intent == "define" and "impact" in kinds:
+        return 0.5  # what it costs, where the rule that fires it was asked for
     wanted = WANTED[intent]
     for i, kind in enumerate(wanted):
         if kind in kinds:

@@ -56,6 +56,11 @@ from retrieval.intent import (
         ("northd logging 'dropped 312 log messages'. what is that telling me", "meaning"),
         ("how do i list which PDBs are sitting at their disruption limit", "diagnose"),
         ("how can we show which member is the raft leader", "diagnose"),
+        # what makes it fire: the rule and its threshold, not what it costs
+        ("KubeVirtVMIExcessiveMigrations. what counts as excessive, whats the threshold", "define"),
+        ("spec sync controller 'stuck' - what exactly trips that", "define"),
+        ("what error % does it trip at and over what window", "define"),
+        ("how long does it have to be noncompliant before this goes off", "define"),
     ],
 )
 def test_question_intent(question: str, intent: str) -> None:
@@ -108,6 +113,16 @@ def test_intent_match_prefers_the_asked_kind() -> None:
     assert intent_match("unspecified", ("Diagnosis",)) == 0.5
     assert intent_match("meaning", ("Impact",)) == 1.0
     assert intent_match("meaning", ("Mitigation",)) == 0.0
+
+
+def test_the_rule_that_fires_is_asked_of_the_meaning_before_the_impact() -> None:
+    assert heading_kinds(("Impact",)) == {"meaning", "impact"}
+    assert "impact" not in heading_kinds(("Meaning",))
+    assert intent_match("define", ("Meaning",)) == 1.0
+    assert intent_match("define", ("Description",)) == 1.0
+    assert intent_match("define", ("Impact",)) == 0.5
+    # "how bad is it" is answered by either
+    assert intent_match("meaning", ("Impact",)) == intent_match("meaning", ("Meaning",)) == 1.0
 
 
 def test_a_question_that_asks_for_the_command_itself() -> None:
