@@ -255,17 +255,21 @@ def choose_parts(
     chosen = [lead]
     wanted = _complement(intent, lead.part)
     base = shared_depth([s.part.own_path for s in ranked])
+    bare = intent == "unspecified"
     for s in ranked[1:]:
         if _nested(s.part, lead.part) or s.part.heading_path == lead.part.heading_path:
             continue
         if _alternatives(s.part, lead.part):
             continue  # "b. If the condition exists" beside "a. If it does not": one holds
         close = s.score >= weights.second_ratio * lead.score
+        companion = _companion(s.part, lead.part, base)
         completes = (
             bool(wanted)
             and bool(heading_kinds(s.part.own_path) & set(wanted))
-            and s.score >= weights.complement_ratio * lead.score
-            and (s.lexical >= weights.complement_min_lexical or _companion(s.part, lead.part, base))
+            # a bare alert or symptom gets the action and the check that goes with it,
+            # whenever the runbook lays them out side by side
+            and (s.score >= weights.complement_ratio * lead.score or (bare and companion))
+            and (s.lexical >= weights.complement_min_lexical or companion)
         )
         if close or completes:
             chosen.append(s)

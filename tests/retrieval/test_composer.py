@@ -125,6 +125,45 @@ def test_second_part_only_when_it_stands_on_its_own() -> None:
     assert len(choose_parts(weak, "procedure", SectionWeights(second_ratio=0.99))) == 1
 
 
+RAID = """# NodeRAIDDegraded
+
+## Meaning
+
+RAID array is degraded.
+
+## Diagnosis
+
+Open a shell on the node and run `cat /proc/mdstat` to see which disks dropped out.
+
+## Mitigation
+
+Cordon and drain the node, then proceed to RAID recovery.
+"""
+
+
+def test_a_symptom_that_matches_the_check_still_gets_the_action_beside_it() -> None:
+    # the engineer pasted what the diagnosis command printed: the check's words match,
+    # the action's do not, yet a bare symptom gets both halves of the runbook's layout
+    parts = parts_of(RAID)
+    question = "cat /proc/mdstat on db-03 shows [U_]"
+    stats = TermStats.from_doc_terms({"raid": tokenize(RAID), "other": tokenize("unrelated")})
+
+    def dense(p: Part) -> float:  # the pasted output reads like the check
+        return 0.6 if p.heading == "Diagnosis" else 0.1
+
+    scored = rank_parts(parts, tokenize(question), stats, dense, "unspecified", SectionWeights())
+    assert scored[1].score < SectionWeights().complement_ratio * scored[0].score
+    chosen = [
+        c.part.heading_path[-1] for c in choose_parts(scored, "unspecified", SectionWeights())
+    ]
+    assert chosen == ["Diagnosis", "Mitigation"]
+    # asked only how to check, the action is not added as filler
+    diagnose = rank_parts(parts, tokenize(question), stats, dense, "diagnose", SectionWeights())
+    assert [
+        c.part.heading_path[-1] for c in choose_parts(diagnose, "diagnose", SectionWeights())
+    ] == ["Diagnosis"]
+
+
 CASES = """# ManagedClusterConditionUnknown
 
 ## Checks
