@@ -49,7 +49,7 @@ class SectionWeights:
     heading: float = 0.5  # ... in the part's own heading
     dense: float = 0.5  # cosine of the chunk the part lies in
     intent: float = 0.1  # the heading path offers what was asked
-    symptoms: float = 0.4  # restating the symptoms answers no request for action
+    symptoms: float = 0.4  # restating the symptoms answers no request for action or a check
     ruled_out: float = 0.4  # a part headed by what the question sets aside ("not a tenant's")
     second_ratio: float = 0.85  # a second part this close to the lead is quoted too
     complement_ratio: float = 0.6  # ... or this close, when it is the complementary step
@@ -202,7 +202,7 @@ def _own_heading_terms(part: Part) -> frozenset[str]:
 
 
 def _only_symptoms(intent: Intent, part: Part) -> float:
-    if intent not in ("unspecified", "act", "procedure"):
+    if intent not in ("unspecified", "act", "procedure", "diagnose"):
         return 0.0
     return 1.0 if heading_kinds(part.own_path) == {"symptoms"} else 0.0
 

@@ -40,6 +40,7 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         "define",
         re.compile(
             r"\b(threshold|what (exactly )?trips|what counts as|over what window|"
+            r"(fire|fires|trip|trips|trigger|triggers|page|pages|alert|alerts) at\b|"
             r"what (error )?(%|percent)|slo\b|error budget|"
             r"how (long|many|much)\b.*\b(before|trip|trips|fire|fires|go off|goes off))",
             re.I,
@@ -206,16 +207,33 @@ def heading_kinds(heading_path: Sequence[str]) -> frozenset[SectionKind]:
 
 @lru_cache(maxsize=1 << 14)
 def _kinds(heading_path: tuple[str, ...]) -> frozenset[SectionKind]:
-    text = " / ".join(heading_path)
+    if heading_path and _of(heading_path[-1]) == {"symptoms"}:
+        # "Troubleshooting > Symptoms" restates the alert; its parent does not make it a check
+        return frozenset({"symptoms"})
+    return _of(" / ".join(heading_path))
+
+
+def _of(text: str) -> frozenset[SectionKind]:
     return frozenset(kind for kind, pattern in _HEADING_KINDS if pattern.search(text))
+
+
+# a heading over the rule that fires the alert: its metric, expression or threshold
+_RULE = re.compile(
+    r"\b(metrics?|thresholds?|alert(ing)? (rules?|conditions?|expressions?)|expressions?|"
+    r"trigger(s|ing)?( conditions?)?)\b",
+    re.I,
+)
 
 
 def intent_match(intent: Intent, heading_path: Sequence[str]) -> float:
     """1.0 when the section offers what the question asks for first, 0.5 for a later
     preference, 0 otherwise; restating symptoms never serves an action question."""
     kinds = heading_kinds(heading_path)
-    if intent == "define" and "impact" in kinds:
-        return 0.5  # what it costs, where the rule that fires it was asked for
+    if intent == "define":
+        if heading_path and _RULE.search(heading_path[-1]):
+            return 1.0  # "Metrics", "Alert Rules": where the expression is spelled out
+        if "impact" in kinds:
+            return 0.5  # what it costs, where the rule that fires it was asked for
     wanted = WANTED[intent]
     for i, kind in enumerate(wanted):
         if kind in kinds:

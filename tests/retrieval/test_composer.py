@@ -79,6 +79,14 @@ def test_a_symptom_quoted_back_does_not_lead_with_the_symptoms_section() -> None
     assert lead.heading != "Symptoms"
 
 
+def test_a_check_question_does_not_lead_with_the_symptoms_it_repeats() -> None:
+    # the question quotes the alert the Symptoms section quotes; the check is what it asks
+    lead = ranked(
+        "Alert OrdersDbConnectionErrors fires, the API returns 503. what do i check", "diagnose"
+    )[0]
+    assert lead.heading == "Diagnosis"
+
+
 def test_setext_headings_give_the_same_parts_as_atx_ones() -> None:
     setext = (
         TEXT.replace("## Symptoms", "Symptoms\n--------")

@@ -61,6 +61,7 @@ from retrieval.intent import (
         ("spec sync controller 'stuck' - what exactly trips that", "define"),
         ("what error % does it trip at and over what window", "define"),
         ("how long does it have to be noncompliant before this goes off", "define"),
+        ("SidekiqQueueTooLarge - what queue size does this actually fire at?", "define"),
     ],
 )
 def test_question_intent(question: str, intent: str) -> None:
@@ -91,6 +92,9 @@ def test_heading_kinds_read_the_whole_path() -> None:
     assert "meaning" in heading_kinds(("Impact",))
     assert "escalate" in heading_kinds(("Escalation",))
     assert heading_kinds(("Symptoms",)) == {"symptoms"}
+    # symptoms under a check or the background still only restate the alert
+    assert heading_kinds(("Troubleshooting", "Snapshots not running", "Symptoms")) == {"symptoms"}
+    assert heading_kinds(("Background Details", "Symptoms")) == {"symptoms"}
     assert "diagnose" in heading_kinds(("Root cause",))
     assert "diagnose" in heading_kinds(("Common causes",))
     assert "act" in heading_kinds(("Possible Resolutions",))
@@ -121,6 +125,10 @@ def test_the_rule_that_fires_is_asked_of_the_meaning_before_the_impact() -> None
     assert intent_match("define", ("Meaning",)) == 1.0
     assert intent_match("define", ("Description",)) == 1.0
     assert intent_match("define", ("Impact",)) == 0.5
+    # where the expression that fires it is spelled out
+    assert intent_match("define", ("Metrics",)) == 1.0
+    assert intent_match("define", ("Alerting Rules",)) == 1.0
+    assert intent_match("define", ("Resolution", "Disabling a queue")) == 0.0
     # "how bad is it" is answered by either
     assert intent_match("meaning", ("Impact",)) == intent_match("meaning", ("Meaning",)) == 1.0
 
