@@ -107,7 +107,10 @@ _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(mitigat\w*|remediat\w*|remed(y|ies)|resolutions?|resolv\w*|fix\w*|steps?|procedures?|"
             r"recover\w*|roll ?back|rollback|workarounds?|what to do|response|failover|"
-            r"actions?|restart\w*|restor\w*|repair\w*|solutions?|how to)\b",
+            r"actions?|restart\w*|restor\w*|repair\w*|solutions?|"
+            # "How to diagnose this problem" is a check, not an action
+            r"how to(?! (?:diagnos|investigat|troubleshoot|debug|check|verify|identify|"
+            r"find|tell|spot|detect|recogni[sz]e|read|see|monitor)))\b",
             re.I,
         ),
     ),

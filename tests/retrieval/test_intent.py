@@ -100,6 +100,10 @@ def test_heading_kinds_read_the_whole_path() -> None:
     assert "act" in heading_kinds(("Possible Resolutions",))
     assert "act" in heading_kinds(("Quick reference", "Remedies", "Kill git processes"))
     assert "act" in heading_kinds(("Common causes and remedies",))
+    # "how to" names an action unless what it teaches is a check
+    assert "act" in heading_kinds(("How to disable a worker",))
+    assert heading_kinds(("How to diagnose this problem", "Dashboards")) == {"diagnose"}
+    assert "act" not in heading_kinds(("How to identify the root cause?",))
 
 
 def test_signing_in_is_not_reading_logs() -> None:
