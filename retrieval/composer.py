@@ -215,6 +215,8 @@ def _complement(intent: Intent, lead: Part) -> tuple[str, ...]:
         return ("diagnose",)
     if intent in ("unspecified", "diagnose") and "diagnose" in kinds:
         return ("act",)
+    if intent in ("act", "procedure") and "act" not in kinds:
+        return ("act",)  # asked what to do, and the best words are elsewhere: the action too
     if intent == "unspecified":
         return WANTED["unspecified"]
     return ()
@@ -253,9 +255,11 @@ def choose_parts(
         return []
     lead = ranked[0]
     chosen = [lead]
+    after_check = False  # the action completes a check that names the cause: it follows
     wanted = _complement(intent, lead.part)
     base = shared_depth([s.part.own_path for s in ranked])
     bare = intent == "unspecified"
+    asked_action = intent in ("act", "procedure") and not _acts(lead.part)
     for s in ranked[1:]:
         if _nested(s.part, lead.part) or s.part.heading_path == lead.part.heading_path:
             continue
@@ -270,9 +274,13 @@ def choose_parts(
             # whenever the runbook lays them out side by side
             and (s.score >= weights.complement_ratio * lead.score or (bare and companion))
             and (s.lexical >= weights.complement_min_lexical or companion)
+            # the action asked for beside a lead that explains: the runbook's own action
+            # section, not a procedure that shares a word
+            and (companion or not asked_action)
         )
         if close or completes:
             chosen.append(s)
+            after_check = not close and "diagnose" in heading_kinds(lead.part.own_path)
             break
         if not wanted:
             break
@@ -280,6 +288,7 @@ def choose_parts(
     if (
         (intent == "act" or (intent == "procedure" and explains))
         and not lead.anchored
+        and not after_check
         and len(chosen) == 2
         and _acts(chosen[1].part)
         and not _acts(lead.part)

@@ -172,6 +172,32 @@ def test_a_symptom_that_matches_the_check_still_gets_the_action_beside_it() -> N
     ] == ["Diagnosis"]
 
 
+REGISTRY = """# ImageRegistryStorageFull
+
+## Meaning
+
+This alert is triggered when the image registry pvc storage is full.
+
+## Impact
+
+Builds and direct pushes to the image registry will fail.
+
+## Mitigation
+
+Review the image pruner parameters. If it suits your needs, expand the volume.
+"""
+
+
+def test_asked_what_to_do_the_action_leads_though_the_impact_has_the_words() -> None:
+    parts = parts_of(REGISTRY)
+    question = "builds failing on push to the registry, pvc is full. what do i do"
+    stats = TermStats.from_doc_terms({"r": tokenize(REGISTRY), "other": tokenize("unrelated")})
+    scored = rank_parts(parts, tokenize(question), stats, lambda p: 0.3, "act", SectionWeights())
+    assert scored[0].part.heading == "Impact"  # the symptoms' words are there
+    chosen = choose_parts(scored, "act", SectionWeights())
+    assert [c.part.heading for c in chosen] == ["Mitigation", "Impact"]
+
+
 CASES = """# ManagedClusterConditionUnknown
 
 ## Checks
