@@ -53,7 +53,9 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
             r"(alert|about)|impact\w*|customer[- ]?(facing|impacting)|"
             r"user[- ]?facing|real problem|just noise|noise\b|should i (worry|care)|"
             r"worry|wake (ppl|people|someone|anyone) up|can (it|this) wait|"
-            r"do i (need|have) to do anything|matter|how bad|severity|"
+            r"do i (still )?(need|have) to (do anything|look at it|worry|care)|matter|how bad|"
+            r"severity|(outside|within|above|beyond) (the )?(normal|usual|expected)|"
+            r"is (that|this|it) (normal|expected|ok|okay|fine|bad)\b|"
             r"how (long|many|much)\b.*\b(before|go)\b|"
             r"what('?s| is) (this|that|it) telling|at what (level|point|percent|usage|fill)|"
             r"(take|bring|knock)s? (\w+ ){0,2}down\b|still (going through|being served|serving))",
@@ -81,6 +83,7 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(how (do|can|should) (i|we|you) |how to |what'?s the (command|way|process|"
             r"procedure)|command to|steps to|procedure (for|to)|"
+            r"is there (a|an) (snippet|script|command|one-?liner|query|way|procedure|process)|"
             r"where (do|can|should) (i|we) (bump|change|set|increase|raise|lower|edit|"
             r"update|configure|scale|adjust|tune)\b)",
             re.I,

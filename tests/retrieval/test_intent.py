@@ -62,6 +62,12 @@ from retrieval.intent import (
         ("what error % does it trip at and over what window", "define"),
         ("how long does it have to be noncompliant before this goes off", "define"),
         ("SidekiqQueueTooLarge - what queue size does this actually fire at?", "define"),
+        ("cpu jumped for 3 min then went back down. do i still have to look at it?", "meaning"),
+        (
+            "distributor p99 on pushes is ~300ms since the deploy, is that outside normal?",
+            "meaning",
+        ),
+        ("need a total of docs across the logs indices, is there a snippet for that", "procedure"),
     ],
 )
 def test_question_intent(question: str, intent: str) -> None:
