@@ -286,15 +286,15 @@ def choose_parts(
             break
     explains = bool(heading_kinds(lead.part.own_path) & {"meaning", "symptoms"})
     if (
-        (intent == "act" or (intent == "procedure" and explains))
+        (intent == "act" or (intent in ("procedure", "unspecified") and explains))
         and not lead.anchored
         and not after_check
         and len(chosen) == 2
         and _acts(chosen[1].part)
         and not _acts(lead.part)
     ):
-        # "what do I do": the action first, the check it needs after it; "how do I …":
-        # the steps before the section that explains the alert
+        # "what do I do": the action first, the check it needs after it; "how do I …"
+        # or a bare alert: the steps before the section that explains the alert
         chosen.reverse()
     return chosen
 

@@ -196,6 +196,13 @@ def test_asked_what_to_do_the_action_leads_though_the_impact_has_the_words() -> 
     assert scored[0].part.heading == "Impact"  # the symptoms' words are there
     chosen = choose_parts(scored, "act", SectionWeights())
     assert [c.part.heading for c in chosen] == ["Mitigation", "Impact"]
+    # a symptom described with no question: the action first as well
+    symptom = "builds failing on push to the registry, pvc is full"
+    scored = rank_parts(
+        parts, tokenize(symptom), stats, lambda p: 0.3, "unspecified", SectionWeights()
+    )
+    chosen = choose_parts(scored, "unspecified", SectionWeights())
+    assert [c.part.heading for c in chosen] == ["Mitigation", "Impact"]
 
 
 CASES = """# ManagedClusterConditionUnknown
