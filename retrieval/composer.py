@@ -290,6 +290,7 @@ def choose_parts(
         and not lead.anchored
         and not after_check
         and len(chosen) == 2
+        and _same_runbook(chosen[1].part, lead.part, base)
         and _acts(chosen[1].part)
         and not _acts(lead.part)
     ):
@@ -297,6 +298,13 @@ def choose_parts(
         # or a bare alert: the steps before the section that explains the alert
         chosen.reverse()
     return chosen
+
+
+def _same_runbook(part: Part, lead: Part, base: int) -> bool:
+    """Do two parts belong to one runbook's layout, not two playbooks of one file? Both
+    sit within two levels of the headings every part shares, or under one heading."""
+    a, b = part.own_path[base:], lead.own_path[base:]
+    return (len(a) <= 2 and len(b) <= 2) or (bool(a) and bool(b) and a[0] == b[0])
 
 
 def _companion(part: Part, lead: Part, base: int) -> bool:

@@ -205,6 +205,32 @@ def test_asked_what_to_do_the_action_leads_though_the_impact_has_the_words() -> 
     assert [c.part.heading for c in chosen] == ["Mitigation", "Impact"]
 
 
+PLAYBOOKS = """# Alerts
+
+## IngesterHasNotShippedBlocks
+
+### Ingester hit the disk capacity
+
+The ingester volume is full and appends fail with no space left on device. Resize the
+volume, then restart the ingester.
+
+# Recovering from a data loss incident
+
+## Freeze the ingester disk
+
+Snapshot the ingester volume before anything else touches it.
+"""
+
+
+def test_in_a_file_of_playbooks_another_playbooks_action_does_not_jump_ahead() -> None:
+    parts = parts_of(PLAYBOOKS)
+    stats = TermStats.from_doc_terms({"p": tokenize(PLAYBOOKS), "other": tokenize("unrelated")})
+    question = "ingester volume full, appends fail with no space left on device. what now"
+    scored = rank_parts(parts, tokenize(question), stats, lambda p: 0.5, "act", SectionWeights())
+    chosen = choose_parts(scored, "act", SectionWeights(second_ratio=0.5))
+    assert chosen[0].part.heading == "Ingester hit the disk capacity"
+
+
 CASES = """# ManagedClusterConditionUnknown
 
 ## Checks
