@@ -13,6 +13,7 @@ does not fall because an engineer wrote informally.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Container, Iterable
 from collections.abc import Set as AbstractSet
 from functools import cached_property
@@ -35,6 +36,47 @@ SHORTHAND = frozenset(
     repo repos admin admins auth db dbs svc svcs ns pod pods deps dep perf approx
     """.split()
 )
+
+# Shorthand for a word runbooks also write out: a question's "prod" or "creds" is read
+# with the long form beside it, so "Production" or "Rotating credentials" matches too.
+LONG_FORMS: dict[str, str] = {
+    "prod": "production",
+    "prd": "production",
+    "stg": "staging",
+    "db": "database",
+    "dbs": "databases",
+    "cred": "credential",
+    "creds": "credentials",
+    "config": "configuration",
+    "configs": "configurations",
+    "cfg": "configuration",
+    "env": "environment",
+    "envs": "environments",
+    "k8s": "kubernetes",
+    "ns": "namespace",
+    "svc": "service",
+    "svcs": "services",
+    "mgmt": "management",
+    "repo": "repository",
+    "repos": "repositories",
+    "perf": "performance",
+    "auth": "authentication",
+    "msg": "message",
+    "msgs": "messages",
+    "cmd": "command",
+    "cmds": "commands",
+    "cert": "certificate",
+    "certs": "certificates",
+    "dep": "dependency",
+    "deps": "dependencies",
+}
+_SHORT_WORD = re.compile(r"(?<![\w./-])(" + "|".join(LONG_FORMS) + r")(?![\w/-])", re.I)
+
+
+def with_long_forms(text: str) -> str:
+    """``text`` with each shorthand word followed by its long form ("prod production")."""
+    return _SHORT_WORD.sub(lambda m: f"{m.group(1)} {LONG_FORMS[m.group(1).lower()]}", text)
+
 
 # Words of computing and operations that name no product: a runbook set that never
 # says "backend" or "hotfix" is not thereby silent about the question.

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from core.models import Chunk, DocumentHits, Hit, SearchFilter
 from retrieval.embeddings import Embedder, Vectors
 from retrieval.fusion import DEFAULT_RRF_K, rrf
+from retrieval.lexicon import with_long_forms
 from retrieval.names import document_names, query_names
 from retrieval.snapshot import Snapshot, SnapshotCache
 
@@ -95,7 +96,8 @@ class HybridSearcher:
             dense = snap.dense_search(vector, n, flt)
         else:
             dense = self._vectors.search(vector, n, flt)
-        keyword = snap.keyword.search(query, n, flt)
+        # "prod" finds "production" too; the dense model reads shorthand as it is
+        keyword = snap.keyword.search(with_long_forms(query), n, flt)
         chunks: dict[str, Chunk] = {}
         dense_scores: dict[str, float] = {}
         kw_scores: dict[str, float] = {}

@@ -149,6 +149,39 @@ def test_a_question_for_the_command_is_not_answered_with_prose_alone(
         assert shown.state == "answer" and shown.citations
 
 
+RESTART_WORKERS = """# Gracefully restart the render workers
+
+Restart render workers one at a time so the pool never empties.
+
+## Staging
+
+```bash
+knife ssh 'roles:stg-render' 'sudo systemctl restart render-worker; sleep 5'
+```
+
+## Production
+
+```bash
+knife ssh 'roles:prd-render' 'sudo systemctl restart render-worker; sleep 5'
+```
+"""
+
+
+def test_shorthand_in_the_question_matches_the_long_form_the_runbook_writes(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    files = {"render/restart-workers.md": RESTART_WORKERS}
+    files["render/other.md"] = "# Render cache\n\nThe render cache holds pages for an hour.\n"
+    with runtime_over(files, tmp_path, embedder) as rt:
+        got = rt.extractive.answer("how do i restart the render workers on prod")
+        assert got.state == "answer"
+        assert got.citations[0].section.endswith("Production")
+        # the index finds the long form from the shorthand alone
+        hits = rt.searcher.search_chunks("prod")
+        assert hits and hits[0].keyword_score is not None
+        assert "Production" in hits[0].chunk.heading_path
+
+
 KSM_LIST_ERRORS = """# KubeStateMetricsListErrors
 
 ## Meaning

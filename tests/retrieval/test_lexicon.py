@@ -1,6 +1,6 @@
 from retrieval.confidence import everyday_terms, gather_evidence
 from retrieval.evidence import TermStats, unknown_entities
-from retrieval.lexicon import Lexicon
+from retrieval.lexicon import Lexicon, with_long_forms
 
 
 def test_dictionary_words_and_their_inflections_are_ordinary() -> None:
@@ -99,3 +99,11 @@ def test_everyday_words_and_instance_names_are_not_missing_terms() -> None:
 def test_a_word_in_capitals_is_a_plain_word_not_a_name() -> None:
     assert unknown_entities("shows AVAILABLE False on two clusters", {}, Lexicon()) == []
     assert unknown_entities("KubePodCrashLooping again", {}, Lexicon()) == ["KubePodCrashLooping"]
+
+
+def test_shorthand_is_read_with_its_long_form() -> None:
+    assert with_long_forms("restart it on prod") == "restart it on prod production"
+    assert with_long_forms("DB creds leaked") == "DB database creds credentials leaked"
+    # part of a name, a path or a flag is left as written
+    for text in ("prod-db is down", "kubectl get deploy/svc", "cert-manager failing", "gprd"):
+        assert with_long_forms(text) == text
