@@ -51,7 +51,7 @@ from retrieval.intent import (
     question_intent,
     shows_command,
 )
-from retrieval.lexicon import spelled_words, with_long_forms
+from retrieval.lexicon import spelled_words, with_long_forms, written_in
 from retrieval.names import as_written, document_names, naming_terms, query_names
 from retrieval.outline import OutlineCache, Part
 from retrieval.query import drop_links
@@ -289,7 +289,7 @@ class ExtractiveAnswerer:
             snapshot=snap,
             runbooks=(),
             incidents=(),
-            terms=tuple(query_terms(with_long_forms(query))),
+            terms=tuple(query_terms(with_long_forms(query, written_in(doc_freq)))),
             unknown=tuple(unknown_entities(query, doc_freq, self._vocabulary, snap.document_names)),
             dense_scores=tuple(dense_scores),
             everyday=everyday_terms(query, doc_freq, self._vocabulary),

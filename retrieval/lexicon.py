@@ -14,9 +14,11 @@ does not fall because an engineer wrote informally.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Container, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from functools import cached_property
+
+from retrieval.tokenize import tokenize
 
 # Contractions typed without the apostrophe, and what tokenizing "hasn't" leaves behind.
 CONTRACTIONS = frozenset(
@@ -69,13 +71,43 @@ LONG_FORMS: dict[str, str] = {
     "certs": "certificates",
     "dep": "dependency",
     "deps": "dependencies",
+    # on-call slang for what runbooks write plainly
+    "bounce": "restart",
+    "bounced": "restarted",
+    "bouncing": "restarting",
+    "kick": "restart",
+    "nuke": "delete",
+    "wipe": "delete",
+    "grow": "resize expand",
+    "bump": "increase",
+    "hung": "stuck",
 }
 _SHORT_WORD = re.compile(r"(?<![\w./-])(" + "|".join(LONG_FORMS) + r")(?![\w/-])", re.I)
 
 
-def with_long_forms(text: str) -> str:
-    """``text`` with each shorthand word followed by its long form ("prod production")."""
-    return _SHORT_WORD.sub(lambda m: f"{m.group(1)} {LONG_FORMS[m.group(1).lower()]}", text)
+def written_in(doc_freq: Mapping[str, int]) -> Callable[[str], bool]:
+    """Whether the runbooks (their document frequencies) use a word, every token of it."""
+
+    def used(word: str) -> bool:
+        tokens = tokenize(word)
+        return bool(tokens) and all(doc_freq.get(t, 0) > 0 for t in tokens)
+
+    return used
+
+
+def with_long_forms(text: str, used: Callable[[str], bool] = lambda w: True) -> str:
+    """``text`` with each shorthand word read as the runbooks write it: followed by its
+    long forms the runbooks ``used`` ("prod production"), replaced by them when the
+    runbooks never write the shorthand, left alone when they use no long form."""
+
+    def read(m: re.Match[str]) -> str:
+        short = m.group(1)
+        longs = [w for w in LONG_FORMS[short.lower()].split() if used(w)]
+        if not longs:
+            return short
+        return " ".join(([short] if used(short) else []) + longs)
+
+    return _SHORT_WORD.sub(read, text)
 
 
 # Words of computing and operations that name no product: a runbook set that never

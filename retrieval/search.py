@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from core.models import Chunk, DocumentHits, Hit, SearchFilter
 from retrieval.embeddings import Embedder, Vectors
 from retrieval.fusion import DEFAULT_RRF_K, rrf
-from retrieval.lexicon import with_long_forms
+from retrieval.lexicon import with_long_forms, written_in
 from retrieval.names import document_names, query_names
 from retrieval.snapshot import Snapshot, SnapshotCache
 
@@ -97,7 +97,8 @@ class HybridSearcher:
         else:
             dense = self._vectors.search(vector, n, flt)
         # "prod" finds "production" too; the dense model reads shorthand as it is
-        keyword = snap.keyword.search(with_long_forms(query), n, flt)
+        used = written_in(snap.term_stats.doc_freq)
+        keyword = snap.keyword.search(with_long_forms(query, used), n, flt)
         chunks: dict[str, Chunk] = {}
         dense_scores: dict[str, float] = {}
         kw_scores: dict[str, float] = {}

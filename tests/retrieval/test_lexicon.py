@@ -1,6 +1,7 @@
 from retrieval.confidence import everyday_terms, gather_evidence
 from retrieval.evidence import TermStats, unknown_entities
-from retrieval.lexicon import Lexicon, with_long_forms
+from retrieval.lexicon import Lexicon, with_long_forms, written_in
+from retrieval.tokenize import tokenize
 
 
 def test_dictionary_words_and_their_inflections_are_ordinary() -> None:
@@ -107,3 +108,17 @@ def test_shorthand_is_read_with_its_long_form() -> None:
     # part of a name, a path or a flag is left as written
     for text in ("prod-db is down", "kubectl get deploy/svc", "cert-manager failing", "gprd"):
         assert with_long_forms(text) == text
+    # on-call slang, read as runbooks write it
+    assert with_long_forms("bounce the pods") == "bounce restart the pods"
+
+
+def test_shorthand_is_read_as_the_runbooks_write_it() -> None:
+    stats = TermStats.from_doc_terms(
+        {"a": tokenize("Production deploys; rotate the certificate"), "b": tokenize("prod")}
+    )
+    used = written_in(stats.doc_freq)
+    # both written: both count; only the long form written: it replaces the shorthand
+    assert with_long_forms("on prod", used) == "on prod production"
+    assert with_long_forms("the cert expired", used) == "the certificate expired"
+    # no long form written: the question keeps its word (and its absence counts)
+    assert with_long_forms("grow the disk", used) == "grow the disk"
