@@ -71,6 +71,11 @@ LONG_FORMS: dict[str, str] = {
     "certs": "certificates",
     "dep": "dependency",
     "deps": "dependencies",
+    "sa": "serviceaccount",
+    "sas": "serviceaccounts",
+    "pv": "persistentvolume",
+    "pvc": "persistentvolumeclaim",
+    "pvcs": "persistentvolumeclaims",
     # on-call slang for what runbooks write plainly
     "bounce": "restart",
     "bounced": "restarted",

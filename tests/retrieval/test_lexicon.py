@@ -110,6 +110,11 @@ def test_shorthand_is_read_with_its_long_form() -> None:
         assert with_long_forms(text) == text
     # on-call slang, read as runbooks write it
     assert with_long_forms("bounce the pods") == "bounce restart the pods"
+    # Kubernetes kinds by their short names
+    assert (
+        with_long_forms("the collector SA isnt bound")
+        == "the collector SA serviceaccount isnt bound"
+    )
 
 
 def test_shorthand_is_read_as_the_runbooks_write_it() -> None:
