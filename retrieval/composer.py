@@ -49,6 +49,9 @@ class SectionWeights:
     heading: float = 0.5  # ... in the part's own heading
     dense: float = 0.5  # cosine of the chunk the part lies in
     intent: float = 0.1  # the heading path offers what was asked
+    # ... when asked what it means or what fires it: the symptoms such a question repeats
+    # are in every section, the kind of section it wants is not
+    intent_explain: float = 0.15
     symptoms: float = 0.4  # restating the symptoms answers no request for action or a check
     ruled_out: float = 0.4  # a part headed by what the question sets aside ("not a tenant's")
     second_ratio: float = 0.85  # a second part this close to the lead is quoted too
@@ -97,6 +100,8 @@ def rank_parts(
     # a question that is nothing but the name (a bare alert): its words are all there is
     body_terms = [t for t in body_terms if t not in naming] or body_terms
     body_terms = [t for t in body_terms if t not in ruled_out]
+    explaining = intent in ("meaning", "define")
+    intent_weight = weights.intent_explain if explaining else weights.intent
     out = []
     # (A small preference for earlier parts, "the usual case first", lowered lead_hit
     # by 0.02-0.1 on every corpus: it favours Overview and Symptoms over the action.)
@@ -106,7 +111,7 @@ def rank_parts(
             weights.lexical * lexical
             + weights.heading * coverage(terms, _own_heading_terms(p), stats)
             + weights.dense * dense_of(p)
-            + weights.intent * intent_match(intent, p.own_path)
+            + intent_weight * intent_match(intent, p.own_path)
             - weights.symptoms * _only_symptoms(intent, p)
             - weights.ruled_out * _headed_by(p, ruled_out)
         )

@@ -42,7 +42,7 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
             r"\b(threshold|what (exactly )?trips|what counts as|over what window|"
             r"(fire|fires|trip|trips|trigger|triggers|page|pages|alert|alerts) at\b|"
             r"what (error )?(%|percent)|slo\b|error budget|"
-            r"how (long|many|much)\b.*\b(before|trip|trips|fire|fires|go off|goes off))",
+            r"how (long|many|much)\b[^?]*\b(trip|trips|fire|fires|go off|goes off|allowed)\b)",
             re.I,
         ),
     ),
@@ -56,7 +56,6 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
             r"do i (still )?(need|have) to (do anything|look at it|worry|care)|matter|how bad|"
             r"severity|(outside|within|above|beyond) (the )?(normal|usual|expected)|"
             r"is (that|this|it) (normal|expected|ok|okay|fine|bad)\b|"
-            r"how (long|many|much)\b.*\b(before|go)\b|"
             r"what('?s| is) (this|that|it) telling|at what (level|point|percent|usage|fill)|"
             r"(take|bring|knock)s? (\w+ ){0,2}down\b|still (going through|being served|serving))",
             re.I,

@@ -62,6 +62,9 @@ from retrieval.intent import (
         ("what error % does it trip at and over what window", "define"),
         ("how long does it have to be noncompliant before this goes off", "define"),
         ("SidekiqQueueTooLarge - what queue size does this actually fire at?", "define"),
+        ("how long are two versions allowed to coexist before this is a real problem?", "define"),
+        # "how many ... before" is a check when it asks how to tell
+        ("how do i tell how many MB a defrag would give back before i bother", "diagnose"),
         ("cpu jumped for 3 min then went back down. do i still have to look at it?", "meaning"),
         (
             "distributor p99 on pushes is ~300ms since the deploy, is that outside normal?",
