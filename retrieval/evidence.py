@@ -180,6 +180,11 @@ def coverage(question_terms: Sequence[str], doc_terms: Iterable[str], stats: Ter
 
 _WORDISH = re.compile(r"[A-Za-z][A-Za-z0-9_\-.]*[A-Za-z0-9]")
 MIN_ENTITY_LEN = 4
+_FILE_NAME = re.compile(
+    r"[\w-]+(?:\.[\w-]+)*\.(?:git|ya?ml|json|md|txt|log|conf|cfg|ini|toml|xml|html?|csv|sql|"
+    r"sh|py|rb|go|js|ts|tar|gz|tgz|zip|pem|crt|key|pdf)",
+    re.I,
+)
 
 
 def _known(word: str, corpus_terms: Mapping[str, int], vocab: Container[str]) -> bool:
@@ -214,6 +219,8 @@ def unknown_entities(
     for raw in _WORDISH.findall(question):
         if any(ch.isdigit() for ch in raw) or len(raw) < MIN_ENTITY_LEN:
             continue
+        if _FILE_NAME.fullmatch(raw):
+            continue  # "…eff.git", "values.yaml": one file pasted in, not a system
         word = raw.lower()
         # CamelCase or dotted/hyphenated; a word in capitals (AVAILABLE) is a plain word
         if written_as_name(raw):

@@ -68,6 +68,14 @@ def test_unknown_system_still_named() -> None:
     ]
 
 
+def test_a_file_name_pasted_in_names_no_system() -> None:
+    corpus = {"project": 3, "path": 2}
+    question = "got a path like @hashed/00/11/0011...eff.git, which project is it? see values.yaml"
+    assert unknown_entities(question, corpus, Lexicon()) == []
+    # a dotted name that is no file is still a name
+    assert unknown_entities("thanos.io rules broke", corpus, Lexicon()) == ["thanos.io"]
+
+
 def test_an_acronym_in_the_plural_is_known_when_the_runbooks_use_it() -> None:
     corpus = {"pdb": 2, "list": 3}
     assert unknown_entities("how do i list which PDBs are at their limit", corpus, Lexicon()) == []
