@@ -685,6 +685,7 @@ class ExtractiveAnswerer:
             r.names,
             naming,
             set_aside(r.query),
+            command=asks_for_command(r.question),
         )
 
     def _ranked_parts(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:
@@ -705,7 +706,8 @@ class ExtractiveAnswerer:
         ranked = self._ranked_parts(cand, r)
         parts = [s.part for s in ranked]
         out = []
-        for sp in choose_parts(ranked, intent, self._config.sections):
+        command = asks_for_command(r.question)
+        for sp in choose_parts(ranked, intent, self._config.sections, command):
             acting = intent in ("act", "procedure", "unspecified")
             for q in quote_parts(sp.part, parts, r.terms, r.snapshot.term_stats, acting=acting):
                 p = q.part

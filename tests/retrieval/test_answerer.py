@@ -182,6 +182,41 @@ def test_shorthand_in_the_question_matches_the_long_form_the_runbook_writes(
         assert "Production" in hits[0].chunk.heading_path
 
 
+DEFERRING = """# Deferring background jobs
+
+## Background
+
+A worker class that hammers the database can be paused without throwing its jobs away:
+deferred jobs wait in the queue and run once the worker is let back in.
+
+## Example
+
+Pause the worker class, then let a tenth of its jobs back in:
+
+```
+/chatops run feature set run_sidekiq_jobs_Reports::ExportWorker false --ignore-random
+/chatops run feature set run_sidekiq_jobs_Reports::ExportWorker 10 --random
+```
+"""
+
+
+def test_asked_for_the_syntax_the_part_that_shows_it_leads(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    files = {
+        str(p.relative_to(SAMPLE_RUNBOOKS)): p.read_text() for p in SAMPLE_RUNBOOKS.rglob("*.md")
+    }
+    files["jobs/deferring.md"] = DEFERRING
+    with runtime_over(files, tmp_path, embedder) as rt:
+        got = rt.extractive.answer(
+            "one worker class is hammering the database. i want to pause it without throwing "
+            "its jobs away, then let it back in a bit at a time. syntax?"
+        )
+        assert got.state == "answer"
+        assert got.citations[0].path == "jobs/deferring.md"
+        assert got.citations[0].section.endswith("Example")
+
+
 KSM_LIST_ERRORS = """# KubeStateMetricsListErrors
 
 ## Meaning
