@@ -86,6 +86,7 @@ LONG_FORMS: dict[str, str] = {
     "grow": "resize expand",
     "bump": "increase",
     "hung": "stuck",
+    "flipping": "flapping",
 }
 _SHORT_WORD = re.compile(r"(?<![\w./-])(" + "|".join(LONG_FORMS) + r")(?![\w/-])", re.I)
 
