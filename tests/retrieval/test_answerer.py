@@ -129,13 +129,18 @@ charges succeed before the old key expires.
 """
 
 
-def test_a_question_for_the_command_is_not_answered_with_prose_alone(
-    tmp_path: Path, embedder: FastEmbedder
-) -> None:
+def with_samples(extra: dict[str, str]) -> dict[str, str]:
+    """The sample runbooks (path -> text) with ``extra`` files beside them."""
     files = {
         str(p.relative_to(SAMPLE_RUNBOOKS)): p.read_text() for p in SAMPLE_RUNBOOKS.rglob("*.md")
     }
-    files["payments/stripe-key-rotation.md"] = STRIPE_KEY
+    return files | extra
+
+
+def test_a_question_for_the_command_is_not_answered_with_prose_alone(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    files = with_samples({"payments/stripe-key-rotation.md": STRIPE_KEY})
     with runtime_over(files, tmp_path, embedder) as rt:
         how = rt.extractive.answer("the stripe secret key leaked into a log, how do i rotate it")
         assert how.state == "answer"
@@ -203,11 +208,7 @@ Pause the worker class, then let a tenth of its jobs back in:
 def test_asked_for_the_syntax_the_part_that_shows_it_leads(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
-    files = {
-        str(p.relative_to(SAMPLE_RUNBOOKS)): p.read_text() for p in SAMPLE_RUNBOOKS.rglob("*.md")
-    }
-    files["jobs/deferring.md"] = DEFERRING
-    with runtime_over(files, tmp_path, embedder) as rt:
+    with runtime_over(with_samples({"jobs/deferring.md": DEFERRING}), tmp_path, embedder) as rt:
         got = rt.extractive.answer(
             "one worker class is hammering the database. i want to pause it without throwing "
             "its jobs away, then let it back in a bit at a time. syntax?"
