@@ -1,15 +1,17 @@
 """What a question asks for, and what kind of answer a runbook heading offers.
 
 An on-call question wants one of a few things: what an alert means or whether it
-matters (``meaning``), how to find the cause (``diagnose``), what to do about it
-(``act``), how to carry out a named procedure (``procedure``), or whom to call
-(``escalate``). A bare alert or a described symptom asks for nothing in
-particular (``unspecified``) and is answered with the action first, then how to
-confirm the cause (measured on three corpora: leading with the diagnosis for
-described symptoms chose the answering section less often).
+matters (``meaning``), what makes it fire, its threshold or window (``define``:
+Meaning, Description or Metrics before Impact), how to find the cause
+(``diagnose``), what to do about it (``act``), how to carry out a named procedure
+(``procedure``), or whom to call (``escalate``). A bare alert or a described
+symptom asks for nothing in particular (``unspecified``) and is answered with the
+action first, then how to confirm the cause (measured on three corpora: leading
+with the diagnosis for described symptoms chose the answering section less often).
 
 Headings are classified the same way, on the whole heading path, so that
-``Mitigation > Restart pgbouncer`` counts as an action section.
+``Mitigation > Restart pgbouncer`` counts as an action section; a ``Symptoms``
+heading restates the alert whatever its parent (``Troubleshooting > Symptoms``).
 """
 
 from __future__ import annotations
@@ -232,7 +234,8 @@ _RULE = re.compile(
 
 def intent_match(intent: Intent, heading_path: Sequence[str]) -> float:
     """1.0 when the section offers what the question asks for first, 0.5 for a later
-    preference, 0 otherwise; restating symptoms never serves an action question."""
+    preference, 0 otherwise; restating symptoms never serves an action question, and
+    what fires the alert is found where its rule is spelled out before its Impact."""
     kinds = heading_kinds(heading_path)
     if intent == "define":
         if heading_path and _RULE.search(heading_path[-1]):

@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Container, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from functools import cached_property
+from types import MappingProxyType
 
 from retrieval.tokenize import tokenize
 
@@ -39,55 +40,58 @@ SHORTHAND = frozenset(
     """.split()
 )
 
-# Shorthand for a word runbooks also write out: a question's "prod" or "creds" is read
-# with the long form beside it, so "Production" or "Rotating credentials" matches too.
-LONG_FORMS: dict[str, str] = {
-    "prod": "production",
-    "prd": "production",
-    "stg": "staging",
-    "db": "database",
-    "dbs": "databases",
-    "cred": "credential",
-    "creds": "credentials",
-    "config": "configuration",
-    "configs": "configurations",
-    "cfg": "configuration",
-    "env": "environment",
-    "envs": "environments",
-    "k8s": "kubernetes",
-    "ns": "namespace",
-    "svc": "service",
-    "svcs": "services",
-    "mgmt": "management",
-    "repo": "repository",
-    "repos": "repositories",
-    "perf": "performance",
-    "auth": "authentication",
-    "msg": "message",
-    "msgs": "messages",
-    "cmd": "command",
-    "cmds": "commands",
-    "cert": "certificate",
-    "certs": "certificates",
-    "dep": "dependency",
-    "deps": "dependencies",
-    "sa": "serviceaccount",
-    "sas": "serviceaccounts",
-    "pv": "persistentvolume",
-    "pvc": "persistentvolumeclaim",
-    "pvcs": "persistentvolumeclaims",
-    # on-call slang for what runbooks write plainly
-    "bounce": "restart",
-    "bounced": "restarted",
-    "bouncing": "restarting",
-    "kick": "restart",
-    "nuke": "delete",
-    "wipe": "delete",
-    "grow": "resize expand",
-    "bump": "increase",
-    "hung": "stuck",
-    "flipping": "flapping",
-}
+# Shorthand for a word runbooks also write out (several words: each is a long form): a
+# question's "prod" or "creds" is read with the long form beside it, so "Production" or
+# "Rotating credentials" matches too.
+LONG_FORMS: Mapping[str, str] = MappingProxyType(
+    {
+        "prod": "production",
+        "prd": "production",
+        "stg": "staging",
+        "db": "database",
+        "dbs": "databases",
+        "cred": "credential",
+        "creds": "credentials",
+        "config": "configuration",
+        "configs": "configurations",
+        "cfg": "configuration",
+        "env": "environment",
+        "envs": "environments",
+        "k8s": "kubernetes",
+        "ns": "namespace",
+        "svc": "service",
+        "svcs": "services",
+        "mgmt": "management",
+        "repo": "repository",
+        "repos": "repositories",
+        "perf": "performance",
+        "auth": "authentication",
+        "msg": "message",
+        "msgs": "messages",
+        "cmd": "command",
+        "cmds": "commands",
+        "cert": "certificate",
+        "certs": "certificates",
+        "dep": "dependency",
+        "deps": "dependencies",
+        "sa": "serviceaccount",
+        "sas": "serviceaccounts",
+        "pv": "persistentvolume",
+        "pvc": "persistentvolumeclaim",
+        "pvcs": "persistentvolumeclaims",
+        # on-call slang for what runbooks write plainly
+        "bounce": "restart",
+        "bounced": "restarted",
+        "bouncing": "restarting",
+        "kick": "restart",
+        "nuke": "delete",
+        "wipe": "delete",
+        "grow": "resize expand",
+        "bump": "increase",
+        "hung": "stuck",
+        "flipping": "flapping",
+    }
+)
 _SHORT_WORD = re.compile(r"(?<![\w./-])(" + "|".join(LONG_FORMS) + r")(?![\w/-])", re.I)
 
 
