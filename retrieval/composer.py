@@ -218,6 +218,8 @@ def _shows_command(part: Part) -> float:
 def _only_symptoms(intent: Intent, part: Part) -> float:
     if intent not in ("unspecified", "act", "procedure", "diagnose"):
         return 0.0
+    if not part.own_path:
+        return 0.5  # the introduction under the title: what the runbook is for, half as much
     return 1.0 if heading_kinds(part.own_path) == {"symptoms"} else 0.0
 
 
@@ -243,17 +245,25 @@ _CASE = re.compile(
     r"(?:if|when|in case|unless|otherwise)\b",
     re.I,
 )
+# ... or one environment of several: "Staging" beside "Production"
+_ENVIRONMENT = re.compile(
+    r"^\s*(?:prod|production|staging|stage|stg|pre-?prod|preview|dev|development|test|testing|"
+    r"integration|sandbox|local)\s*$",
+    re.I,
+)
 
 
 def _alternatives(a: Part, b: Part) -> bool:
-    """Two cases of one split under the same heading ("a. If …", "b. If …"): the lead
-    is the case that matched, its sibling the one that did not."""
+    """Two cases of one split under the same heading ("a. If …", "b. If …"; "Staging",
+    "Production"): the lead is the case that matched, its sibling the one that did not."""
     pa, pb = a.heading_path, b.heading_path
     return (
         len(pa) == len(pb) >= 2
         and pa[:-1] == pb[:-1]
-        and bool(_CASE.match(plain_heading(pa[-1])))
-        and bool(_CASE.match(plain_heading(pb[-1])))
+        and any(
+            bool(case.match(plain_heading(pa[-1]))) and bool(case.match(plain_heading(pb[-1])))
+            for case in (_CASE, _ENVIRONMENT)
+        )
     )
 
 

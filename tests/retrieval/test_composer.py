@@ -265,6 +265,39 @@ def test_asked_whether_it_matters_the_impact_leads_though_the_check_repeats_the_
     assert plain[0].part.heading == "Diagnosis"
 
 
+RESTART_RUBY = """# Gracefully restart the ruby workers
+
+If you need to restart the ruby workers by hand you can do so without downtime, one
+worker at a time, on every storage node of an environment:
+
+## Staging
+
+```bash
+knife ssh 'roles:staging-storage' 'pkill -f ruby-worker; sleep 5'
+```
+
+## Production
+
+```bash
+knife ssh 'roles:production-storage' 'pkill -f ruby-worker; sleep 5'
+```
+"""
+
+
+def test_asked_how_the_runbook_answers_from_a_section_not_its_introduction() -> None:
+    parts = parts_of(RESTART_RUBY)
+    stats = TermStats.from_doc_terms({"r": tokenize(RESTART_RUBY), "other": tokenize("other")})
+    question = (
+        "how do i restart the ruby workers on all the production storage nodes without downtime"
+    )
+    scored = rank_parts(
+        parts, tokenize(question), stats, lambda p: 0.5, "procedure", SectionWeights()
+    )
+    chosen = choose_parts(scored, "procedure", SectionWeights())
+    # the introduction restates what the runbook is for; of two environments, the one asked
+    assert [c.part.heading for c in chosen] == ["Production"]
+
+
 CASES = """# ManagedClusterConditionUnknown
 
 ## Checks
