@@ -707,8 +707,8 @@ class ExtractiveAnswerer:
         parts = [s.part for s in ranked]
         out = []
         command = asks_for_command(r.question)
+        acting = intent in ("act", "procedure", "unspecified")
         for sp in choose_parts(ranked, intent, self._config.sections, command):
-            acting = intent in ("act", "procedure", "unspecified")
             for q in quote_parts(sp.part, parts, r.terms, r.snapshot.term_stats, acting=acting):
                 p = q.part
                 line = p.line_of(q.start)

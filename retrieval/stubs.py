@@ -15,10 +15,10 @@ _TOC = re.compile(
 
 
 def stub(body: str) -> bool:
-    """A section not written yet: empty (or a table of contents the site renders), a
-    comment, one line that says "TODO" or "TBD"
-    ("TODO: Command needed"), or nothing but a template's prompts ("- > Basic
-    troubleshooting order"). Quoted, it would show an engineer nothing to do."""
+    """A section not written yet: empty (or only a table of contents the site renders),
+    a comment, one line that says "TODO" or "TBD" ("TODO: Command needed"), or nothing
+    but a template's prompts ("- > Basic troubleshooting order"). Quoted, it would show
+    an engineer nothing to do."""
     lines = [ln for ln in _COMMENT.sub("", body).splitlines() if ln.strip() and not _TOC.match(ln)]
     if not any(ch.isalnum() for ln in lines for ch in ln):
         return True

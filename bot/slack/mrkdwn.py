@@ -157,25 +157,31 @@ def _references(text: str) -> str:
     line goes; ``[text][ref]`` defined elsewhere in the file shows as its text. Code is
     left as it is."""
     lines = text.split("\n")
+    prose = _outside_fences(lines)
     refs: dict[str, str] = {}
-    fenced = False
-    for line in lines:
-        fenced = fenced != bool(_FENCE_OPEN.match(line))
-        found = None if fenced else _DEFINITION.match(line)
+    for line, outside in zip(lines, prose, strict=True):
+        found = _DEFINITION.match(line) if outside else None
         if found is not None:
             refs[_ref_key(found["label"])] = found["url"]
     out: list[str] = []
+    for line, outside in zip(lines, prose, strict=True):
+        if not outside:
+            out.append(line)
+        elif not _DEFINITION.match(line):
+            out.append(_REFERENCE.sub(lambda m: _inline_reference(m, refs), line))
+    return "\n".join(out)
+
+
+def _outside_fences(lines: list[str]) -> list[bool]:
+    """Per line: is it prose, neither a fence line nor inside a fenced block?"""
+    out: list[bool] = []
     fenced = False
     for line in lines:
         opens = bool(_FENCE_OPEN.match(line))
-        if fenced or opens:
-            fenced = fenced != opens
-            out.append(line)
-            continue
-        if _DEFINITION.match(line):
-            continue
-        out.append(_REFERENCE.sub(lambda m: _inline_reference(m, refs), line))
-    return "\n".join(out)
+        out.append(not (fenced or opens))
+        if opens:
+            fenced = not fenced
+    return out
 
 
 def _inline_reference(m: re.Match[str], refs: dict[str, str]) -> str:
