@@ -190,25 +190,30 @@ class RunbookWatcher:
 
     def _run(self) -> None:
         try:
+            # what the folders held before the first ingest: an edit made while it runs, or
+            # before the watch is armed, is caught up against this, never lost
+            before = {folder: fingerprint(folder) for folder in self.folders}
             if self.initial_sync and not self._stop.is_set():
                 self.ingest_now()
             if not self.folders:
                 self._ready.set()
                 while not self._stop.wait(min(self.interval, self.remote_interval)):
                     self._sync_remote_when_due()
-            elif self.force_polling or not self._watch():
-                self._poll()
+            elif self.force_polling or not self._watch(before):
+                self._poll(before)
         finally:
             self._ready.set()
 
-    def _watch(self) -> bool:
-        """Watch with watchfiles until stopped; False when it cannot (then poll)."""
+    def _watch(self, before: dict[Path, Fingerprint]) -> bool:
+        """Watch with watchfiles until stopped; False when it cannot (then poll). Ready
+        once the watch is armed (its first yield), after catching up with any folder that
+        changed since ``before``."""
         try:
             from watchfiles import watch
         except ImportError:
             return False
+        armed = False
         try:
-            self._ready.set()
             for changes in watch(
                 *self.folders,
                 stop_event=self._stop,
@@ -219,6 +224,12 @@ class RunbookWatcher:
             ):
                 if self._stop.is_set():
                     break
+                if not armed:
+                    armed = True
+                    missed = [s for f, s in self.folders.items() if fingerprint(f) != before[f]]
+                    if missed:
+                        self.ingest_now(missed)
+                    self._ready.set()
                 if changes:
                     changed = self._changed_sources(path for _, path in changes)
                     log.info("%d change(s) in %s", len(changes), ", ".join(s.name for s in changed))
@@ -232,10 +243,10 @@ class RunbookWatcher:
             return False
         return True
 
-    def _poll(self) -> None:
+    def _poll(self, before: dict[Path, Fingerprint]) -> None:
         folders = self.folders
         log.info("polling %s every %.1fs for changes", ", ".join(map(str, folders)), self.interval)
-        seen = {folder: fingerprint(folder) for folder in folders}
+        seen = dict(before)  # a change since the first ingest began shows at the first tick
         self._ready.set()
         while not self._stop.wait(self.interval):
             self._sync_remote_when_due()

@@ -88,7 +88,6 @@ def test_a_change_reingests_only_its_folders_source(
         assert watcher.wait_ready(60)
         assert [r.source for r in reports[:3]] == ["payments", "checkout", "remote"]
         assert set(rt.vector_index.manifest()) == {"payments:a", "checkout:a"}
-        time.sleep(0.5)  # the watch itself starts right after
         with lock:
             reports.clear()
         (checkout / "b.md").write_text("# b\n\n## Steps\n\nScale it.\n", encoding="utf-8")
@@ -100,3 +99,32 @@ def test_a_change_reingests_only_its_folders_source(
     finally:
         watcher.stop()
     assert not watcher.running
+
+
+@pytest.mark.parametrize("polling", [True, False])
+def test_an_edit_made_while_the_watch_starts_is_not_lost(
+    rt: Runtime, tmp_path: Path, polling: bool
+) -> None:
+    payments = folder(tmp_path, "payments")
+    edited: list[IngestReport] = []
+
+    def edit_after_first_ingest(report: IngestReport) -> None:
+        # the first ingest has read the folder and the watch is not armed yet
+        if not edited:
+            edited.append(report)
+            (payments / "b.md").write_text("# b\n\n## Steps\n\nScale it.\n", encoding="utf-8")
+
+    watcher = RunbookWatcher(
+        rt,
+        [rt.folder_source(payments, "payments")],
+        interval=0.2,
+        debounce_ms=100,
+        force_polling=polling,
+        on_ingest=edit_after_first_ingest,
+    ).start()
+    try:
+        assert watcher.wait_ready(60)
+        assert edited and edited[0].added == ("payments:a",)
+        assert wait_until(lambda: "payments:b" in rt.vector_index.manifest(), timeout=10)
+    finally:
+        watcher.stop()

@@ -657,7 +657,6 @@ def test_watcher_reingests_an_edited_runbook(
     watcher = RunbookWatcher(runtime, folder, interval=0.5, debounce_ms=200).start()
     try:
         assert watcher.wait_ready(60)
-        time.sleep(0.5)  # the watch itself starts right after
         assert watcher.runs == 1 and watcher.last_report is not None
         assert watcher.last_report.chunks_embedded == 0  # the same files: nothing to embed
         generation = runtime.searcher.generation()
