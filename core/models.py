@@ -20,6 +20,7 @@ AbstainReason = Literal[
     "no-match",
     "low-confidence",
     "no-command",
+    "no-value",
     "access-denied",
     "only-superseded-sources",
     "unwritten",

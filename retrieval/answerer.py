@@ -30,6 +30,7 @@ from core.models import (
 )
 from core.redact import redact
 from retrieval.answer_config import AnswerConfig
+from retrieval.asked_detail import Detail, asked_detail
 from retrieval.composer import (
     ScoredPart,
     anchored_heading,
@@ -44,13 +45,7 @@ from retrieval.contrast import set_aside
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
 from retrieval.evidence import query_terms, unknown_entities
-from retrieval.intent import (
-    asks_about_past,
-    asks_for_command,
-    heading_kinds,
-    question_intent,
-    shows_command,
-)
+from retrieval.intent import asks_about_past, heading_kinds, question_intent
 from retrieval.lexicon import spelled_words, with_long_forms, written_in
 from retrieval.names import as_written, document_names, naming_terms, query_names
 from retrieval.outline import OutlineCache, Part
@@ -71,6 +66,7 @@ REASON_TEXT: dict[str, str] = {
     "no-match": "No runbook covers this.",
     "low-confidence": "No runbook covers this.",
     "no-command": "No runbook shows a command for this.",
+    "no-value": "No runbook gives the value or setting asked for.",
     "access-denied": "A runbook you cannot read may cover this; ask its owners for access.",
     "only-superseded-sources": "Only superseded or deprecated documents mention this.",
     "unwritten": "The runbook for this is not written yet.",
@@ -446,10 +442,12 @@ class ExtractiveAnswerer:
             # the runbook asked about is only "TODO": say so, never quote another one
             return self._not_answered(r, flt, [], warnings, link, today, unwritten=unwritten)
         citations = self._cite(chosen, r, today)
-        if not pinned and asks_for_command(r.question) and not _show_command(citations):
-            # "whats the cmd to …" answered with prose alone: the runbook covers the topic,
-            # not the command asked for (a near miss); offer the closest runbooks instead
-            return self._not_answered(r, flt, [], warnings, link, today, no_command=True)
+        detail = asked_detail(r.question)
+        if not pinned and detail is not None and not _shows(detail, citations):
+            # "whats the cmd to …" answered with prose alone, "how many days …" with no
+            # number: the runbook covers the topic, not the detail asked for (a near
+            # miss); offer the closest runbooks instead
+            return self._not_answered(r, flt, [], warnings, link, today, missing=detail.missing)
         warnings = (
             document_warnings(
                 chosen.chunk.metadata,
@@ -501,7 +499,7 @@ class ExtractiveAnswerer:
         link: str | None,
         today: date,
         *,
-        no_command: bool = False,
+        missing: AbstainReason | None = None,  # the detail asked for is not shown
         hidden: bool | None = None,  # known already: an unreadable runbook answers
         unwritten: Suggestion | None = None,  # the runbook asked about, not written yet
     ) -> Answer:
@@ -528,13 +526,13 @@ class ExtractiveAnswerer:
         elif not r.runbooks and not r.incidents:
             reason = "no-match"
         else:
-            reason = "no-command" if no_command else "low-confidence"
+            reason = missing or "low-confidence"
         if hidden is None:
             hidden = reason != "only-superseded-sources" and self._hidden_answer(r, flt)
         if hidden:
             reason = "access-denied"
         best = max((c.confidence for c in r.runbooks), default=0.0)
-        offers = reason in ("low-confidence", "no-command")  # the closest runbooks help
+        offers = reason in ("low-confidence", "no-command", "no-value")  # the closest help
         unsure = offers and best >= model.suggest_at
         closest = (r.runbooks or r.incidents or (None,))[0]
         return Answer(
@@ -685,7 +683,7 @@ class ExtractiveAnswerer:
             r.names,
             naming,
             set_aside(r.query),
-            command=asks_for_command(r.question),
+            detail=asked_detail(r.question),
         )
 
     def _ranked_parts(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:
@@ -706,9 +704,9 @@ class ExtractiveAnswerer:
         ranked = self._ranked_parts(cand, r)
         parts = [s.part for s in ranked]
         out = []
-        command = asks_for_command(r.question)
+        detail = asked_detail(r.question)
         acting = intent in ("act", "procedure", "unspecified")
-        for sp in choose_parts(ranked, intent, self._config.sections, command):
+        for sp in choose_parts(ranked, intent, self._config.sections, detail):
             for q in quote_parts(sp.part, parts, r.terms, r.snapshot.term_stats, acting=acting):
                 p = q.part
                 line = p.line_of(q.start)
@@ -718,9 +716,10 @@ class ExtractiveAnswerer:
         return tuple(out)
 
 
-def _show_command(citations: Sequence[Citation]) -> bool:
-    """Does any quote show a command (read in Markdown, whatever the file's syntax)?"""
-    return any(shows_command(syntax_for(c.path).as_markdown(c.quote)) for c in citations)
+def _shows(detail: Detail, citations: Sequence[Citation]) -> bool:
+    """Does any quote show the detail asked for (read in Markdown, whatever the file's
+    syntax)?"""
+    return any(detail.shows(syntax_for(c.path).as_markdown(c.quote)) for c in citations)
 
 
 def _superseded_note(old: Candidate, new: Candidate | None) -> AnswerWarning:

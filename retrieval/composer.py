@@ -30,8 +30,9 @@ from core.heading_text import plain_heading
 from core.markdown import group_blocks, split_blocks
 from core.markup import syntax_for
 from core.models import normalize_name
+from retrieval.asked_detail import Detail
 from retrieval.evidence import TermStats, coverage
-from retrieval.intent import WANTED, Intent, heading_kinds, intent_match, shows_command
+from retrieval.intent import WANTED, Intent, heading_kinds, intent_match
 from retrieval.outline import Part
 from retrieval.tokenize import tokenize
 
@@ -54,7 +55,7 @@ class SectionWeights:
     intent_explain: float = 0.15
     symptoms: float = 0.4  # restating the symptoms answers no request for action or a check
     ruled_out: float = 0.4  # a part headed by what the question sets aside ("not a tenant's")
-    command: float = 0.15  # asked for the command: a part that shows one
+    detail: float = 0.15  # asked for a command or a value: a part that shows it
     second_ratio: float = 0.85  # a second part this close to the lead is quoted too
     complement_ratio: float = 0.6  # ... or this close, when it is the complementary step
     complement_min_lexical: float = 0.15  # and holds this share of the question's terms
@@ -87,7 +88,7 @@ def rank_parts(
     names: frozenset[str] = frozenset(),
     naming: frozenset[str] = frozenset(),
     ruled_out: frozenset[str] = frozenset(),
-    command: bool = False,
+    detail: Detail | None = None,
 ) -> list[ScoredPart]:
     """The document's parts, best answer first.
 
@@ -97,8 +98,9 @@ def rank_parts(
     so in a part's body they are no evidence; a part whose own heading is the name is.
     ``ruled_out`` are the words of what the question sets aside ("not a tenant's"):
     no evidence either, and a part headed by them is the case the question rules out.
-    ``command``: the question asks for the command itself ("syntax?"), which a part
-    that shows one answers better than one that only explains.
+    ``detail``: the question asks to see a command ("syntax?") or a value ("how long
+    before it fires"), which a part that shows it answers better than one that only
+    explains (:mod:`retrieval.asked_detail`).
     """
     body_terms = [t for t in terms if normalize_name(t) not in names]
     # a question that is nothing but the name (a bare alert): its words are all there is
@@ -118,7 +120,7 @@ def rank_parts(
             + intent_weight * intent_match(intent, p.own_path)
             - weights.symptoms * _only_symptoms(intent, p)
             - weights.ruled_out * _headed_by(p, ruled_out)
-            + (weights.command * _shows_command(p) if command else 0.0)
+            + weights.detail * _shows(detail, p)
         )
         out.append(ScoredPart(p, score, lexical))
     out.sort(key=lambda s: -s.score)
@@ -211,8 +213,11 @@ def _own_heading_terms(part: Part) -> frozenset[str]:
     return part.heading_terms if part.own_path else frozenset()
 
 
-def _shows_command(part: Part) -> float:
-    return 1.0 if shows_command(syntax_for(part.chunk.path).as_markdown(part.body)) else 0.0
+def _shows(detail: Detail | None, part: Part) -> float:
+    """1 when the part shows the detail asked for, else 0."""
+    if detail is None:
+        return 0.0
+    return 1.0 if detail.shows(syntax_for(part.chunk.path).as_markdown(part.body)) else 0.0
 
 
 def _only_symptoms(intent: Intent, part: Part) -> float:
@@ -272,10 +277,13 @@ def _nested(a: Part, b: Part) -> bool:
 
 
 def choose_parts(
-    ranked: Sequence[ScoredPart], intent: Intent, weights: SectionWeights, command: bool = False
+    ranked: Sequence[ScoredPart],
+    intent: Intent,
+    weights: SectionWeights,
+    detail: Detail | None = None,
 ) -> list[ScoredPart]:
-    """The lead part and, when it earns its place, one more; asked for the ``command``,
-    the part that shows one first."""
+    """The lead part and, when it earns its place, one more; asked for a ``detail``
+    (a command, a value), the part that shows it first."""
     if not ranked:
         return []
     lead = ranked[0]
@@ -310,8 +318,10 @@ def choose_parts(
         if not wanted:
             break
     explains = bool(heading_kinds(lead.part.own_path) & {"meaning", "symptoms"})
+    fact = detail is not None and detail.fact and _shows(detail, lead.part)
     if (
-        (intent == "act" or (intent in ("procedure", "unspecified") and explains))
+        not fact  # "how often is it rotated": the part that says so, not the steps
+        and (intent == "act" or (intent in ("procedure", "unspecified") and explains))
         and not lead.anchored
         and not after_check
         and len(chosen) == 2
@@ -322,13 +332,8 @@ def choose_parts(
         # "what do I do": the action first, the check it needs after it; "how do I …"
         # or a bare alert: the steps before the section that explains the alert
         chosen.reverse()
-    elif (
-        command
-        and len(chosen) == 2
-        and not _shows_command(lead.part)
-        and _shows_command(chosen[1].part)
-    ):
-        chosen.reverse()  # "syntax?": the command, then what explains it
+    elif len(chosen) == 2 and not _shows(detail, lead.part) and _shows(detail, chosen[1].part):
+        chosen.reverse()  # "syntax?", "how long?": the command or value, then the rest
     return chosen
 
 

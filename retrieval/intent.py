@@ -171,26 +171,6 @@ def asks_about_past(question: str) -> bool:
     return bool(_PAST.search(question))
 
 
-# A question that asks for the command itself ("whats the cmd to flip traffic", "amtool
-# syntax to silence", "from the cli"): an answer without one does not answer it.
-_COMMAND = re.compile(r"\b(commands?|cmds?|syntax|one-?liner|cli)\b", re.I)
-# a command as runbooks show one (in Markdown, as every syntax displays): in backticks, a
-# ``~~~`` fence, an indented code block (not a nested list item), or a shell prompt
-_SHOWN_COMMAND = re.compile(
-    r"`|^ {0,3}~~~|^\s*\$ \S|(?:\A|\n)[ \t]*\n(?: {4}|\t)(?![-*+] |\d+[.)] )\S", re.M
-)
-
-
-def asks_for_command(question: str) -> bool:
-    """Does the question ask for the command to run, not only what to do?"""
-    return bool(_COMMAND.search(question))
-
-
-def shows_command(markdown: str) -> bool:
-    """Does the text (as Markdown) show a command: code, a fence or a shell prompt?"""
-    return bool(_SHOWN_COMMAND.search(markdown))
-
-
 # What an alert pasted as the question carries besides words: its ``[FIRING:1]`` header
 # and its labels (``severity=critical``, ``msg="..."``). They say which alert, never what
 # the person asks: ``severity=warning`` is not a question about severity.

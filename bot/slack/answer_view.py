@@ -58,6 +58,7 @@ from core.models import Answer, AnswerWarning, Citation, Suggestion
 CLOSEST_OTHER_SERVICE = "Closest match (different service)"
 NOT_SURE = "Not sure any runbook answers this."
 NO_COMMAND = "No runbook shows a command for this."
+NO_VALUE = "No runbook gives the value or setting asked for."
 UNWRITTEN = "The runbook for this is not written yet."
 NONE_COVERS = "No runbook covers this."
 RESTRICTED = "Restricted runbook, visible only to you."
@@ -504,6 +505,9 @@ def render_not_answered(
     if unsure and reason == "no-command":
         headline = f":grey_question: *{NO_COMMAND}*"
         text = NO_COMMAND
+    elif unsure and reason == "no-value":
+        headline = f":grey_question: *{NO_VALUE}*"
+        text = NO_VALUE
     elif unsure:
         headline = f":grey_question: *{NOT_SURE}*"
         text = NOT_SURE
@@ -527,7 +531,7 @@ def render_not_answered(
         headline += (
             " The closest runbooks:" if unsure else " The closest runbooks, none a confident match:"
         )
-    elif reason in ("no-match", "low-confidence", "no-command") and answer.search_link:
+    elif reason in ("no-match", "low-confidence", "no-command", "no-value") and answer.search_link:
         headline += " Search the runbooks repository, or ask the owning team."
     blocks: list[dict[str, Any]] = [*_preface(view), section(headline, block_id="lead")]
     warnings = _warnings_block(answer, today)

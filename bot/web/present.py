@@ -30,6 +30,10 @@ REASONS: dict[str, str] = {
         "You asked for a command, and the closest runbooks show none for this: none is "
         "quoted as if it answered."
     ),
+    "no-value": (
+        "You asked for a value or a setting, and the closest runbooks give none for this: "
+        "none is quoted as if it answered."
+    ),
     "access-denied": ("A runbook you cannot read may cover this; ask its owners for access."),
     "only-superseded-sources": (
         "The only runbooks that match are superseded or deprecated, so they are not quoted."
@@ -58,6 +62,7 @@ GAP_REASONS: dict[str, str] = {
     "no-match": "no match",
     "low-confidence": "not confident enough",
     "no-command": "no runbook shows the command",
+    "no-value": "no runbook gives the value",
     "only-superseded-sources": "only retired runbooks",
     "unwritten": "runbook not written yet",
     "not_helpful": "marked not helpful",

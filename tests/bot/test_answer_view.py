@@ -468,6 +468,12 @@ def test_not_sure_names_each_closest_runbook_with_link_and_owner() -> None:
             ":grey_question: *No runbook shows a command for this.* The closest runbooks:",
         ),
         (
+            "unsure",
+            "no-value",
+            ":grey_question: *No runbook gives the value or setting asked for.* The closest "
+            "runbooks:",
+        ),
+        (
             "abstain",
             "unwritten",
             ":memo: *The runbook for this is not written yet.* Ask its owners, or write it:",

@@ -154,6 +154,26 @@ def test_a_question_for_the_command_is_not_answered_with_prose_alone(
         assert shown.state == "answer" and shown.citations
 
 
+def test_a_question_for_a_value_is_not_answered_without_one(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    files = with_samples({"payments/stripe-key-rotation.md": STRIPE_KEY})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        # the runbook gives the rotation period and the old key's expiry: quoted
+        often = rt.extractive.answer("how often is the stripe secret key rotated?")
+        assert often.state == "answer"
+        assert often.citations[0].path == "payments/stripe-key-rotation.md"
+        assert any("90 days" in c.quote for c in often.citations)
+        # it gives no key length: the runbook is offered, not quoted as if it answered
+        size = rt.extractive.answer("what key size is the stripe secret key, how many bits?")
+        assert size.state == "unsure" and size.reason == "no-value"
+        assert not size.citations
+        assert size.suggestions[0].path == "payments/stripe-key-rotation.md"
+        # nor the setting that holds it
+        setting = rt.extractive.answer("which env var holds the stripe secret key for payments-api")
+        assert setting.state == "unsure" and setting.reason == "no-value"
+
+
 RESTART_WORKERS = """# Gracefully restart the render workers
 
 Restart render workers one at a time so the pool never empties.

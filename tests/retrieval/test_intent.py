@@ -6,11 +6,9 @@ import pytest
 
 from retrieval.intent import (
     asks_about_past,
-    asks_for_command,
     heading_kinds,
     intent_match,
     question_intent,
-    shows_command,
 )
 
 
@@ -144,25 +142,3 @@ def test_the_rule_that_fires_is_asked_of_the_meaning_before_the_impact() -> None
     assert intent_match("define", ("Resolution", "Disabling a queue")) == 0.0
     # "how bad is it" is answered by either
     assert intent_match("meaning", ("Impact",)) == intent_match("meaning", ("Meaning",)) == 1.0
-
-
-def test_a_question_that_asks_for_the_command_itself() -> None:
-    for question in (
-        "whats the cmd to flip traffic to adyen",
-        "amtool syntax to silence an alert for 2h",
-        "how do i unpause a machineconfigpool from the cli",
-        "exact oc commands to force the mon to reschedule?",
-    ):
-        assert asks_for_command(question), question
-    assert not asks_for_command("how do i rotate the stripe key")
-    assert not asks_for_command("the client keeps timing out")
-
-
-def test_what_shows_a_command() -> None:
-    assert shows_command("Run `kubectl rollout restart deploy/api`.")
-    assert shows_command("```\npatronictl list\n```")
-    assert shows_command("~~~sh\nvault read secret/x\n~~~")
-    assert shows_command("On the box:\n\n  $ systemctl restart pgbouncer")
-    assert shows_command("Restart it:\n\n    systemctl restart pgbouncer\n")
-    assert not shows_command("Steps:\n\n    - restart the pod\n    - wait for it")
-    assert not shows_command("Roll the key in the Stripe dashboard, then restart payments-api.")

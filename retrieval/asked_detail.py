@@ -1,0 +1,180 @@
+"""The one detail a question asks to see, and whether a quote shows it.
+
+Some questions ask for a thing a runbook either shows or does not:
+
+- the command ("whats the cmd to flip traffic", "amtool syntax to silence");
+- a value: a duration ("how long before this fires", "how often does the backup
+  run", "how many days do we give them"), a size in the unit asked for ("how many
+  bits", "in MB") or a number ("what's the memory limit", "how many replicas can it
+  take");
+- a setting by name ("which flag controls …", "which config key sets …"), shown as
+  code (``-alertmanager.persist-interval``, ``max_concurrency``, ``GITALY_TOKEN``).
+
+A part that shows the detail answers such a question better than one that only
+explains, so it ranks higher (:mod:`retrieval.composer`). A runbook on the topic that
+shows none of it does not answer the question: quoting it as if it did is a near
+miss, and the closest runbooks are offered instead (:mod:`retrieval.answerer`).
+
+A question that asks how to find the value out ("how do I tell how many MB a defrag
+frees") asks for a method, not the value: any part may answer it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from core.models import AbstainReason
+
+
+@dataclass(frozen=True)
+class Detail:
+    name: str  # "command", "duration", "size", "number", "setting"
+    missing: AbstainReason  # why the question is not answered when no quote shows it
+    shows: Callable[[str], bool]  # does this text (as Markdown) show it?
+    # a fact is asked for, not what to do: the part that gives it leads, even when the
+    # question names an action ("how often is the key rotated")
+    fact: bool = True
+
+
+# -- the command ------------------------------------------------------------------------
+
+_COMMAND = re.compile(r"\b(commands?|cmds?|syntax|one-?liner|cli)\b", re.I)
+# a command as runbooks show one (in Markdown, as every syntax displays): in backticks, a
+# ``~~~`` fence, an indented code block (not a nested list item), or a shell prompt
+_SHOWN_COMMAND = re.compile(
+    r"`|^ {0,3}~~~|^\s*\$ \S|(?:\A|\n)[ \t]*\n(?: {4}|\t)(?![-*+] |\d+[.)] )\S", re.M
+)
+
+
+def asks_for_command(question: str) -> bool:
+    """Does the question ask for the command to run, not only what to do?"""
+    return bool(_COMMAND.search(question))
+
+
+def shows_command(markdown: str) -> bool:
+    """Does the text (as Markdown) show a command: code, a fence or a shell prompt?"""
+    return bool(_SHOWN_COMMAND.search(markdown))
+
+
+# -- a value --------------------------------------------------------------------------
+
+# what a value is called when a question asks for it ("whats the backup retention",
+# "what latency threshold"); "default" and "target" are left out: they name things too
+# ("the default storage class", "the target cluster")
+_VALUE_NOUN = (
+    r"(?:threshold|limit|retention|size|timeout|interval|ttl|duration|frequency|"
+    r"percentage|quota|cutoff)s?"
+)
+_ASKS_VALUE = re.compile(
+    r"\bhow (?:many|much|long|often|far back|old|big|large|frequently)\b"
+    r"|\bevery how\b"
+    r"|\bwhat(?:'s| is|s| are)? (?:the |our |its |their )?(?:[\w-]+ ){0,2}" + _VALUE_NOUN + r"\b"
+    r"|\b(?:key|what) size\b"
+    r"|\bin (?:seconds|minutes|hours|days|bits|bytes|mb|gb|ms)\b",
+    re.I,
+)
+# "how do i tell how many …", "how can we work out how long …": a method is asked for
+_ASKS_METHOD = re.compile(
+    r"\bhow (?:do|can|could|would|should|to)\b(?: (?:i|we|you|one))?"
+    r" (?:tell|find|work|figure|check|see|know|calculate|measure|determine|compute|"
+    r"estimate|get|query|look)(?: out| up)?(?: \w+){0,3}? how (?:many|much|long|often|far|old)\b",
+    re.I,
+)
+# a value in units of time is wanted: "how long", "how often", "how many days"
+_ASKS_TIME = re.compile(
+    r"\bhow (?:long|often|frequently|far back|old)\b|\bevery how\b"
+    r"|\b(?:seconds?|minutes?|mins|hours?|days?|weeks?|months?|years?)\b"
+    r"|\b(?:retention|timeout|interval|ttl|duration|frequency)s?\b",
+    re.I,
+)
+
+_NUMBER_WORD = (
+    r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|"
+    r"twenty|thirty|forty|fifty|sixty|ninety|hundred|thousand)"
+)
+_TIME_UNIT = (
+    r"(?:ms|s|m|h|d|w|y|secs?|seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|"
+    r"months?|years?)"
+)
+_DURATION = re.compile(
+    r"(?<![\w.])(?:\d+(?:[.,]\d+)?\s*-?\s*|(?:"
+    + _NUMBER_WORD
+    + r"|an?|a few|several)[\s-]+)"
+    + _TIME_UNIT
+    + r"\b"
+    r"|\b(?:daily|weekly|monthly|hourly|nightly|yearly|annually)\b"
+    r"|\bevery (?:day|night|hour|week|month|year)\b",
+    re.I,
+)
+_NUMBER = re.compile(r"(?<![\w.])(?:\d+(?:[.,]\d+)?[kmgt%]?|" + _NUMBER_WORD + r")\b", re.I)
+# a size asked for in its unit ("how many bits", "in MB") is given in one
+_SIZE_UNIT = r"(?:bits?|bytes?|[kmgtp]i?b|[kmgtp]i|kilobytes?|megabytes?|gigabytes?|terabytes?)"
+_ASKS_SIZE = re.compile(r"\b" + _SIZE_UNIT + r"\b", re.I)
+_SIZE = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s*-?\s*" + _SIZE_UNIT + r"\b", re.I)
+# numbers that are not values: link targets, list markers, "step 2", "v1"
+_NOT_VALUES = re.compile(
+    r"\]\([^)]*\)|\bhttps?://\S+|^\s*\d+[.)]\s|\b(?:step|phase|part|section|version|v)\s*\d+",
+    re.I | re.M,
+)
+
+
+def shows_duration(markdown: str) -> bool:
+    """Does the text give a span of time ("15 minutes", "for: 5m", "three hours",
+    "daily")?"""
+    return bool(_DURATION.search(_NOT_VALUES.sub(" ", markdown)))
+
+
+def shows_size(markdown: str) -> bool:
+    """Does the text give a size in its unit ("2048 bits", "8 KB", "512Mi")?"""
+    return bool(_SIZE.search(_NOT_VALUES.sub(" ", markdown)))
+
+
+def shows_number(markdown: str) -> bool:
+    """Does the text give a number (not a list marker, a step or a link's)?"""
+    return bool(_NUMBER.search(_NOT_VALUES.sub(" ", markdown)))
+
+
+# -- a setting by name -----------------------------------------------------------------
+
+_ASKS_SETTING = re.compile(
+    r"\b(?:which|what)(?: [\w-]+){0,2}? (?:flags?|settings?|config(?:uration)? "
+    r"(?:keys?|options?|settings?|parameters?)|parameters?|env(?:ironment)? "
+    r"var(?:iable)?s?|annotations?)\b",
+    re.I,
+)
+# code as Markdown shows it: a span, a fence, an indented block
+_CODE = re.compile(
+    r"`[^`\n]+`|^ {0,3}(```|~~~)[^\n]*\n.*?^ {0,3}\1|(?:^(?: {4}|\t).*\n?)+", re.M | re.S
+)
+# a setting's name: a flag (``-x.y``, ``--x``), a dotted or snake_case key, an env var
+_SETTING = re.compile(
+    r"(?<![\w-])--?[a-zA-Z][\w.-]*|\b[a-zA-Z]\w*[._][\w.]*\w|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"
+)
+
+
+def shows_setting(markdown: str) -> bool:
+    """Does the text show a setting's name as code (a flag, a key, an env var)?"""
+    return any(_SETTING.search(m.group(0)) for m in _CODE.finditer(markdown))
+
+
+COMMAND = Detail("command", "no-command", shows_command, fact=False)
+DURATION = Detail("duration", "no-value", shows_duration)
+NUMBER = Detail("number", "no-value", shows_number)
+SIZE = Detail("size", "no-value", shows_size)
+SETTING = Detail("setting", "no-value", shows_setting)
+
+
+def asked_detail(question: str) -> Detail | None:
+    """The detail the question asks to see, if any: the command first, then a setting,
+    then a value."""
+    if asks_for_command(question):
+        return COMMAND
+    if _ASKS_SETTING.search(question):
+        return SETTING
+    if not _ASKS_VALUE.search(question) or _ASKS_METHOD.search(question):
+        return None
+    if _ASKS_TIME.search(question):
+        return DURATION
+    return SIZE if _ASKS_SIZE.search(question) else NUMBER

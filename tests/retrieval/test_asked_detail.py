@@ -1,0 +1,114 @@
+"""The one detail a question asks to see (a command, a value), and whether a quote shows it."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.asked_detail import (
+    COMMAND,
+    DURATION,
+    NUMBER,
+    SETTING,
+    SIZE,
+    asked_detail,
+    asks_for_command,
+    shows_command,
+    shows_duration,
+    shows_number,
+    shows_setting,
+    shows_size,
+)
+
+
+def test_a_question_that_asks_for_the_command_itself() -> None:
+    for question in (
+        "whats the cmd to flip traffic to adyen",
+        "amtool syntax to silence an alert for 2h",
+        "how do i unpause a machineconfigpool from the cli",
+        "exact oc commands to force the mon to reschedule?",
+    ):
+        assert asks_for_command(question), question
+    assert not asks_for_command("how do i rotate the stripe key")
+    assert not asks_for_command("the client keeps timing out")
+
+
+def test_what_shows_a_command() -> None:
+    assert shows_command("Run `kubectl rollout restart deploy/api`.")
+    assert shows_command("```\npatronictl list\n```")
+    assert shows_command("~~~sh\nvault read secret/x\n~~~")
+    assert shows_command("On the box:\n\n  $ systemctl restart pgbouncer")
+    assert shows_command("Restart it:\n\n    systemctl restart pgbouncer\n")
+    assert not shows_command("Steps:\n\n    - restart the pod\n    - wait for it")
+    assert not shows_command("Roll the key in the Stripe dashboard, then restart payments-api.")
+
+
+@pytest.mark.parametrize(
+    ("question", "detail"),
+    [
+        ("whats the cmd to flip traffic to adyen", COMMAND),
+        # a command asked for wins over the value it would set
+        ("amtool syntax to silence an alert for 2h", COMMAND),
+        ("which flag controls how often alertmanager persists its state?", SETTING),
+        ("which gitaly config key sets the concurrency limit", SETTING),
+        ("which env var holds the signing token", SETTING),
+        ("how many days do we give a customer to export their data?", DURATION),
+        ("how often does the backup job take snapshots on the secondaries", DURATION),
+        ("what latency threshold in seconds trips it", DURATION),
+        ("how long of a maint window do i need", DURATION),
+        ("whats the backup retention on dedicated plans?", DURATION),
+        ("what key size for the new DKIM key, 1024 or 2048 bits?", SIZE),
+        ("what key size for the new DKIM key?", NUMBER),
+        ("what queue size does this actually fire at?", NUMBER),
+        ("how many ingester replicas can one zone take", NUMBER),
+        ("what's the memory limit on the query-frontend", NUMBER),
+        # a method is asked for, not the value
+        ("how do i tell how many MB a defrag would actually give back", None),
+        ("how do i work out how many ingester replicas we actually need?", None),
+        # "default" and "target" name things as often as values
+        ("how do i mark a storageclass as the default for virt disks", None),
+        ("what's the target cluster for the migration", None),
+        ("how do i rotate the stripe key", None),
+        ("KubePodCrashLooping", None),
+    ],
+)
+def test_the_detail_a_question_asks_for(question: str, detail: object) -> None:
+    assert asked_detail(question) == detail
+
+
+def test_what_shows_a_duration() -> None:
+    assert shows_duration("fires if it averaged one or more in the past 30\nminutes.")
+    assert shows_duration("```yaml\nfor: 15m\n```")
+    assert shows_duration("Schedule the window to last at least three hours.")
+    assert shows_duration("The backup runs daily at 02:00.")
+    assert shows_duration("It can take up to 10min to register.")
+    # no span of time: "and" is not "an" and "d", "as" not "a" and "s"
+    assert not shows_duration("Ask the tenant and export as soon as possible.")
+    assert not shows_duration("We give customers limited time to export their data.")
+    assert not shows_duration("1. Log in.\n2. Open [step 3](https://x.test/10m).")
+
+
+def test_what_shows_a_number() -> None:
+    assert shows_number("The queue fires at 50,000 jobs.")
+    assert shows_number("Each ingester takes up to 1.5M series.")
+    assert shows_number("a default of twenty connections")
+    # list markers, steps, versions and link targets are not values
+    assert not shows_number("1. Log in.\n2. See step 3 of the [guide](https://x.test/v2/4).")
+    assert not shows_number("Generate a new key with opendkim-genkey.")
+
+
+def test_what_shows_a_setting() -> None:
+    assert shows_setting("Raise `-alertmanager.persist-interval` on the command line.")
+    assert shows_setting("```yaml\ningester_limits:\n  max_series: 5\n```")
+    assert shows_setting("Export `GITALY_TOKEN` before the run.")
+    # named in prose, or code that names no setting
+    assert not shows_setting("Raise the max_series limit.")
+    assert not shows_setting("Clones of `www-gitlab-com` were slow.")
+
+
+def test_what_shows_a_size() -> None:
+    assert shows_size("Generate a 2048-bit key.")
+    assert shows_size("Pages are 8 KB each.")
+    assert shows_size("requests:\n  memory: 512Mi")
+    # a number in another unit, or none
+    assert not shows_size("Rotate the key every 90 days.")
+    assert not shows_size("Use a strong key.")
