@@ -125,6 +125,8 @@ def evaluate(
 
 def samples(rt: Runtime, questions: Sequence[Question]) -> list[Sample]:
     """The lead document's evidence for every labelled question."""
+    always = replace(rt.answer_config.model, answer_at=0.0, suggest_at=0.0)
+    unconditional = with_model(rt, always)
     out = []
     for q in questions:
         if q.answerable is None:
@@ -134,12 +136,15 @@ def samples(rt: Runtime, questions: Sequence[Question]) -> list[Sample]:
         if lead is None or lead.evidence is None:
             continue
         top3 = {c.doc.path for c in r.runbooks[:3]}
+        # what the answer would be at any confidence: declined anyway?
+        vetoed = unconditional.answer_from(r, None).state != "answer"
         out.append(
             Sample(
                 evidence=lead.evidence,
                 answerable=bool(q.answerable),
                 trap=bool(q.trap),
                 expected_in_top3=bool(q.expect and top3 & set(q.expect)),
+                vetoed=vetoed,
             )
         )
     return out

@@ -43,6 +43,10 @@ class Sample:
     answerable: bool
     trap: bool = False
     expected_in_top3: bool = False
+    # declined whatever its confidence: the answer would not show the detail asked for
+    # (:mod:`retrieval.asked_detail`), or the runbook is not written; the bar is fitted
+    # to the questions it decides
+    vetoed: bool = False
 
 
 def _matrix(samples: Sequence[Sample]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
@@ -132,7 +136,7 @@ def fit(sets: Mapping[str, Sequence[Sample]]) -> ConfidenceModel:
     def score(t: float) -> float:
         values = []
         for samples in sets.values():
-            answered = [model.probability(s.evidence) >= t for s in samples]
+            answered = [model.probability(s.evidence) >= t and not s.vetoed for s in samples]
             values.append(_objective(abstention(answered, samples)))
         return float(np.mean(values))
 
