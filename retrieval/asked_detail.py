@@ -2,7 +2,8 @@
 
 Some questions ask for a thing a runbook either shows or does not:
 
-- the command ("whats the cmd to flip traffic", "amtool syntax to silence");
+- the command ("whats the cmd to flip traffic"), or one tool's ("amtool syntax to
+  silence" is not answered by a ``kubectl`` line);
 - a value: a duration ("how long before this fires", "how often does the backup
   run", "how many days do we give them"), a size in the unit asked for ("how many
   bits", "in MB") or a number ("what's the memory limit", "how many replicas can it
@@ -23,7 +24,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 
 from core.models import AbstainReason
 
@@ -32,10 +34,17 @@ from core.models import AbstainReason
 class Detail:
     name: str  # "command", "duration", "size", "number", "setting"
     missing: AbstainReason  # why the question is not answered when no quote shows it
-    shows: Callable[[str], bool]  # does this text (as Markdown) show it?
+    shows: Callable[[str], bool] = field(compare=False)  # does this text (as Markdown)?
     # a fact is asked for, not what to do: the part that gives it leads, even when the
     # question names an action ("how often is the key rotated")
     fact: bool = True
+    tool: str | None = None  # the command asked for is this tool's ("amtool syntax")
+
+
+# code as Markdown shows it: a span, a fence, an indented block
+_CODE = re.compile(
+    r"`[^`\n]+`|^ {0,3}(```|~~~)[^\n]*\n.*?^ {0,3}\1|(?:^(?: {4}|\t).*\n?)+", re.M | re.S
+)
 
 
 # -- the command ------------------------------------------------------------------------
@@ -56,6 +65,30 @@ def asks_for_command(question: str) -> bool:
 def shows_command(markdown: str) -> bool:
     """Does the text (as Markdown) show a command: code, a fence or a shell prompt?"""
     return bool(_SHOWN_COMMAND.search(markdown))
+
+
+# the tool whose command is asked for: "amtool syntax", "etcdctl command", "oc cmds"
+_TOOL = re.compile(
+    r"\b([a-z][\w-]*(?:\.[\w-]+)*) (?:commands?|cmds?|syntax|one-?liners?|cli)\b", re.I
+)
+_NOT_TOOLS = frozenset(
+    "the a an exact actual right correct full whole specific same which what whats what's "
+    "this that these those any some single one my our your its their shell bash terminal "
+    "linux unix usual proper real".split()
+)
+
+
+def asked_tool(question: str) -> str | None:
+    """The tool named as the command's ("amtool syntax to silence …"), if any."""
+    m = _TOOL.search(question)
+    word = m.group(1).lower() if m else None
+    return word if word and word not in _NOT_TOOLS else None
+
+
+def shows_tool_command(tool: str, markdown: str) -> bool:
+    """Does the text show code that runs ``tool`` (in a span, a fence, a block)?"""
+    name = re.compile(r"(?<![\w-])" + re.escape(tool) + r"(?![\w-])", re.I)
+    return any(name.search(m.group(0)) for m in _CODE.finditer(markdown))
 
 
 # -- a value --------------------------------------------------------------------------
@@ -144,10 +177,6 @@ _ASKS_SETTING = re.compile(
     r"var(?:iable)?s?|annotations?)\b",
     re.I,
 )
-# code as Markdown shows it: a span, a fence, an indented block
-_CODE = re.compile(
-    r"`[^`\n]+`|^ {0,3}(```|~~~)[^\n]*\n.*?^ {0,3}\1|(?:^(?: {4}|\t).*\n?)+", re.M | re.S
-)
 # a setting's name: a flag (``-x.y``, ``--x``), a dotted or snake_case key, an env var
 _SETTING = re.compile(
     r"(?<![\w-])--?[a-zA-Z][\w.-]*|\b[a-zA-Z]\w*[._][\w.]*\w|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b"
@@ -170,7 +199,10 @@ def asked_detail(question: str) -> Detail | None:
     """The detail the question asks to see, if any: the command first, then a setting,
     then a value."""
     if asks_for_command(question):
-        return COMMAND
+        tool = asked_tool(question)
+        if tool is None:
+            return COMMAND
+        return Detail("command", "no-command", partial(shows_tool_command, tool), False, tool)
     if _ASKS_SETTING.search(question):
         return SETTING
     if not _ASKS_VALUE.search(question) or _ASKS_METHOD.search(question):

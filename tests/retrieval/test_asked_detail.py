@@ -47,7 +47,7 @@ def test_what_shows_a_command() -> None:
     [
         ("whats the cmd to flip traffic to adyen", COMMAND),
         # a command asked for wins over the value it would set
-        ("amtool syntax to silence an alert for 2h", COMMAND),
+        ("the syntax to silence an alert for 2h", COMMAND),
         ("which flag controls how often alertmanager persists its state?", SETTING),
         ("which gitaly config key sets the concurrency limit", SETTING),
         ("which env var holds the signing token", SETTING),
@@ -112,3 +112,19 @@ def test_what_shows_a_size() -> None:
     # a number in another unit, or none
     assert not shows_size("Rotate the key every 90 days.")
     assert not shows_size("Use a strong key.")
+
+
+def test_a_command_asked_of_one_tool_is_shown_only_by_that_tool() -> None:
+    amtool = asked_detail("amtool syntax to silence an alert for 2h")
+    assert amtool is not None and amtool.name == "command" and amtool.tool == "amtool"
+    assert amtool.shows("```\namtool silence add alertname=X --duration=2h\n```")
+    # another tool's code, or the tool named in a link's text, does not show it
+    assert not amtool.shows("```shell\n$ kubectl logs sts/alertmanager-main\n```")
+    assert not amtool.shows("Running [amtool check-config](https://x.test) helps.")
+    oc = asked_detail("exact oc cmds to force the mon to reschedule?")
+    assert oc is not None and oc.tool == "oc"
+    assert not oc.shows("Run `ceph tell mon.ID mon_status` for each monitor.")
+    assert oc.shows("Run `oc -n openshift-storage delete pod rook-ceph-mon-b`.")
+    # "the command", "the actual commands": any command shows it
+    assert asked_detail("give me the actual commands to rotate the etcd signer cert") == COMMAND
+    assert asked_detail("then let it back in a bit at a time once it's fixed. syntax?") == COMMAND
