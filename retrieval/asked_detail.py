@@ -9,7 +9,9 @@ Some questions ask for a thing a runbook either shows or does not:
   bits", "in MB") or a number ("what's the memory limit", "how many replicas can it
   take");
 - a setting by name ("which flag controls …", "which config key sets …"), shown as
-  code (``-alertmanager.persist-interval``, ``max_concurrency``, ``GITALY_TOKEN``).
+  code (``-alertmanager.persist-interval``, ``max_concurrency``, ``GITALY_TOKEN``);
+- the query ("the prometheus query behind it", "which metric do i graph"), shown as
+  a PromQL expression or a metric's name in code.
 
 A part that shows the detail answers such a question better than one that only
 explains, so it ranks higher (:mod:`retrieval.composer`). A runbook on the topic that
@@ -32,7 +34,7 @@ from core.models import AbstainReason
 
 @dataclass(frozen=True)
 class Detail:
-    name: str  # "command", "duration", "size", "number", "setting"
+    name: str  # "command", "duration", "size", "number", "setting", "query"
     missing: AbstainReason  # why the question is not answered when no quote shows it
     shows: Callable[[str], bool] = field(compare=False)  # does this text (as Markdown)?
     # a fact is asked for, not what to do: the part that gives it leads, even when the
@@ -188,16 +190,39 @@ def shows_setting(markdown: str) -> bool:
     return any(_SETTING.search(m.group(0)) for m in _CODE.finditer(markdown))
 
 
+# -- the query --------------------------------------------------------------------------
+
+_ASKS_QUERY = re.compile(
+    r"\b(?:promql|(?:prometheus|alert(?:ing)?|rule'?s?) (?:query|queries|expression|expr)"
+    r"|(?:query|expression|expr) behind|(?:which|what) metrics?)\b",
+    re.I,
+)
+# PromQL as runbooks show it: a selector, a function call, a range, a metric's name
+_PROMQL = re.compile(
+    r"\b[a-zA-Z_:][\w:]*\{[^}\n]*\}"
+    r"|\b(?:rate|irate|increase|sum|avg|max|min|count|histogram_quantile|absent|delta|"
+    r"deriv|topk|bottomk|predict_linear)\s*(?:(?:by|without)\s*\([^)]*\)\s*)?\("
+    r"|\[\d+[smhdw]\]"
+    r"|\b[a-z][a-z0-9]*(?:_[a-z0-9]+){2,}\b"
+)
+
+
+def shows_query(markdown: str) -> bool:
+    """Does the text show a query (PromQL, or a metric's name) as code?"""
+    return any(_PROMQL.search(m.group(0)) for m in _CODE.finditer(markdown))
+
+
 COMMAND = Detail("command", "no-command", shows_command, fact=False)
 DURATION = Detail("duration", "no-value", shows_duration)
 NUMBER = Detail("number", "no-value", shows_number)
 SIZE = Detail("size", "no-value", shows_size)
 SETTING = Detail("setting", "no-value", shows_setting)
+QUERY = Detail("query", "no-value", shows_query)
 
 
 def asked_detail(question: str) -> Detail | None:
     """The detail the question asks to see, if any: the command first, then a setting,
-    then a value."""
+    a query, a value."""
     if asks_for_command(question):
         tool = asked_tool(question)
         if tool is None:
@@ -205,6 +230,8 @@ def asked_detail(question: str) -> Detail | None:
         return Detail("command", "no-command", partial(shows_tool_command, tool), False, tool)
     if _ASKS_SETTING.search(question):
         return SETTING
+    if _ASKS_QUERY.search(question):
+        return QUERY
     if not _ASKS_VALUE.search(question) or _ASKS_METHOD.search(question):
         return None
     if _ASKS_TIME.search(question):

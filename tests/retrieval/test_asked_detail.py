@@ -8,6 +8,7 @@ from retrieval.asked_detail import (
     COMMAND,
     DURATION,
     NUMBER,
+    QUERY,
     SETTING,
     SIZE,
     asked_detail,
@@ -15,6 +16,7 @@ from retrieval.asked_detail import (
     shows_command,
     shows_duration,
     shows_number,
+    shows_query,
     shows_setting,
     shows_size,
 )
@@ -51,6 +53,9 @@ def test_what_shows_a_command() -> None:
         ("which flag controls how often alertmanager persists its state?", SETTING),
         ("which gitaly config key sets the concurrency limit", SETTING),
         ("which env var holds the signing token", SETTING),
+        ("where's the actual prometheus query behind it? want to widen the window", QUERY),
+        ("which metric do i graph for failed kubeconfig copies", QUERY),
+        ("the ruler can't write its recording rule results, what do i look at", None),
         ("how many days do we give a customer to export their data?", DURATION),
         ("how often does the backup job take snapshots on the secondaries", DURATION),
         ("what latency threshold in seconds trips it", DURATION),
@@ -128,3 +133,12 @@ def test_a_command_asked_of_one_tool_is_shown_only_by_that_tool() -> None:
     # "the command", "the actual commands": any command shows it
     assert asked_detail("give me the actual commands to rotate the etcd signer cert") == COMMAND
     assert asked_detail("then let it back in a bit at a time once it's fixed. syntax?") == COMMAND
+
+
+def test_what_shows_a_query() -> None:
+    assert shows_query("```promql\nrate(copy_failures_total[5m])\n```")
+    assert shows_query("Graph `up{job=\"ingester\"}`.")
+    assert shows_query("The metric is `hypershift_addon_agent_copy_failures`.")
+    # code that is no query, or a query in prose
+    assert not shows_query("```bash\nkubectl get policy -A -o json | jq '.items[]'\n```")
+    assert not shows_query("Graph the copy failures rate over five minutes.")
