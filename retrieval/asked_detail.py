@@ -136,11 +136,14 @@ _TIME_UNIT = (
 _DURATION = re.compile(
     r"(?<![\w.])(?:\d+(?:[.,]\d+)?\s*-?\s*|(?:"
     + _NUMBER_WORD
-    + r"|an?|a few|several)[\s-]+)"
+    + r"|an?|a few|a couple of|several|half an?)[\s-]+)"
     + _TIME_UNIT
     + r"\b"
-    r"|\b(?:daily|weekly|monthly|hourly|nightly|yearly|annually)\b"
-    r"|\bevery (?:day|night|hour|week|month|year)\b",
+    r"|\b(?:daily|weekly|monthly|hourly|nightly|yearly|annually|quarterly|fortnightly|"
+    r"bi-?weekly)\b"
+    r"|\b(?:every|once a|twice a|once per|per) (?:other )?(?:second|minute|hour|day|night|"
+    r"week|fortnight|month|quarter|year)\b"
+    r"|\b\d{1,2}:\d{2}\b",  # a time of day: "at 02:00 UTC"
     re.I,
 )
 _NUMBER = re.compile(r"(?<![\w.])(?:\d+(?:[.,]\d+)?[kmgt%]?|" + _NUMBER_WORD + r")\b", re.I)

@@ -86,6 +86,10 @@ def test_what_shows_a_duration() -> None:
     assert shows_duration("Schedule the window to last at least three hours.")
     assert shows_duration("The backup runs daily at 02:00.")
     assert shows_duration("It can take up to 10min to register.")
+    assert shows_duration("Allow half an hour for the restore.")
+    assert shows_duration("It runs once a week, at 02:30 UTC.")
+    assert shows_duration("Rotate it every other month.")
+    assert shows_duration("Wait a couple of minutes before retrying.")
     # no span of time: "and" is not "an" and "d", "as" not "a" and "s"
     assert not shows_duration("Ask the tenant and export as soon as possible.")
     assert not shows_duration("We give customers limited time to export their data.")
