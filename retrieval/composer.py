@@ -106,8 +106,13 @@ def rank_parts(
     # a question that is nothing but the name (a bare alert): its words are all there is
     body_terms = [t for t in body_terms if t not in naming] or body_terms
     body_terms = [t for t in body_terms if t not in ruled_out]
+    # a value asked for ("at what lag does it go critical") is often in the symptoms or
+    # the introduction, which restate the alert for any other question
+    fact = detail is not None and detail.fact
     explaining = intent in ("meaning", "define")
     intent_weight = weights.intent_explain if explaining else weights.intent
+    if fact and intent == "unspecified":
+        intent_weight = 0.0  # "how often does the renewer run": no kind of section is asked for
     out = []
     # (A small preference for earlier parts, "the usual case first", lowered lead_hit
     # by 0.02-0.1 on every corpus: it favours Overview and Symptoms over the action.)
@@ -118,7 +123,7 @@ def rank_parts(
             + weights.heading * coverage(terms, _own_heading_terms(p), stats)
             + weights.dense * dense_of(p)
             + intent_weight * intent_match(intent, p.own_path)
-            - weights.symptoms * _only_symptoms(intent, p)
+            - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p))
             - weights.ruled_out * _headed_by(p, ruled_out)
             + weights.detail * _shows(detail, p)
         )

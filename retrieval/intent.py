@@ -44,6 +44,7 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
             r"\b(threshold|what (exactly )?trips|what counts as|over what window|"
             r"(fire|fires|trip|trips|trigger|triggers|page|pages|alert|alerts) at\b|"
             r"what (error )?(%|percent)|slo\b|error budget|"
+            r"(go|goes|turn|turns|become|becomes) (critical|red|yellow|amber)\b|"
             r"how (long|many|much)\b[^?]*\b(trip|trips|fire|fires|go off|goes off|allowed)\b)",
             re.I,
         ),

@@ -426,6 +426,22 @@ def test_a_pinned_document_is_the_answer_however_the_words_match(
     assert unpinned.state != "answer"
 
 
+def test_a_value_asked_for_leads_from_where_the_runbook_gives_it(
+    sample_runtime: Runtime,
+) -> None:
+    # the thresholds are in the Symptoms, which restate the alert for other questions
+    lag = sample_runtime.extractive.answer(
+        "at what lag does OrderEventsConsumerLag go critical, and for how long"
+    )
+    assert lag.state == "answer"
+    assert "Symptoms" in [c.section for c in lag.citations]
+    assert any("200000" in c.quote for c in lag.citations)
+    # the schedule is in the introduction, not in the steps of the mitigation
+    renewer = sample_runtime.extractive.answer("how often does the cert-renewer cronjob run?")
+    assert renewer.state == "answer"
+    assert "daily at 03:00 UTC" in renewer.citations[0].quote
+
+
 def test_a_pinned_document_the_scope_may_not_read_is_not_shown(sample_runtime: Runtime) -> None:
     pinned = EVERYONE.model_copy(update={"sources": ("runbooks:sre/break-glass-access",)})
     answer = sample_runtime.extractive.answer("what do i do", pinned)

@@ -141,7 +141,7 @@ def test_a_command_asked_of_one_tool_is_shown_only_by_that_tool() -> None:
 
 def test_what_shows_a_query() -> None:
     assert shows_query("```promql\nrate(copy_failures_total[5m])\n```")
-    assert shows_query("Graph `up{job=\"ingester\"}`.")
+    assert shows_query('Graph `up{job="ingester"}`.')
     assert shows_query("The metric is `hypershift_addon_agent_copy_failures`.")
     # code that is no query, or a query in prose
     assert not shows_query("```bash\nkubectl get policy -A -o json | jq '.items[]'\n```")
