@@ -137,7 +137,7 @@ def with_samples(extra: dict[str, str]) -> dict[str, str]:
     return files | extra
 
 
-def test_a_question_for_the_command_is_not_answered_with_prose_alone(
+def test_a_question_for_one_detail_is_not_answered_without_it(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
     files = with_samples({"payments/stripe-key-rotation.md": STRIPE_KEY})
@@ -145,33 +145,25 @@ def test_a_question_for_the_command_is_not_answered_with_prose_alone(
         how = rt.extractive.answer("the stripe secret key leaked into a log, how do i rotate it")
         assert how.state == "answer"
         assert how.citations[0].path == "payments/stripe-key-rotation.md"
-        command = rt.extractive.answer("whats the command to rotate the stripe secret key")
-        assert command.state == "unsure" and command.reason == "no-command"
-        assert not command.citations
-        assert command.suggestions[0].path == "payments/stripe-key-rotation.md"
-        # a runbook that shows the command answers the same kind of question
-        shown = rt.extractive.answer("whats the cmd to flip traffic to the secondary provider")
-        assert shown.state == "answer" and shown.citations
-
-
-def test_a_question_for_a_value_is_not_answered_without_one(
-    tmp_path: Path, embedder: FastEmbedder
-) -> None:
-    files = with_samples({"payments/stripe-key-rotation.md": STRIPE_KEY})
-    with runtime_over(files, tmp_path, embedder) as rt:
         # the runbook gives the rotation period and the old key's expiry: quoted
         often = rt.extractive.answer("how often is the stripe secret key rotated?")
         assert often.state == "answer"
         assert often.citations[0].path == "payments/stripe-key-rotation.md"
         assert any("90 days" in c.quote for c in often.citations)
-        # it gives no key length: the runbook is offered, not quoted as if it answered
-        size = rt.extractive.answer("what key size is the stripe secret key, how many bits?")
-        assert size.state == "unsure" and size.reason == "no-value"
-        assert not size.citations
-        assert size.suggestions[0].path == "payments/stripe-key-rotation.md"
-        # nor the setting that holds it
-        setting = rt.extractive.answer("which env var holds the stripe secret key for payments-api")
-        assert setting.state == "unsure" and setting.reason == "no-value"
+        # it shows no command, no key length and no setting: the runbook is offered, not
+        # quoted as if it answered
+        for question, reason in (
+            ("whats the command to rotate the stripe secret key", "no-command"),
+            ("what key size is the stripe secret key, how many bits?", "no-value"),
+            ("which env var holds the stripe secret key for payments-api", "no-value"),
+        ):
+            missing = rt.extractive.answer(question)
+            assert missing.state == "unsure" and missing.reason == reason, question
+            assert not missing.citations
+            assert missing.suggestions[0].path == "payments/stripe-key-rotation.md"
+        # a runbook that shows the command answers the same kind of question
+        shown = rt.extractive.answer("whats the cmd to flip traffic to the secondary provider")
+        assert shown.state == "answer" and shown.citations
 
 
 RESTART_WORKERS = """# Gracefully restart the render workers

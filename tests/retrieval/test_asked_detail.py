@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from retrieval.asked_detail import (
@@ -32,16 +34,6 @@ def test_a_question_that_asks_for_the_command_itself() -> None:
         assert asks_for_command(question), question
     assert not asks_for_command("how do i rotate the stripe key")
     assert not asks_for_command("the client keeps timing out")
-
-
-def test_what_shows_a_command() -> None:
-    assert shows_command("Run `kubectl rollout restart deploy/api`.")
-    assert shows_command("```\npatronictl list\n```")
-    assert shows_command("~~~sh\nvault read secret/x\n~~~")
-    assert shows_command("On the box:\n\n  $ systemctl restart pgbouncer")
-    assert shows_command("Restart it:\n\n    systemctl restart pgbouncer\n")
-    assert not shows_command("Steps:\n\n    - restart the pod\n    - wait for it")
-    assert not shows_command("Roll the key in the Stripe dashboard, then restart payments-api.")
 
 
 @pytest.mark.parametrize(
@@ -80,47 +72,57 @@ def test_the_detail_a_question_asks_for(question: str, detail: object) -> None:
     assert asked_detail(question) == detail
 
 
-def test_what_shows_a_duration() -> None:
-    assert shows_duration("fires if it averaged one or more in the past 30\nminutes.")
-    assert shows_duration("```yaml\nfor: 15m\n```")
-    assert shows_duration("Schedule the window to last at least three hours.")
-    assert shows_duration("The backup runs daily at 02:00.")
-    assert shows_duration("It can take up to 10min to register.")
-    assert shows_duration("Allow half an hour for the restore.")
-    assert shows_duration("It runs once a week, at 02:30 UTC.")
-    assert shows_duration("Rotate it every other month.")
-    assert shows_duration("Wait a couple of minutes before retrying.")
-    # no span of time: "and" is not "an" and "d", "as" not "a" and "s"
-    assert not shows_duration("Ask the tenant and export as soon as possible.")
-    assert not shows_duration("We give customers limited time to export their data.")
-    assert not shows_duration("1. Log in.\n2. Open [step 3](https://x.test/10m).")
-
-
-def test_what_shows_a_number() -> None:
-    assert shows_number("The queue fires at 50,000 jobs.")
-    assert shows_number("Each ingester takes up to 1.5M series.")
-    assert shows_number("a default of twenty connections")
-    # list markers, steps, versions and link targets are not values
-    assert not shows_number("1. Log in.\n2. See step 3 of the [guide](https://x.test/v2/4).")
-    assert not shows_number("Generate a new key with opendkim-genkey.")
-
-
-def test_what_shows_a_setting() -> None:
-    assert shows_setting("Raise `-alertmanager.persist-interval` on the command line.")
-    assert shows_setting("```yaml\ningester_limits:\n  max_series: 5\n```")
-    assert shows_setting("Export `GITALY_TOKEN` before the run.")
-    # named in prose, or code that names no setting
-    assert not shows_setting("Raise the max_series limit.")
-    assert not shows_setting("Clones of `www-gitlab-com` were slow.")
-
-
-def test_what_shows_a_size() -> None:
-    assert shows_size("Generate a 2048-bit key.")
-    assert shows_size("Pages are 8 KB each.")
-    assert shows_size("requests:\n  memory: 512Mi")
-    # a number in another unit, or none
-    assert not shows_size("Rotate the key every 90 days.")
-    assert not shows_size("Use a strong key.")
+@pytest.mark.parametrize(
+    ("shows", "text", "shown"),
+    [
+        (shows_command, "Run `kubectl rollout restart deploy/api`.", True),
+        (shows_command, "```\npatronictl list\n```", True),
+        (shows_command, "~~~sh\nvault read secret/x\n~~~", True),
+        (shows_command, "On the box:\n\n  $ systemctl restart pgbouncer", True),
+        (shows_command, "Restart it:\n\n    systemctl restart pgbouncer\n", True),
+        (shows_command, "Steps:\n\n    - restart the pod\n    - wait for it", False),
+        (shows_command, "Roll the key in the Stripe dashboard, then restart payments-api.", False),
+        (shows_duration, "fires if it averaged one or more in the past 30\nminutes.", True),
+        (shows_duration, "```yaml\nfor: 15m\n```", True),
+        (shows_duration, "Schedule the window to last at least three hours.", True),
+        (shows_duration, "The backup runs daily at 02:00.", True),
+        (shows_duration, "It can take up to 10min to register.", True),
+        (shows_duration, "Allow half an hour for the restore.", True),
+        (shows_duration, "It runs once a week, at 02:30 UTC.", True),
+        (shows_duration, "Rotate it every other month.", True),
+        (shows_duration, "Wait a couple of minutes before retrying.", True),
+        # no span of time: "and" is not "an" and "d", "as" not "a" and "s"
+        (shows_duration, "Ask the tenant and export as soon as possible.", False),
+        (shows_duration, "We give customers limited time to export their data.", False),
+        (shows_duration, "1. Log in.\n2. Open [step 3](https://x.test/10m).", False),
+        (shows_number, "The queue fires at 50,000 jobs.", True),
+        (shows_number, "Each ingester takes up to 1.5M series.", True),
+        (shows_number, "a default of twenty connections", True),
+        # list markers, steps, versions and link targets are not values
+        (shows_number, "1. Log in.\n2. See step 3 of the [guide](https://x.test/v2/4).", False),
+        (shows_number, "Generate a new key with opendkim-genkey.", False),
+        (shows_size, "Generate a 2048-bit key.", True),
+        (shows_size, "Pages are 8 KB each.", True),
+        (shows_size, "requests:\n  memory: 512Mi", True),
+        # a number in another unit, or none
+        (shows_size, "Rotate the key every 90 days.", False),
+        (shows_size, "Use a strong key.", False),
+        (shows_setting, "Raise `-alertmanager.persist-interval` on the command line.", True),
+        (shows_setting, "```yaml\ningester_limits:\n  max_series: 5\n```", True),
+        (shows_setting, "Export `GITALY_TOKEN` before the run.", True),
+        # named in prose, or code that names no setting
+        (shows_setting, "Raise the max_series limit.", False),
+        (shows_setting, "Clones of `www-gitlab-com` were slow.", False),
+        (shows_query, "```promql\nrate(copy_failures_total[5m])\n```", True),
+        (shows_query, 'Graph `up{job="ingester"}`.', True),
+        (shows_query, "The metric is `hypershift_addon_agent_copy_failures`.", True),
+        # code that is no query, or a query in prose
+        (shows_query, "```bash\nkubectl get policy -A -o json | jq '.items[]'\n```", False),
+        (shows_query, "Graph the copy failures rate over five minutes.", False),
+    ],
+)
+def test_what_shows_each_detail(shows: Callable[[str], bool], text: str, shown: bool) -> None:
+    assert shows(text) is shown
 
 
 def test_a_command_asked_of_one_tool_is_shown_only_by_that_tool() -> None:
@@ -137,12 +139,3 @@ def test_a_command_asked_of_one_tool_is_shown_only_by_that_tool() -> None:
     # "the command", "the actual commands": any command shows it
     assert asked_detail("give me the actual commands to rotate the etcd signer cert") == COMMAND
     assert asked_detail("then let it back in a bit at a time once it's fixed. syntax?") == COMMAND
-
-
-def test_what_shows_a_query() -> None:
-    assert shows_query("```promql\nrate(copy_failures_total[5m])\n```")
-    assert shows_query('Graph `up{job="ingester"}`.')
-    assert shows_query("The metric is `hypershift_addon_agent_copy_failures`.")
-    # code that is no query, or a query in prose
-    assert not shows_query("```bash\nkubectl get policy -A -o json | jq '.items[]'\n```")
-    assert not shows_query("Graph the copy failures rate over five minutes.")
