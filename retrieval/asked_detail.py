@@ -107,6 +107,8 @@ _ASKS_VALUE = re.compile(
     r"|\bevery how\b"
     r"|\bwhat(?:'s| is|s| are)? (?:the |our |its |their )?(?:[\w-]+ ){0,2}" + _VALUE_NOUN + r"\b"
     r"|\b(?:key|what) size\b"
+    r"|\bwhat(?:'s| is|s)? (?:the )?(?:max|maximum|min|minimum)\b"
+    r"|\b(?:what|which) (?:\w+ )?(?:port|%|percent)(?!\w)"
     r"|\bin (?:seconds|minutes|hours|days|bits|bytes|mb|gb|ms)\b",
     re.I,
 )

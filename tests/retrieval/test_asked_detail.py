@@ -58,6 +58,9 @@ def test_a_question_that_asks_for_the_command_itself() -> None:
         ("what queue size does this actually fire at?", NUMBER),
         ("how many ingester replicas can one zone take", NUMBER),
         ("what's the memory limit on the query-frontend", NUMBER),
+        ("which port does the admin api listen on", NUMBER),
+        ("what's the max number of connections per pool", NUMBER),
+        ("at what disk % does it page", NUMBER),
         # a method is asked for, not the value
         ("how do i tell how many MB a defrag would actually give back", None),
         ("how do i work out how many ingester replicas we actually need?", None),
