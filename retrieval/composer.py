@@ -294,7 +294,9 @@ def choose_parts(
     lead = ranked[0]
     chosen = [lead]
     after_check = False  # the action completes a check that names the cause: it follows
-    wanted = _complement(intent, lead.part)
+    # a fact asked for and given ("how often does the renewer run"): no step completes it
+    given = detail is not None and detail.fact and _shows(detail, lead.part)
+    wanted = () if given and intent == "unspecified" else _complement(intent, lead.part)
     base = shared_depth([s.part.own_path for s in ranked])
     bare = intent == "unspecified"
     asked_action = intent in ("act", "procedure") and not _acts(lead.part)
@@ -323,9 +325,8 @@ def choose_parts(
         if not wanted:
             break
     explains = bool(heading_kinds(lead.part.own_path) & {"meaning", "symptoms"})
-    fact = detail is not None and detail.fact and _shows(detail, lead.part)
     if (
-        not fact  # "how often is it rotated": the part that says so, not the steps
+        not given  # "how often is it rotated": the part that says so, not the steps
         and (intent == "act" or (intent in ("procedure", "unspecified") and explains))
         and not lead.anchored
         and not after_check
