@@ -145,10 +145,14 @@ _DURATION = re.compile(
     r"bi-?weekly)\b"
     r"|\b(?:every|once a|twice a|once per|per) (?:other )?(?:second|minute|hour|day|night|"
     r"week|fortnight|month|quarter|year)\b"
-    r"|\b\d{1,2}:\d{2}\b",  # a time of day: "at 02:00 UTC"
+    r"|\b\d{1,2}:\d{2}\b|\bat (?:midnight|noon)\b",  # a time of day: "at 02:00 UTC"
     re.I,
 )
-_NUMBER = re.compile(r"(?<![\w.])(?:\d+(?:[.,]\d+)?[kmgt%]?|" + _NUMBER_WORD + r")\b", re.I)
+# a figure with its unit or none ("50,000", "1.5M", "4Gi", "10GB", "95%"), or in words
+_NUMBER = re.compile(
+    r"(?<![\w.])(?:\d+(?:[.,]\d+)*(?:[a-z]{1,3}\b|%|\b)|(?:" + _NUMBER_WORD + r"|single|dozen)\b)",
+    re.I,
+)
 # a size asked for in its unit ("how many bits", "in MB") is given in one
 _SIZE_UNIT = r"(?:bits?|bytes?|[kmgtp]i?b|[kmgtp]i|kilobytes?|megabytes?|gigabytes?|terabytes?)"
 _ASKS_SIZE = re.compile(r"\b" + _SIZE_UNIT + r"\b", re.I)

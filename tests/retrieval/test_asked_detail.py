@@ -94,6 +94,7 @@ def test_the_detail_a_question_asks_for(question: str, detail: object) -> None:
         (shows_duration, "It runs once a week, at 02:30 UTC.", True),
         (shows_duration, "Rotate it every other month.", True),
         (shows_duration, "Wait a couple of minutes before retrying.", True),
+        (shows_duration, "The export runs at midnight.", True),
         # no span of time: "and" is not "an" and "d", "as" not "a" and "s"
         (shows_duration, "Ask the tenant and export as soon as possible.", False),
         (shows_duration, "We give customers limited time to export their data.", False),
@@ -101,6 +102,9 @@ def test_the_detail_a_question_asks_for(question: str, detail: object) -> None:
         (shows_number, "The queue fires at 50,000 jobs.", True),
         (shows_number, "Each ingester takes up to 1.5M series.", True),
         (shows_number, "a default of twenty connections", True),
+        (shows_number, "Give it 4Gi of memory.", True),
+        (shows_number, "The pool holds 10GB, one replica per zone.", True),
+        (shows_number, "Run a single replica.", True),
         # list markers, steps, versions and link targets are not values
         (shows_number, "1. Log in.\n2. See step 3 of the [guide](https://x.test/v2/4).", False),
         (shows_number, "Generate a new key with opendkim-genkey.", False),
