@@ -43,9 +43,12 @@ class Detail:
     tool: str | None = None  # the command asked for is this tool's ("amtool syntax")
 
 
-# code as Markdown shows it: a span, a fence, an indented block
+# code as Markdown shows it: a span, a fence, an indented block (its lines, not a nested
+# list item's)
 _CODE = re.compile(
-    r"`[^`\n]+`|^ {0,3}(```|~~~)[^\n]*\n.*?^ {0,3}\1|(?:^(?: {4}|\t).*\n?)+", re.M | re.S
+    r"`[^`\n]+`|^ {0,3}(```|~~~)[^\n]*\n.*?^ {0,3}\1"
+    r"|(?:^(?: {4}|\t)(?![-*+] |\d+[.)] )[^\n]*\n?)+",
+    re.M | re.S,
 )
 
 

@@ -120,6 +120,10 @@ def test_the_detail_a_question_asks_for(question: str, detail: object) -> None:
         # named in prose, or code that names no setting
         (shows_setting, "Raise the max_series limit.", False),
         (shows_setting, "Clones of `www-gitlab-com` were slow.", False),
+        # an indented block is code to its last indented line, and a nested list is no code
+        (shows_setting, "Set it:\n\n    ingester.max-series=5\n", True),
+        (shows_setting, "Steps:\n\n    - restart the pod\n\nThen raise max_series.", False),
+        (shows_setting, "Run:\n\n    restart\n\nThen raise max_series.", False),
         (shows_query, "```promql\nrate(copy_failures_total[5m])\n```", True),
         (shows_query, 'Graph `up{job="ingester"}`.', True),
         (shows_query, "The metric is `hypershift_addon_agent_copy_failures`.", True),
