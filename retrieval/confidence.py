@@ -33,6 +33,7 @@ FEATURES = ("dense", "dense_z", "coverage", "absent", "unknown", "named")
 MIN_TERM_LEN = 3  # shorter tokens no runbook has are flags or typos, not names
 Z_WINDOW = 20  # hits after the first that make up the query's own score distribution
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_COMPOUND = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,11 @@ def everyday_terms(
         tokens = tokenize(word)
         if word in vocabulary and tokens and all(doc_freq.get(t, 0) == 0 for t in tokens):
             out.update(tokens)
+    # a compound of such words ("hot-swaps", "break-glass") is everyday speech too
+    for compound in _COMPOUND.findall(question):
+        parts = [t for p in compound.split("-") for t in tokenize(p)]
+        if parts and all(t in out for t in parts):
+            out.update(t for t in tokenize(compound) if doc_freq.get(t, 0) == 0)
     return frozenset(out)
 
 
