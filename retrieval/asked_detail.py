@@ -76,10 +76,13 @@ def shows_command(markdown: str) -> bool:
 _TOOL = re.compile(
     r"\b([a-z][\w-]*(?:\.[\w-]+)*) (?:commands?|cmds?|syntax|one-?liners?|cli)\b", re.I
 )
+# words before "command" that name no tool, or a language or platform whose commands
+# need not spell it ("the sql command", "the k8s cli")
 _NOT_TOOLS = frozenset(
     "the a an exact actual right correct full whole specific same which what whats what's "
     "this that these those any some single one my our your its their shell bash terminal "
-    "linux unix usual proper real".split()
+    "linux unix windows usual proper real sql python ruby yaml json k8s kubernetes "
+    "postgres postgresql mysql".split()
 )
 
 
@@ -91,8 +94,11 @@ def asked_tool(question: str) -> str | None:
 
 
 def shows_tool_command(tool: str, markdown: str) -> bool:
-    """Does the text show code that runs ``tool`` (in a span, a fence, a block)?"""
-    name = re.compile(r"(?<![\w-])" + re.escape(tool) + r"(?![\w-])", re.I)
+    """Does the text show code that runs ``tool`` (in a span, a fence, a block)? A name
+    of three letters or more may begin the program's (``redis`` of ``redis-cli``, ``etcd``
+    of ``etcdctl``); a shorter one (``oc``) is the program's whole name."""
+    end = r"(?![\w-])" if len(tool) <= 2 else ""
+    name = re.compile(r"(?<![\w-])" + re.escape(tool) + end, re.I)
     return any(name.search(m.group(0)) for m in _CODE.finditer(markdown))
 
 
@@ -105,8 +111,15 @@ _VALUE_NOUN = (
     r"(?:threshold|limit|retention|size|timeout|interval|ttl|duration|frequency|"
     r"percentage|quota|cutoff)s?"
 )
+_QUANTITY = (
+    r"(?:memory|ram|cpu|disk|space|storage|data|time|capacity|headroom|runway|room|"
+    r"traffic|load|lag|latency|downtime|bandwidth|throughput|budget|quota|money|"
+    r"longer|more|bigger|larger|smaller|less|fewer)"
+)
 _ASKS_VALUE = re.compile(
-    r"\bhow (?:many|much|long|often|far back|old|big|large|frequently)\b"
+    r"\bhow (?:many|long|often|far back|old|big|large|frequently)\b"
+    # "how much memory", not "how much does this matter"
+    r"|\bhow much (?:[\w-]+ )?" + _QUANTITY + r"\b"
     r"|\bevery how\b"
     r"|\bwhat(?:'s| is|s| are)? (?:the |our |its |their )?(?:[\w-]+ ){0,2}" + _VALUE_NOUN + r"\b"
     r"|\b(?:key|what) size\b"

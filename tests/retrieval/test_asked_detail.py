@@ -68,6 +68,10 @@ def test_a_question_that_asks_for_the_command_itself() -> None:
         ("how do i mark a storageclass as the default for virt disks", None),
         ("what's the target cluster for the migration", None),
         ("how do i rotate the stripe key", None),
+        # "how much" of a quantity asks for a value; of a judgement, not
+        ("how much disk does a defrag free", NUMBER),
+        ("how much runway do we have before it goes critical", NUMBER),
+        ("how much does this matter for customers", None),
         ("KubePodCrashLooping", None),
     ],
 )
@@ -147,6 +151,11 @@ def test_a_command_asked_of_one_tool_is_shown_only_by_that_tool() -> None:
     assert oc is not None and oc.tool == "oc"
     assert not oc.shows("Run `ceph tell mon.ID mon_status` for each monitor.")
     assert oc.shows("Run `oc -n openshift-storage delete pod rook-ceph-mon-b`.")
+    assert not oc.shows("Run `ocm describe cluster`.")
+    # a longer name may begin the program's; a language names no tool
+    redis = asked_detail("whats the redis command to list big keys")
+    assert redis is not None and redis.shows("```\nredis-cli --bigkeys\n```")
+    assert asked_detail("whats the sql command to find blocking queries") == COMMAND
     # "the command", "the actual commands": any command shows it
     assert asked_detail("give me the actual commands to rotate the etcd signer cert") == COMMAND
     assert asked_detail("then let it back in a bit at a time once it's fixed. syntax?") == COMMAND
