@@ -128,11 +128,17 @@ _ASKS_VALUE = re.compile(
     r"|\bin (?:seconds|minutes|hours|days|bits|bytes|mb|gb|ms)\b",
     re.I,
 )
-# "how do i tell how many …", "how can we work out how long …": a method is asked for
+# "how do i tell how many …", "how can we work out how long …": a method is asked for;
+# "how many pods are failing", "how long has it been down": the state of the incident,
+# which no runbook gives, only the way to find it out
 _ASKS_METHOD = re.compile(
     r"\bhow (?:do|can|could|would|should|to)\b(?: (?:i|we|you|one))?"
     r" (?:tell|find|work|figure|check|see|know|calculate|measure|determine|compute|"
-    r"estimate|get|query|look)(?: out| up)?(?: \w+){0,3}? how (?:many|much|long|often|far|old)\b",
+    r"estimate|get|query|look)(?: out| up)?(?: \w+){0,3}? how (?:many|much|long|often|far|old)\b"
+    r"|\bhow (?:many|much)(?: [\w-]+){0,3}? (?:are|is|were|was|have|has)(?: been)?"
+    r" (?:currently |still |now |already )?(?:affected|impacted|failing|down|broken|stuck|"
+    r"lost|dropped|pending|firing|crashing|crashlooping|unhealthy|behind|queued|missing)\b"
+    r"|\bhow long (?:has|have)(?: [\w-]+){1,4}? been\b",
     re.I,
 )
 # a value in units of time is wanted: "how long", "how often", "how many days"

@@ -64,6 +64,9 @@ def test_a_question_that_asks_for_the_command_itself() -> None:
         # a method is asked for, not the value
         ("how do i tell how many MB a defrag would actually give back", None),
         ("how do i work out how many ingester replicas we actually need?", None),
+        # the state of the incident: the runbook gives the way to find it out
+        ("how many pods are currently crashlooping and what do i do", None),
+        ("how long has the checkout queue been stuck, where do i look", None),
         # "default" and "target" name things as often as values
         ("how do i mark a storageclass as the default for virt disks", None),
         ("what's the target cluster for the migration", None),
