@@ -19,7 +19,8 @@ shows none of it does not answer the question: quoting it as if it did is a near
 miss, and the closest runbooks are offered instead (:mod:`retrieval.answerer`).
 
 A question that asks how to find the value out ("how do I tell how many MB a defrag
-frees") asks for a method, not the value: any part may answer it.
+frees") asks for a method, not the value, and so does one about the state of the
+incident ("how many pods are failing"): any part may answer it.
 """
 
 from __future__ import annotations
