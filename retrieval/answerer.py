@@ -15,7 +15,6 @@ from urllib.parse import quote_plus
 
 from core.doc_ids import reference_id
 from core.heading_text import plain_heading, plain_section
-from core.markup import syntax_for
 from core.models import (
     AbstainReason,
     Answer,
@@ -30,7 +29,7 @@ from core.models import (
 )
 from core.redact import redact
 from retrieval.answer_config import AnswerConfig
-from retrieval.asked_detail import Detail, asked_detail
+from retrieval.asked_detail import asked_detail
 from retrieval.composer import (
     ScoredPart,
     anchored_heading,
@@ -443,7 +442,11 @@ class ExtractiveAnswerer:
             return self._not_answered(r, flt, [], warnings, link, today, unwritten=unwritten)
         citations = self._cite(chosen, r, today)
         detail = asked_detail(r.question)
-        if not pinned and detail is not None and not _shows(detail, citations):
+        if (
+            not pinned
+            and detail is not None
+            and not any(detail.shown_in(c.path, c.quote) for c in citations)
+        ):
             # "whats the cmd to …" answered with prose alone, "how many days …" with no
             # number: the runbook covers the topic, not the detail asked for (a near
             # miss); offer the closest runbooks instead
@@ -714,12 +717,6 @@ class ExtractiveAnswerer:
                     make_citation(p.chunk, q.start, q.end, q.text, line, today, p.section, q.note)
                 )
         return tuple(out)
-
-
-def _shows(detail: Detail, citations: Sequence[Citation]) -> bool:
-    """Does any quote show the detail asked for (read in Markdown, whatever the file's
-    syntax)?"""
-    return any(detail.shows(syntax_for(c.path).as_markdown(c.quote)) for c in citations)
 
 
 def _superseded_note(old: Candidate, new: Candidate | None) -> AnswerWarning:

@@ -29,19 +29,28 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Literal
 
+from core.markup import syntax_for
 from core.models import AbstainReason
+
+DetailName = Literal["command", "duration", "size", "number", "setting", "query"]
 
 
 @dataclass(frozen=True)
 class Detail:
-    name: str  # "command", "duration", "size", "number", "setting", "query"
+    name: DetailName
     missing: AbstainReason  # why the question is not answered when no quote shows it
     shows: Callable[[str], bool] = field(compare=False)  # does this text (as Markdown)?
     # a fact is asked for, not what to do: the part that gives it leads, even when the
     # question names an action ("how often is the key rotated")
     fact: bool = True
     tool: str | None = None  # the command asked for is this tool's ("amtool syntax")
+
+    def shown_in(self, path: str, text: str) -> bool:
+        """Does ``text`` of the file at ``path`` show it, read in Markdown whatever the
+        file's syntax?"""
+        return self.shows(syntax_for(path).as_markdown(text))
 
 
 # code as Markdown shows it: a span, a fence, an indented block (its lines, not a nested
@@ -55,7 +64,8 @@ _CODE = re.compile(
 
 # -- the command ------------------------------------------------------------------------
 
-_COMMAND = re.compile(r"\b(commands?|cmds?|syntax|one-?liner|cli)\b", re.I)
+_COMMAND_WORD = r"(?:commands?|cmds?|syntax|one-?liners?|cli)"
+_COMMAND = re.compile(r"\b" + _COMMAND_WORD + r"\b", re.I)
 # a command as runbooks show one (in Markdown, as every syntax displays): in backticks, a
 # ``~~~`` fence, an indented code block (not a nested list item), or a shell prompt
 _SHOWN_COMMAND = re.compile(
@@ -74,9 +84,7 @@ def shows_command(markdown: str) -> bool:
 
 
 # the tool whose command is asked for: "amtool syntax", "etcdctl command", "oc cmds"
-_TOOL = re.compile(
-    r"\b([a-z][\w-]*(?:\.[\w-]+)*) (?:commands?|cmds?|syntax|one-?liners?|cli)\b", re.I
-)
+_TOOL = re.compile(r"\b([a-z][\w-]*(?:\.[\w-]+)*) " + _COMMAND_WORD + r"\b", re.I)
 # words before "command" that name no tool, or a language or platform whose commands
 # need not spell it ("the sql command", "the k8s cli")
 _NOT_TOOLS = frozenset(

@@ -67,6 +67,7 @@ class ScoredPart:
     score: float
     lexical: float
     anchored: bool = False  # the section a link's #anchor points at: it leads
+    shows_detail: bool = False  # it shows the command or value the question asks for
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ def rank_parts(
     # by 0.02-0.1 on every corpus: it favours Overview and Symptoms over the action.)
     for p in quotable(parts):
         lexical = coverage(body_terms, p.terms, stats)
+        shows = detail is not None and detail.shown_in(p.chunk.path, p.body)
         score = (
             weights.lexical * lexical
             + weights.heading * coverage(terms, _own_heading_terms(p), stats)
@@ -125,9 +127,9 @@ def rank_parts(
             + intent_weight * intent_match(intent, p.own_path)
             - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p))
             - weights.ruled_out * _headed_by(p, ruled_out)
-            + weights.detail * _shows(detail, p)
+            + weights.detail * shows
         )
-        out.append(ScoredPart(p, score, lexical))
+        out.append(ScoredPart(p, score, lexical, shows_detail=shows))
     out.sort(key=lambda s: -s.score)
     return out
 
@@ -218,13 +220,6 @@ def _own_heading_terms(part: Part) -> frozenset[str]:
     return part.heading_terms if part.own_path else frozenset()
 
 
-def _shows(detail: Detail | None, part: Part) -> float:
-    """1 when the part shows the detail asked for, else 0."""
-    if detail is None:
-        return 0.0
-    return 1.0 if detail.shows(syntax_for(part.chunk.path).as_markdown(part.body)) else 0.0
-
-
 def _only_symptoms(intent: Intent, part: Part) -> float:
     if intent not in ("unspecified", "act", "procedure", "diagnose"):
         return 0.0
@@ -295,7 +290,7 @@ def choose_parts(
     chosen = [lead]
     after_check = False  # the action completes a check that names the cause: it follows
     # a fact asked for and given ("how often does the renewer run"): no step completes it
-    given = detail is not None and detail.fact and _shows(detail, lead.part)
+    given = detail is not None and detail.fact and lead.shows_detail
     wanted = () if given and intent == "unspecified" else _complement(intent, lead.part)
     base = shared_depth([s.part.own_path for s in ranked])
     bare = intent == "unspecified"
@@ -338,7 +333,7 @@ def choose_parts(
         # "what do I do": the action first, the check it needs after it; "how do I …"
         # or a bare alert: the steps before the section that explains the alert
         chosen.reverse()
-    elif len(chosen) == 2 and not _shows(detail, lead.part) and _shows(detail, chosen[1].part):
+    elif len(chosen) == 2 and not lead.shows_detail and chosen[1].shows_detail:
         chosen.reverse()  # "syntax?", "how long?": the command or value, then the rest
     return chosen
 

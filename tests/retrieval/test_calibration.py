@@ -39,6 +39,23 @@ def test_fit_separates_classes_on_a_held_out_set() -> None:
     assert model.weights[2] > 0 and model.weights[4] < 0  # coverage up, unknown names down
 
 
+def test_the_bar_is_fitted_to_the_questions_it_decides() -> None:
+    # near misses that look answerable: the bar must rise to decline them, unless the
+    # answer declines them whatever their confidence (the detail asked for not shown)
+    def sets(vetoed: bool) -> dict[str, list[Sample]]:
+        rng = random.Random(5)
+        out = {}
+        for name in ("a", "b"):
+            traps = [
+                replace(sample(rng, True), answerable=False, trap=True, vetoed=vetoed)
+                for _ in range(12)
+            ]
+            out[name] = [*(sample(rng, i % 4 != 0) for i in range(60)), *traps]
+        return out
+
+    assert fit(sets(vetoed=True)).answer_at < fit(sets(vetoed=False)).answer_at
+
+
 def test_a_feature_constant_in_training_weighs_nothing() -> None:
     # a corpus where no question names a document: "named" is 0 throughout
     rng = random.Random(11)

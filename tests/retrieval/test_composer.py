@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ingest.chunker import DEFAULT_MAX_TOKENS, chunk_document
+from retrieval.asked_detail import DURATION, Detail, asked_detail
 from retrieval.composer import (
     MAX_QUOTE_CHARS,
     ScoredPart,
@@ -677,3 +678,34 @@ def test_the_alert_name_tells_which_runbook_not_which_section() -> None:
     # they win
     assert first(frozenset()) != "Escalation"
     assert first(naming_terms(question, {"pgbouncersinglecore"})) == "Escalation"
+
+
+VALUE_TEXT = """# Orders consumer lag
+
+## Symptoms
+
+- `OrdersConsumerLag` fires when the lag stays above 50000 for 10 minutes.
+
+## Mitigation
+
+Scale the orders consumers and watch the orders lag fall.
+"""
+
+
+def test_a_value_asked_for_leads_from_the_part_that_gives_it() -> None:
+    parts = parts_of(VALUE_TEXT)
+    question = "orders lag: how long before it fires"
+    terms = list(tokenize(question))
+
+    def heads(detail: Detail | None) -> list[str]:
+        scored = rank_parts(
+            parts, terms, STATS, lambda p: 0.5, "unspecified", SectionWeights(), detail=detail
+        )
+        chosen = choose_parts(scored, "unspecified", SectionWeights(), detail)
+        return [s.part.own_path[-1] for s in chosen]
+
+    # asked nothing in particular, a bare question gets the action
+    assert heads(None)[0] == "Mitigation"
+    # asked how long, the Symptoms that give "10 minutes" lead, quoted alone
+    assert asked_detail(question) == DURATION
+    assert heads(DURATION) == ["Symptoms"]
