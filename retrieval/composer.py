@@ -7,7 +7,9 @@ path offers what was asked (``Mitigation > Restart pgbouncer`` for "what do I
 do"). A second part is quoted only when it stands on its own: nearly as strong
 as the lead, or the complementary step (the diagnosis before acting, the action
 after diagnosing) with real evidence of its own, or that step as a whole top-level
-section of the runbook's own layout (``Diagnosis`` beside ``Mitigation``).
+section of the runbook's own layout (``Diagnosis`` beside ``Mitigation``). When the
+action leads a bare alert or "what do I do", that check is the second part even when a
+section that restates the alert (Meaning) scores closer.
 
 A part that only introduces its subsections ("The following two approaches can be
 used:") is never quoted alone: its subsections are.
@@ -295,6 +297,11 @@ def choose_parts(
     base = shared_depth([s.part.own_path for s in ranked])
     bare = intent == "unspecified"
     asked_action = intent in ("act", "procedure") and not _acts(lead.part)
+    # the first part nearly as strong as the lead: the second quote, unless the action
+    # leads and its runbook's own check follows further down (the diagnosis to run before
+    # acting beats a Meaning that only restates the alert)
+    nearest: ScoredPart | None = None
+    check_first = wanted == ("diagnose",)
     for s in ranked[1:]:
         if _nested(s.part, lead.part) or s.part.heading_path == lead.part.heading_path:
             continue
@@ -313,12 +320,18 @@ def choose_parts(
             # section, not a procedure that shares a word
             and (companion or not asked_action)
         )
-        if close or completes:
+        if completes and (nearest is None or (check_first and companion)):
             chosen.append(s)
             after_check = not close and "diagnose" in heading_kinds(lead.part.own_path)
             break
+        if close and nearest is None:
+            nearest = s
+            if not check_first:
+                break
         if not wanted:
             break
+    if len(chosen) == 1 and nearest is not None:
+        chosen.append(nearest)
     explains = bool(heading_kinds(lead.part.own_path) & {"meaning", "symptoms"})
     if (
         not given  # "how often is it rotated": the part that says so, not the steps

@@ -415,6 +415,19 @@ def test_a_bare_alert_gets_the_runbooks_own_diagnosis_beside_the_action() -> Non
     assert chosen_headings(nested, scored, "unspecified") == ["Restart pgbouncer"]
 
 
+def test_the_check_before_acting_beats_a_section_that_only_restates_the_alert() -> None:
+    """A bare alert or "what do I do": the action, then the runbook's own Diagnosis, even
+    when the section that restates the alert scores closer to the lead."""
+    explained = TEXT.replace("## Symptoms", "## Meaning")
+    scored = [("Restart pgbouncer", 1.0, 0.6), ("Meaning", 0.95, 0.5), ("Diagnosis", 0.7, 0.1)]
+    for intent in ("unspecified", "act"):
+        assert chosen_headings(explained, scored, intent) == ["Restart pgbouncer", "Diagnosis"]
+    # with no check of its own in the runbook, the close part is still quoted
+    assert chosen_headings(explained, scored[:2], "unspecified") == ["Restart pgbouncer", "Meaning"]
+    # asked what it means, the close part stays: no check is wanted
+    assert chosen_headings(explained, scored, "meaning") == ["Restart pgbouncer", "Meaning"]
+
+
 def test_the_companion_is_found_below_a_heading_every_part_shares() -> None:
     """One wrapping section over the whole runbook (or the runbook's own heading in a file
     of runbooks): its Diagnosis is still the runbook's top-level Diagnosis."""
