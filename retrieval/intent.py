@@ -112,6 +112,7 @@ _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(mitigat\w*|remediat\w*|remed(y|ies)|resolutions?|resolv\w*|fix\w*|steps?|procedures?|"
             r"recover\w*|roll ?back|rollback|workarounds?|what to do|response|failover|"
+            r"clean ?up|manual intervention|"
             r"actions?|restart\w*|restor\w*|repair\w*|solutions?|"
             # "How to diagnose this problem" is a check, not an action
             r"how to(?! (?:diagnos|investigat|troubleshoot|debug|check|verify|identify|"
@@ -132,14 +133,15 @@ _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
     (
         "meaning",
         re.compile(
-            r"\b(impact|meaning|description|overview|summary|about|context|severity|"
+            r"\b(impact|meaning|description|overview|summary|about|context|severit(y|ies)|"
             r"understanding|explanation|background|alert rules?|alerting rules?|slos?|"
-            r"thresholds?)\b",
+            r"thresholds?|purpose|definition|(alert )?behaviou?r|tl;?dr|"
+            r"what (does|do) (this|the|it)\b.{0,40}\bmean|why (is|does|do) (this|the|we))\b",
             re.I,
         ),
     ),
     # what happens if it is left: a kind of meaning, and the one "how bad is it" wants
-    ("impact", re.compile(r"\b(impact\w*|severity|consequences?|effects?)\b", re.I)),
+    ("impact", re.compile(r"\b(impact\w*|severit(y|ies)|consequences?|effects?)\b", re.I)),
     ("escalate", re.compile(r"\b(escalat\w*|contacts?|support|on-?call|owners?)\b", re.I)),
     ("symptoms", re.compile(r"\b(symptoms?|signs?|alert firing)\b", re.I)),
 )

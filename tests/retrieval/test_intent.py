@@ -113,6 +113,35 @@ def test_heading_kinds_read_the_whole_path() -> None:
     assert "act" not in heading_kinds(("How to identify the root cause?",))
 
 
+@pytest.mark.parametrize(
+    ("heading", "kind"),
+    [
+        # what the alert is for, in the words other runbook templates use
+        ("What does this alert mean?", "meaning"),
+        ("Why do we need this alert?", "meaning"),
+        ("Why is this important?", "meaning"),
+        ("Purpose", "meaning"),
+        ("Definition", "meaning"),
+        ("Alert Behavior", "meaning"),
+        ("Alert behaviour", "meaning"),
+        ("TL;DR", "meaning"),
+        ("Severities", "impact"),
+        # steps to take
+        ("Clean up", "act"),
+        ("Cleanup", "act"),
+        ("Manual intervention", "act"),
+    ],
+)
+def test_headings_of_other_templates(heading: str, kind: str) -> None:
+    assert kind in heading_kinds((heading,))
+
+
+def test_a_word_inside_another_names_no_kind() -> None:
+    # "slo" of "slow", "tldr" of nothing: whole words only
+    assert "meaning" not in heading_kinds(("Example Queries for slow requests",))
+    assert "meaning" not in heading_kinds(("Why it fails",))
+
+
 def test_signing_in_is_not_reading_logs() -> None:
     for reading in ("Check the logs", "Logs in Kibana", "Read the log on the node"):
         assert "diagnose" in heading_kinds((reading,)), reading
