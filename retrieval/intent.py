@@ -135,7 +135,7 @@ _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
         re.compile(
             r"\b(impact|meaning|description|overview|summary|about|context|severit(y|ies)|"
             r"understanding|explanation|background|alert rules?|alerting rules?|slos?|"
-            r"thresholds?|purpose|definition|(alert )?behaviou?r|tl;?dr|"
+            r"thresholds?|purpose|definition|alert behaviou?r|tl;?dr|"
             r"what (does|do) (this|the|it)\b.{0,40}\bmean|why (is|does|do) (this|the|we))\b",
             re.I,
         ),
