@@ -34,6 +34,11 @@ MIN_TERM_LEN = 3  # shorter tokens no runbook has are flags or typos, not names
 Z_WINDOW = 20  # hits after the first that make up the query's own score distribution
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _COMPOUND = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
+# English prefixes that make a compound of a word ("mid-upgrade", "non-prod", "re-run")
+_PREFIXES = frozenset(
+    "mid in non pre post re multi cross self semi sub inter intra un de co over under "
+    "anti auto half".split()
+)
 
 
 @dataclass(frozen=True)
@@ -79,10 +84,16 @@ def everyday_terms(
         tokens = tokenize(word)
         if word in vocabulary and tokens and all(doc_freq.get(t, 0) == 0 for t in tokens):
             out.update(tokens)
-    # a compound of such words ("hot-swaps", "break-glass") is everyday speech too
+    # a compound of such words ("hot-swaps", "break-glass") is everyday speech too, and so
+    # is a word of the runbooks behind an English prefix ("mid-upgrade", "in-cluster",
+    # "non-prod"): the runbooks write the word, not the compound
     for compound in _COMPOUND.findall(question):
-        parts = [t for p in compound.split("-") for t in tokenize(p)]
-        if parts and all(t in out for t in parts):
+        pieces = compound.split("-")
+        parts = [t for p in pieces for t in tokenize(p)]
+        prefixed = pieces[0].lower() in _PREFIXES and all(
+            doc_freq.get(t, 0) > 0 or t in out for p in pieces[1:] for t in tokenize(p)
+        )
+        if parts and (prefixed or all(t in out for t in parts)):
             out.update(t for t in tokenize(compound) if doc_freq.get(t, 0) == 0)
     return frozenset(out)
 
