@@ -208,7 +208,8 @@ class ExtractiveAnswerer:
 
     def _candidate(self, d: DocumentHits, r: Retrieval, names: frozenset[str]) -> Candidate:
         snap = r.snapshot
-        named = bool(names & document_names(d.best.chunk))
+        own_names = document_names(d.best.chunk)
+        named = bool(names & own_names)
         dense_scores = [h.dense_score for h in d.hits if h.dense_score is not None]
         if not dense_scores:  # keyword-only hits: score them from the dense mirror
             found = (snap.dense_score(h.chunk.chunk_id, r.vector) for h in d.hits)
@@ -220,6 +221,10 @@ class ExtractiveAnswerer:
             heading, members = topic
             doc_terms = frozenset().union(*(p.terms for p in members))
             named = named or normalize_name(heading) in names
+            own_names = own_names | {normalize_name(heading)}
+        # a name the question gives whole ("cputhrottlinghigh") is the document's, though
+        # only its file name spells it
+        doc_terms = doc_terms | (own_names & frozenset(r.terms))
         evidence = gather_evidence(
             dense=dense,
             dense_scores=r.dense_scores or (dense,),
@@ -229,6 +234,7 @@ class ExtractiveAnswerer:
             everyday=r.everyday,
             unknown=r.unknown,
             named=named,
+            names=snap.document_names,
         )
         confidence = self._config.model.probability(evidence)
         return Candidate(d, dense, evidence.coverage, confidence, named, evidence)

@@ -7,9 +7,11 @@ from one corpus:
 - ``dense_z``: how far that cosine stands above the question's other top hits
   (a standard score within this query's own result list);
 - ``coverage``: the IDF share of the question's content terms found in the lead
-  document; IDF comes from this index, and everyday words that no runbook uses
-  ("wake", "till", "morning") are left out rather than counted as missing;
-- ``absent``: the question has content terms that no indexed document contains;
+  document (its names included); IDF comes from this index, and everyday words that
+  no runbook uses ("wake", "till", "morning", a runbook's word with an English prefix
+  such as "mid-upgrade") are left out rather than counted as missing;
+- ``absent``: the question has content terms that no indexed document contains or is
+  named by (an alert name that only a file name spells is the document's);
 - ``unknown``: it names something neither the runbooks nor the language model
   know (``istio``, ``velero``);
 - ``named``: it names the lead document outright (its alert name).
@@ -37,8 +39,10 @@ _COMPOUND = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
 # English prefixes that make a compound of a word ("mid-upgrade", "non-prod", "re-run")
 _PREFIXES = frozenset(
     "mid in non pre post re multi cross self semi sub inter intra un de co over under "
-    "anti auto half".split()
+    "anti auto half per".split()
 )
+# ... and suffixes ("cluster-wide", "node-level", "tenant-specific")
+_SUFFIXES = frozenset("wide level based specific related aware only side".split())
 
 
 @dataclass(frozen=True)
@@ -85,15 +89,18 @@ def everyday_terms(
         if word in vocabulary and tokens and all(doc_freq.get(t, 0) == 0 for t in tokens):
             out.update(tokens)
     # a compound of such words ("hot-swaps", "break-glass") is everyday speech too, and so
-    # is a word of the runbooks behind an English prefix ("mid-upgrade", "in-cluster",
-    # "non-prod"): the runbooks write the word, not the compound
+    # is a word of the runbooks with an English prefix or suffix ("mid-upgrade",
+    # "in-cluster", "per-tenant", "site-wide"): the runbooks write the word, not the compound
     for compound in _COMPOUND.findall(question):
         pieces = compound.split("-")
         parts = [t for p in pieces for t in tokenize(p)]
-        prefixed = pieces[0].lower() in _PREFIXES and all(
-            doc_freq.get(t, 0) > 0 or t in out for p in pieces[1:] for t in tokenize(p)
+        affixed = (pieces[1:], pieces[:-1])[pieces[-1].lower() in _SUFFIXES]
+        if pieces[0].lower() not in _PREFIXES and pieces[-1].lower() not in _SUFFIXES:
+            affixed = []
+        words = bool(affixed) and all(
+            doc_freq.get(t, 0) > 0 or t in out for p in affixed for t in tokenize(p)
         )
-        if parts and (prefixed or all(t in out for t in parts)):
+        if parts and (words or all(t in out for t in parts)):
             out.update(t for t in tokenize(compound) if doc_freq.get(t, 0) == 0)
     return frozenset(out)
 
@@ -125,13 +132,17 @@ def gather_evidence(
     everyday: frozenset[str],
     unknown: Sequence[str],
     named: bool,
+    names: Container[str] = frozenset(),
 ) -> Evidence:
+    """The evidence for one document. ``names``: the index's document names (normalized
+    titles and file names); a question term that is one is not missing from the index,
+    though no runbook's text spells it (``CPUThrottlingHigh`` only as a file name)."""
     content = [t for t in terms if t not in everyday and not _instance_id(t, stats)]
     return Evidence(
         dense=dense,
         dense_z=dense_z(dense_scores),
         coverage=coverage(content, doc_terms, stats),
-        absent=float(any(stats.doc_freq.get(t, 0) == 0 for t in content)),
+        absent=float(any(stats.doc_freq.get(t, 0) == 0 and t not in names for t in content)),
         unknown=float(bool(unknown)),
         named=float(named),
     )

@@ -166,6 +166,39 @@ def test_a_question_for_one_detail_is_not_answered_without_it(
         assert shown.state == "answer" and shown.citations
 
 
+CPU_THROTTLING = """---
+title: CPU Throttling High
+---
+
+# CPU Throttling High
+
+## Meaning
+
+Processes in a container are throttled: they use their whole CPU limit.
+
+## Mitigation
+
+Raise the container's CPU limit, or remove it and keep the request, when the
+application is slow because of the throttling.
+"""
+
+
+def test_an_alert_named_only_by_its_file_name_is_no_missing_term(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """The alert's name is the file's name; the text spells it in words. A question that
+    gives the name is not missing a term the runbooks lack."""
+    files = with_samples({"kubernetes/CPUThrottlingHigh.md": CPU_THROTTLING})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        r = rt.extractive.retrieve("CPUThrottlingHigh on payments, should i raise the cpu limit?")
+        lead = rt.extractive.lead(r)
+        assert lead is not None and lead.doc.path == "kubernetes/CPUThrottlingHigh.md"
+        assert lead.evidence is not None
+        assert lead.evidence.named == 1.0
+        assert lead.evidence.absent == 0.0  # no term of the question is unknown to the index
+        assert lead.evidence.coverage > 0.85  # the name counts as the document's own
+
+
 RESTART_WORKERS = """# Gracefully restart the render workers
 
 Restart render workers one at a time so the pool never empties.

@@ -89,11 +89,13 @@ def test_a_compound_of_everyday_words_is_everyday_speech() -> None:
     assert not {"on-call", "key-value"} & everyday
 
 
-def test_a_runbook_word_behind_an_english_prefix_is_that_word() -> None:
-    df = {"upgrad": 4, "cluster": 9, "prod": 3, "search": 2, "api": 5}
+def test_a_runbook_word_with_an_english_prefix_or_suffix_is_that_word() -> None:
+    df = {"upgrad": 4, "cluster": 9, "prod": 3, "search": 2, "api": 5, "site": 3, "instanc": 2}
     vocab = frozenset({"mid", "in", "non"})
     everyday = everyday_terms("mid-upgrade, in-cluster lookups on non-prod", df, vocab)
     assert {"mid-upgrade", "in-cluster", "non-prod"} <= everyday
+    # ... and before an English suffix
+    assert {"site-wide", "per-instance"} <= everyday_terms("site-wide per-instance", df, vocab)
     # no prefix: a compound of the runbooks' words names a thing of its own
     assert "search-api" not in everyday_terms("search-api is down", df, vocab)
     # a prefix before a word no runbook uses still leaves that word missing
