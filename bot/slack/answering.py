@@ -47,7 +47,7 @@ from bot.slack.presentation import DocFacts, Link, View
 from bot.slack.requests import PRIVATE_SUFFIX, RequestStore, StoredRequest, Surface
 from bot.slack.thread_memory import ThreadTopic
 from bot.web.links import web_answer_url
-from core.models import Answer
+from core.models import Answer, Citation
 from core.redact import redact
 from retrieval.disclosure import DocumentLookup
 from retrieval.intent import question_intent
@@ -380,20 +380,27 @@ class Answering:
         alert_service = asked.parent.service if asked.parent is not None else None
         names = named_services(text, self.known_services(), alert_service)
         out: list[DocFacts] = []
-        for i, citation in enumerate(dict((c.source_id, c) for c in answer.citations).values()):
+        firsts: dict[str, Citation] = {}
+        for c in answer.citations:
+            firsts.setdefault(c.source_id, c)  # each document's first quote
+        for i, citation in enumerate(firsts.values()):
             meta = lookup(citation.source_id)
             escalation = (
                 self.sections.escalation(citation.source_id, citation.section) if i == 0 else None
             )
-            quoted = {c.section for c in answer.citations if c.source_id == citation.source_id}
+            own = [c for c in answer.citations if c.source_id == citation.source_id]
+            quoted = {c.section for c in own}
+            # the lead runbook's other fixes, when one of its quotes is a fix (the action
+            # may lead, or follow the check it needs)
+            acting = next((c for c in own if citation_kinds(c) & {"act"}), None)
             more = (
                 tuple(
                     Link(label=a.section, url=a.url)
-                    for a in self.sections.actions(citation.source_id, citation.section)
+                    for a in self.sections.actions(citation.source_id, acting.section)
                     if a.section not in quoted
                     and not any(q.startswith(a.section + " > ") for q in quoted)
                 )
-                if i == 0 and citation_kinds(citation) & {"act"}
+                if i == 0 and acting is not None
                 else ()
             )
             out.append(
