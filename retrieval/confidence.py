@@ -94,11 +94,14 @@ def everyday_terms(
     for compound in _COMPOUND.findall(question):
         pieces = compound.split("-")
         parts = [t for p in pieces for t in tokenize(p)]
-        affixed = (pieces[1:], pieces[:-1])[pieces[-1].lower() in _SUFFIXES]
-        if pieces[0].lower() not in _PREFIXES and pieces[-1].lower() not in _SUFFIXES:
-            affixed = []
-        words = bool(affixed) and all(
-            doc_freq.get(t, 0) > 0 or t in out for p in affixed for t in tokenize(p)
+        if pieces[-1].lower() in _SUFFIXES:
+            stem = pieces[:-1]
+        elif pieces[0].lower() in _PREFIXES:
+            stem = pieces[1:]
+        else:
+            stem = []
+        words = bool(stem) and all(
+            doc_freq.get(t, 0) > 0 or t in out for p in stem for t in tokenize(p)
         )
         if parts and (words or all(t in out for t in parts)):
             out.update(t for t in tokenize(compound) if doc_freq.get(t, 0) == 0)
