@@ -25,6 +25,9 @@ AbstainReason = Literal[
     "only-superseded-sources",
     "unwritten",
 ]
+# no runbook shows the detail the question asked for (a command, a value): the closest
+# runbooks are on the topic, and offered (retrieval.asked_detail)
+MISSING_DETAIL: tuple[AbstainReason, ...] = ("no-command", "no-value")
 WarningKind = Literal[
     "stale",
     "superseded",

@@ -16,6 +16,7 @@ from urllib.parse import quote_plus
 from core.doc_ids import reference_id
 from core.heading_text import plain_heading, plain_section
 from core.models import (
+    MISSING_DETAIL,
     AbstainReason,
     Answer,
     AnswerWarning,
@@ -541,7 +542,7 @@ class ExtractiveAnswerer:
         if hidden:
             reason = "access-denied"
         best = max((c.confidence for c in r.runbooks), default=0.0)
-        offers = reason in ("low-confidence", "no-command", "no-value")  # the closest help
+        offers = reason == "low-confidence" or reason in MISSING_DETAIL  # the closest help
         unsure = offers and best >= model.suggest_at
         closest = (r.runbooks or r.incidents or (None,))[0]
         return Answer(

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
+from functools import lru_cache, partial
 from typing import Literal
 
 from core.markup import syntax_for
@@ -260,6 +260,7 @@ SETTING = Detail("setting", "no-value", shows_setting)
 QUERY = Detail("query", "no-value", shows_query)
 
 
+@lru_cache(maxsize=1024)  # asked of one question by ranking, choosing and checking parts
 def asked_detail(question: str) -> Detail | None:
     """The detail the question asks to see, if any: the command first, then a setting,
     a query, a value."""

@@ -53,7 +53,7 @@ from bot.slack.blockkit import (
 from bot.slack.mrkdwn import first_command, to_mrkdwn
 from bot.slack.presentation import Audience, Contact, DocFacts, View
 from core.markup import syntax_for
-from core.models import Answer, AnswerWarning, Citation, Suggestion
+from core.models import MISSING_DETAIL, Answer, AnswerWarning, Citation, Suggestion
 
 CLOSEST_OTHER_SERVICE = "Closest match (different service)"
 NOT_SURE = "Not sure any runbook answers this."
@@ -531,7 +531,7 @@ def render_not_answered(
         headline += (
             " The closest runbooks:" if unsure else " The closest runbooks, none a confident match:"
         )
-    elif reason in ("no-match", "low-confidence", "no-command", "no-value") and answer.search_link:
+    elif reason in ("no-match", "low-confidence", *MISSING_DETAIL) and answer.search_link:
         headline += " Search the runbooks repository, or ask the owning team."
     blocks: list[dict[str, Any]] = [*_preface(view), section(headline, block_id="lead")]
     warnings = _warnings_block(answer, today)

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from core.models import MISSING_DETAIL
 from retrieval.asked_detail import (
     COMMAND,
     DURATION,
@@ -162,3 +163,10 @@ def test_a_command_asked_of_one_tool_is_shown_only_by_that_tool() -> None:
     # "the command", "the actual commands": any command shows it
     assert asked_detail("give me the actual commands to rotate the etcd signer cert") == COMMAND
     assert asked_detail("then let it back in a bit at a time once it's fixed. syntax?") == COMMAND
+
+
+def test_every_missing_detail_is_a_reason_that_offers_the_closest_runbooks() -> None:
+    missing = {d.missing for d in (COMMAND, DURATION, NUMBER, SIZE, SETTING, QUERY)}
+    assert missing == set(MISSING_DETAIL)
+    tool = asked_detail("amtool syntax to silence an alert")
+    assert tool is not None and tool.missing in MISSING_DETAIL
