@@ -45,7 +45,7 @@ from retrieval.contrast import set_aside
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
 from retrieval.evidence import query_terms, unknown_entities
-from retrieval.intent import asks_about_past, heading_kinds, question_intent
+from retrieval.intent import asks_about_past, asks_what_to_do, heading_kinds, question_intent
 from retrieval.lexicon import spelled_words, with_long_forms, written_in
 from retrieval.names import as_written, document_names, naming_terms, query_names
 from retrieval.outline import OutlineCache, Part
@@ -694,6 +694,7 @@ class ExtractiveAnswerer:
             naming,
             set_aside(r.query),
             detail=asked_detail(r.question),
+            what_to_do=asks_what_to_do(r.question),
         )
 
     def _ranked_parts(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:
@@ -716,7 +717,8 @@ class ExtractiveAnswerer:
         out = []
         detail = asked_detail(r.question)
         acting = intent in ("act", "procedure", "unspecified")
-        for sp in choose_parts(ranked, intent, self._config.sections, detail):
+        what_to_do = asks_what_to_do(r.question)
+        for sp in choose_parts(ranked, intent, self._config.sections, detail, what_to_do):
             for q in quote_parts(sp.part, parts, r.terms, r.snapshot.term_stats, acting=acting):
                 p = q.part
                 line = p.line_of(q.start)

@@ -9,7 +9,9 @@ as the lead, or the complementary step (the diagnosis before acting, the action
 after diagnosing) with real evidence of its own, or that step as a whole top-level
 section of the runbook's own layout (``Diagnosis`` beside ``Mitigation``). When the
 action leads a bare alert or "what do I do", that check is the second part even when a
-section that restates the alert (Meaning) scores closer.
+section that restates the alert (Meaning) scores closer. Asked only what to do ("…
+firing, what do i do"), Meaning and Impact restate the alert as Symptoms do, and when
+the runbook's check leads on its words, its own action section goes first beside it.
 
 A part that only introduces its subsections ("The following two approaches can be
 used:") is never quoted alone: its subsections are.
@@ -92,6 +94,7 @@ def rank_parts(
     naming: frozenset[str] = frozenset(),
     ruled_out: frozenset[str] = frozenset(),
     detail: Detail | None = None,
+    what_to_do: bool = False,
 ) -> list[ScoredPart]:
     """The document's parts, best answer first.
 
@@ -103,7 +106,9 @@ def rank_parts(
     no evidence either, and a part headed by them is the case the question rules out.
     ``detail``: the question asks to see a command ("syntax?") or a value ("how long
     before it fires"), which a part that shows it answers better than one that only
-    explains (:mod:`retrieval.asked_detail`).
+    explains (:mod:`retrieval.asked_detail`). ``what_to_do``: the question asks only
+    what to do ("… firing, what do i do"): what the alert means restates it, as its
+    symptoms do, and the check before acting is the second part instead.
     """
     body_terms = [t for t in terms if normalize_name(t) not in names]
     # a question that is nothing but the name (a bare alert): its words are all there is
@@ -127,7 +132,7 @@ def rank_parts(
             + weights.heading * coverage(terms, _own_heading_terms(p), stats)
             + weights.dense * dense_of(p)
             + intent_weight * intent_match(intent, p.own_path)
-            - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p))
+            - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p, what_to_do))
             - weights.ruled_out * _headed_by(p, ruled_out)
             + weights.detail * shows
         )
@@ -222,12 +227,14 @@ def _own_heading_terms(part: Part) -> frozenset[str]:
     return part.heading_terms if part.own_path else frozenset()
 
 
-def _only_symptoms(intent: Intent, part: Part) -> float:
+def _only_symptoms(intent: Intent, part: Part, what_to_do: bool = False) -> float:
     if intent not in ("unspecified", "act", "procedure", "diagnose"):
         return 0.0
     if not part.own_path:
         return 0.5  # the introduction under the title: what the runbook is for, half as much
-    return 1.0 if heading_kinds(part.own_path) == {"symptoms"} else 0.0
+    restating = {"symptoms", "meaning", "impact"} if what_to_do else {"symptoms"}
+    kinds = heading_kinds(part.own_path)
+    return 1.0 if kinds and kinds <= restating else 0.0
 
 
 def _complement(intent: Intent, lead: Part) -> tuple[str, ...]:
@@ -283,9 +290,11 @@ def choose_parts(
     intent: Intent,
     weights: SectionWeights,
     detail: Detail | None = None,
+    what_to_do: bool = False,
 ) -> list[ScoredPart]:
     """The lead part and, when it earns its place, one more; asked for a ``detail``
-    (a command, a value), the part that shows it first."""
+    (a command, a value), the part that shows it first; asked only ``what_to_do``, the
+    action first."""
     if not ranked:
         return []
     lead = ranked[0]
@@ -297,6 +306,7 @@ def choose_parts(
     base = shared_depth([s.part.own_path for s in ranked])
     bare = intent == "unspecified"
     asked_action = intent in ("act", "procedure") and not _acts(lead.part)
+    checks = "diagnose" in heading_kinds(lead.part.own_path)
     # the first part nearly as strong as the lead: the second quote, unless the action
     # leads and its runbook's own check follows further down (the diagnosis to run before
     # acting beats a Meaning that only restates the alert)
@@ -314,7 +324,13 @@ def choose_parts(
             and bool(heading_kinds(s.part.own_path) & set(wanted))
             # a bare alert or symptom gets the action and the check that goes with it,
             # whenever the runbook lays them out side by side
-            and (s.score >= weights.complement_ratio * lead.score or (bare and companion))
+            and (
+                s.score >= weights.complement_ratio * lead.score
+                or (bare and companion)
+                # asked what to do, and the runbook's check leads: its own action section
+                # beside it (not a procedure that shares a word)
+                or (asked_action and checks and companion and _siblings(s.part, lead.part, base))
+            )
             and (s.lexical >= weights.complement_min_lexical or companion)
             # the action asked for beside a lead that explains: the runbook's own action
             # section, not a procedure that shares a word
@@ -322,7 +338,9 @@ def choose_parts(
         )
         if completes and (nearest is None or (check_first and companion)):
             chosen.append(s)
-            after_check = not close and "diagnose" in heading_kinds(lead.part.own_path)
+            after_check = (
+                not close and not what_to_do and "diagnose" in heading_kinds(lead.part.own_path)
+            )
             break
         if close and nearest is None:
             nearest = s
@@ -356,6 +374,11 @@ def _same_runbook(part: Part, lead: Part, base: int) -> bool:
     sit within two levels of the headings every part shares, or under one heading."""
     a, b = part.own_path[base:], lead.own_path[base:]
     return (len(a) <= 2 and len(b) <= 2) or (bool(a) and bool(b) and a[0] == b[0])
+
+
+def _siblings(part: Part, lead: Part, base: int) -> bool:
+    """Two top-level sections of one runbook's layout (``Diagnosis``, ``Mitigation``)."""
+    return len(part.own_path) - base == 1 and len(lead.own_path) - base == 1
 
 
 def _companion(part: Part, lead: Part, base: int) -> bool:

@@ -190,6 +190,19 @@ def question_intent(question: str) -> Intent:
     return "unspecified"
 
 
+# asked only what to do, nothing about the alert itself: "what do I do?", "next steps"
+_WHAT_TO_DO = re.compile(
+    r"\b(what (do|should|can) (i|we) do|what now|now what|next steps?|what next|"
+    r"what('?s| is) the (play|move))\b",
+    re.I,
+)
+
+
+def asks_what_to_do(question: str) -> bool:
+    """Does the question ask what to do, and nothing else the runbook explains?"""
+    return question_intent(question) == "act" and bool(_WHAT_TO_DO.search(question))
+
+
 def heading_kinds(heading_path: Sequence[str]) -> frozenset[SectionKind]:
     """The kinds of answer a section offers, judged on its whole heading path."""
     return _kinds(tuple(heading_path))

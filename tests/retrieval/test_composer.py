@@ -445,6 +445,69 @@ def test_what_do_i_do_leads_with_the_action_even_when_the_check_scores_higher() 
     assert chosen_headings(TEXT, scored, "diagnose")[0] == "Diagnosis"
 
 
+FLAT = """# EtcdMembersDown
+
+## Meaning
+
+This alert fires when an etcd member is down.
+
+## Impact
+
+The cluster keeps quorum while only one member is down.
+
+## Diagnosis
+
+Check which member is down with `etcdctl endpoint health`.
+
+## Mitigation
+
+Reboot the node of the member that is down.
+"""
+
+
+def test_asked_what_to_do_what_the_alert_means_restates_it() -> None:
+    """ "… firing, what do i do": Meaning and Impact restate the alert the engineer is
+    looking at, as Symptoms do; the action and the check come first."""
+    question = "EtcdMembersDown firing what do i do"
+    got = rank_parts(
+        parts_of(FLAT),
+        tokenize(question),
+        STATS,
+        lambda p: 0.5 if p.heading in ("Meaning", "Impact") else 0.4,
+        "act",
+        SectionWeights(),
+        what_to_do=True,
+    )
+    order = [s.part.heading for s in got]
+    assert order.index("Mitigation") < order.index("Meaning")
+    assert order.index("Diagnosis") < order.index("Impact")
+    # any other question about acting ("can i just silence it") may still be answered
+    # from what the alert means: nothing is set back
+    plain = rank_parts(
+        parts_of(FLAT),
+        tokenize(question),
+        STATS,
+        lambda p: 0.5 if p.heading in ("Meaning", "Impact") else 0.4,
+        "act",
+        SectionWeights(),
+    )
+    assert plain[0].part.heading in ("Meaning", "Impact")
+
+
+def test_asked_what_to_do_with_the_check_leading_the_action_beside_it_comes_first() -> None:
+    """The runbook's Diagnosis leads on its words, its own Mitigation sits beside it with
+    none: both are quoted, and for "what do i do" the action first."""
+    scored = [("Diagnosis", 1.0, 0.9), ("Mitigation", 0.3, 0.0), ("Meaning", 0.2, 0.5)]
+    parts = {p.heading: p for p in parts_of(FLAT)}
+    ranked = [ScoredPart(parts[h], score, lexical) for h, score, lexical in scored]
+    headings = [c.part.heading for c in choose_parts(ranked, "act", SectionWeights(), None, True)]
+    assert headings == ["Mitigation", "Diagnosis"]
+    # a question that names a cause the check confirms: the check, then the action
+    assert chosen_headings(FLAT, scored, "act") == ["Diagnosis", "Mitigation"]
+    # a question about the check only: no action is added
+    assert chosen_headings(FLAT, scored, "diagnose") == ["Diagnosis"]
+
+
 def test_how_do_i_leads_with_the_steps_before_the_section_that_explains_the_alert() -> None:
     explained = TEXT.replace("## Symptoms", "## Meaning")
     scored = [("Meaning", 1.0, 0.8), ("Restart pgbouncer", 0.95, 0.5)]

@@ -6,6 +6,7 @@ import pytest
 
 from retrieval.intent import (
     asks_about_past,
+    asks_what_to_do,
     heading_kinds,
     intent_match,
     question_intent,
@@ -171,3 +172,19 @@ def test_the_rule_that_fires_is_asked_of_the_meaning_before_the_impact() -> None
     assert intent_match("define", ("Resolution", "Disabling a queue")) == 0.0
     # "how bad is it" is answered by either
     assert intent_match("meaning", ("Impact",)) == intent_match("meaning", ("Meaning",)) == 1.0
+
+
+def test_asks_what_to_do_only_for_the_open_question() -> None:
+    for q in (
+        "EtcdMembersDown firing, what do i do",
+        "KubePodCrashLooping on checkout-api. next steps?",
+        "disk full on db-3, what should we do",
+    ):
+        assert asks_what_to_do(q), q
+    for q in (
+        "can i just silence it if it flaps again?",
+        "how do i restart pgbouncer",
+        "what does EtcdMembersDown mean",
+        "EtcdMembersDown",
+    ):
+        assert not asks_what_to_do(q), q
