@@ -10,6 +10,7 @@ Some questions ask for a thing a runbook either shows or does not:
   take");
 - a setting by name ("which flag controls …", "which config key sets …"), shown as
   code (``-alertmanager.persist-interval``, ``max_concurrency``, ``GITALY_TOKEN``);
+- the default ("whats the default max_series"), given only where a runbook says so;
 - the query ("the prometheus query behind it", "which metric do i graph"), shown as
   a PromQL expression or a metric's name in code.
 
@@ -34,7 +35,7 @@ from typing import Literal
 from core.markup import syntax_for
 from core.models import AbstainReason
 
-DetailName = Literal["command", "duration", "size", "number", "setting", "query"]
+DetailName = Literal["command", "duration", "size", "number", "setting", "query", "default"]
 
 
 @dataclass(frozen=True)
@@ -230,6 +231,26 @@ def shows_setting(markdown: str) -> bool:
     return any(_SETTING.search(m.group(0)) for m in _CODE.finditer(markdown))
 
 
+# -- a default --------------------------------------------------------------------------
+
+# "whats the default max_series", "what's the default for -x.y": the value that applies
+# when nothing is set, which a runbook gives only where it says so
+_ASKS_DEFAULT = re.compile(
+    r"\bwhat(?:'s| is|s| are)? (?:the |its |their )?defaults?\b(?! (?:\w+ )?(?:is|are)\b)"
+    r"|\bdefault (?:value|setting)s? (?:of|for)\b",
+    re.I,
+)
+_DEFAULT = re.compile(r"\bdefault(?:s|ed)?\b", re.I)
+
+
+def shows_default(markdown: str) -> bool:
+    """Does the text say what the default is: the word, and a value or a name as code
+    ("the default storage class is `gp3-csi`")?"""
+    return bool(_DEFAULT.search(markdown)) and (
+        shows_number(markdown) or bool(_CODE.search(markdown))
+    )
+
+
 # -- the query --------------------------------------------------------------------------
 
 _ASKS_QUERY = re.compile(
@@ -258,6 +279,7 @@ NUMBER = Detail("number", "no-value", shows_number)
 SIZE = Detail("size", "no-value", shows_size)
 SETTING = Detail("setting", "no-value", shows_setting)
 QUERY = Detail("query", "no-value", shows_query)
+DEFAULT = Detail("default", "no-value", shows_default)
 
 
 @lru_cache(maxsize=1024)  # asked of one question by ranking, choosing and checking parts
@@ -269,6 +291,8 @@ def asked_detail(question: str) -> Detail | None:
         if tool is None:
             return COMMAND
         return Detail("command", "no-command", partial(shows_tool_command, tool), False, tool)
+    if _ASKS_DEFAULT.search(question):
+        return DEFAULT
     if _ASKS_SETTING.search(question):
         return SETTING
     if _ASKS_QUERY.search(question):

@@ -9,6 +9,7 @@ import pytest
 from core.models import MISSING_DETAIL
 from retrieval.asked_detail import (
     COMMAND,
+    DEFAULT,
     DURATION,
     NUMBER,
     QUERY,
@@ -17,6 +18,7 @@ from retrieval.asked_detail import (
     asked_detail,
     asks_for_command,
     shows_command,
+    shows_default,
     shows_duration,
     shows_number,
     shows_query,
@@ -68,8 +70,14 @@ def test_a_question_that_asks_for_the_command_itself() -> None:
         # the state of the incident: the runbook gives the way to find it out
         ("how many pods are currently crashlooping and what do i do", None),
         ("how long has the checkout queue been stuck, where do i look", None),
+        # the default asked for: a value (or a name) that applies when nothing is set
+        ("whats the default max_series per ingester if we never set it?", DEFAULT),
+        ("what's the default for -compactor.deletion-delay? how long until it's gone", DEFAULT),
+        ("what's the default storage class for virt disks", DEFAULT),
+        ("default value of the scrape timeout?", DEFAULT),
         # "default" and "target" name things as often as values
         ("how do i mark a storageclass as the default for virt disks", None),
+        ("what default is used, the one in the chart?", None),
         ("what's the target cluster for the migration", None),
         ("how do i rotate the stripe key", None),
         # "how much" of a quantity asks for a value; of a judgement, not
@@ -132,6 +140,12 @@ def test_the_detail_a_question_asks_for(question: str, detail: object) -> None:
         (shows_setting, "Set it:\n\n    ingester.max-series=5\n", True),
         (shows_setting, "Steps:\n\n    - restart the pod\n\nThen raise max_series.", False),
         (shows_setting, "Run:\n\n    restart\n\nThen raise max_series.", False),
+        (shows_default, "Defaults to `5m`; raise it with `-x.y`.", True),
+        (shows_default, "By default each ingester takes up to 1.5M series.", True),
+        (shows_default, "The default storage class is `gp3-csi`.", True),
+        # a limit without its default, or the word without any value
+        (shows_default, "Each ingester takes up to 1.5M series; raise the limit.", False),
+        (shows_default, "Leave the default unless support tells you otherwise.", False),
         (shows_query, "```promql\nrate(copy_failures_total[5m])\n```", True),
         (shows_query, 'Graph `up{job="ingester"}`.', True),
         (shows_query, "The metric is `hypershift_addon_agent_copy_failures`.", True),
@@ -166,7 +180,7 @@ def test_a_command_asked_of_one_tool_is_shown_only_by_that_tool() -> None:
 
 
 def test_every_missing_detail_is_a_reason_that_offers_the_closest_runbooks() -> None:
-    missing = {d.missing for d in (COMMAND, DURATION, NUMBER, SIZE, SETTING, QUERY)}
+    missing = {d.missing for d in (COMMAND, DURATION, NUMBER, SIZE, SETTING, QUERY, DEFAULT)}
     assert missing == set(MISSING_DETAIL)
     tool = asked_detail("amtool syntax to silence an alert")
     assert tool is not None and tool.missing in MISSING_DETAIL
