@@ -63,9 +63,10 @@ _ALERT_EMOJI = {
 
 # inline: code spans first, then links and URLs, then emphasis on the plain text
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+_LABELLED = r"(?P<image>!?)\[(?P<label>[^\]\n]*)\]\(\s*<?(?P<url>[^)\s>]+)>?(?:\s+[\"'(][^)\n]*)?\)"
+_LABELLED_LINK = re.compile(_LABELLED)
 _LINKISH = re.compile(
-    r"(?P<image>!?)\[(?P<label>[^\]\n]*)\]\(\s*<?(?P<url>[^)\s>]+)>?(?:\s+[\"'(][^)\n]*)?\)"
-    r"|<(?P<auto>https?://[^>\s]+)>"
+    _LABELLED + r"|<(?P<auto>https?://[^>\s]+)>"
     r"|(?P<bare>https?://[^\s<>()\[\]`]+[^\s<>()\[\]`.,;:!?'\"])"
 )
 # a site generator's template: a link whose target it builds ("[jumpbox]({{ site.baseurl }}{%
@@ -324,7 +325,13 @@ def _inline(text: str, base_url: str | None) -> str:
     text = _HTML_BREAK.sub("\n", _HTML_INLINE.sub("", text))
     out: list[str] = []
     pos = 0
-    for m in _CODE_SPAN.finditer(text):
+    while (m := _CODE_SPAN.search(text, pos)) is not None:
+        link = _LABELLED_LINK.search(text, pos)
+        if link is not None and link.start() < m.start() < link.end():
+            # code in a link's text ("[`pg_stat_activity` logs](…)"): one link
+            out.append(_links(text[pos : link.end()], base_url))
+            pos = link.end()
+            continue
         out.append(_links(text[pos : m.start()], base_url))
         inner = m.group(2).strip() if m.group(2).strip() else m.group(2)
         out.append("`" + escape(inner.replace("`", "'")) + "`")

@@ -43,6 +43,17 @@ def test_links_images_autolinks_and_relative_links() -> None:
     assert "mail" in out and "mailto" not in out
 
 
+def test_code_in_a_links_text_keeps_the_link_whole() -> None:
+    out = to_mrkdwn(
+        "Find it in the Postgres [`pg_stat_activity` logs](https://log.example.com/r/x),"
+        " then run `select 1` and see [docs](https://x.test/d). Keep `[a](b)` as code."
+    )
+    assert "<https://log.example.com/r/x|pg_stat_activity logs>" in out
+    assert "`select 1`" in out and "<https://x.test/d|docs>" in out
+    assert "`[a](b)`" in out  # a link inside code stays code
+    assert "](" not in out.replace("`[a](b)`", "")
+
+
 def test_warning_quotes_become_a_visible_warning_line() -> None:
     md = (
         "3. Run the failover:\n\n"
