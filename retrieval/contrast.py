@@ -1,7 +1,7 @@
 """What a question sets aside: "the bosh director's, not a tenant's", "without shutting
-it down", "rather than restarting it". The words set aside name the section the asker
-does not want: they are no evidence for a part, and a part headed by them is the
-case the question rules out."""
+it down", "rather than restarting it", "logit itself is down, not just my login". The
+words set aside name the section the asker does not want: they are no evidence for a
+part, and a part headed by them is the case the question rules out."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from retrieval.evidence import query_terms
 
 # "not" only before a determiner: "not a tenant's" contrasts, "is not running" describes
 _SET_ASIDE = re.compile(
-    r"\b(?:not (?:a|an|the|any|my|our|their|its|this|that)|rather than|instead of|"
+    r"\b(?:not (?:just |only )?(?:a|an|the|any|my|our|their|its|this|that)|rather than|instead of|"
     r"other than|except(?: for)?|without)\s+((?:[\w'-]+[ \t]+){0,2}[\w'-]+)",
     re.I,
 )

@@ -13,6 +13,9 @@ def test_what_is_set_aside() -> None:
     assert set_aside("the bosh director's db, not a tenant's, where is its id?") == {"tenant"}
     assert set_aside("move the vmi without shutting it down") == {"shut"}
     assert set_aside("use the replica rather than the primary") == {"primari"}
+    # "not just my login": the login is not what the question is about
+    assert set_aside("logit itself looks down, not just my login. who do i call") == {"login"}
+    assert set_aside("the whole cluster, not only the one node") == {"node"}
     # "not" describing a state sets nothing aside
     assert set_aside("pod is not running and not ready") == frozenset()
     # a word also asked for outside the contrast stays asked for
