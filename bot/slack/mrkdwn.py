@@ -9,8 +9,9 @@ show up raw. :func:`to_mrkdwn` converts what runbooks use:
 * a hard-wrapped paragraph or list item -> one line (Slack wraps it to the pane);
 * ``[t](u)`` and ``![t](u)`` -> ``<u|t>`` (relative links resolved against the quoted
   file's URL), bare and ``<…>`` URLs -> links; reference links (``[t][r]``, ``[t]``)
-  too when the quote holds their ``[r]: u`` line, which is dropped; a link or emphasis
-  wrapped over two lines is one;
+  too when the quote holds their ``[r]: u`` line, which is dropped, and shown as their
+  text when it does not; a link or emphasis wrapped over two lines is one, and so is
+  emphasis around code or a link (``**Note the `date` field.**``);
 * ``> **WARNING:** …`` and ``> [!WARNING]`` -> one visible ``:warning: *WARNING:* …`` line;
 * fenced code (nested in list items too) -> an un-indented ``` block without the language
   tag; tables -> aligned columns in a code block, or one line per row when too wide;
@@ -24,7 +25,7 @@ Markdown; this is for display only.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from urllib.parse import urljoin
 
 from bot.slack.blockkit import FENCE, escape, safe_url
@@ -64,10 +65,9 @@ _ALERT_EMOJI = {
 # inline: code spans first, then links and URLs, then emphasis on the plain text
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 _LABELLED = r"(?P<image>!?)\[(?P<label>[^\]\n]*)\]\(\s*<?(?P<url>[^)\s>]+)>?(?:\s+[\"'(][^)\n]*)?\)"
-_LABELLED_LINK = re.compile(_LABELLED)
 _LINKISH = re.compile(
     _LABELLED + r"|<(?P<auto>https?://[^>\s]+)>"
-    r"|(?P<bare>https?://[^\s<>()\[\]`]+[^\s<>()\[\]`.,;:!?'\"])"
+    r"|(?P<bare>https?://[^\s<>()\[\]`\ue000]+[^\s<>()\[\]`\ue000.,;:!?'\"])"
 )
 # a site generator's template: a link whose target it builds ("[jumpbox]({{ site.baseurl }}{%
 # link _docs/ops/bosh.md %})") shows as its text, a tag ("{% asset x.png %}") as nothing
@@ -147,8 +147,10 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
 _DEFINITION = re.compile(
     r"^[ ]{0,3}\[(?P<label>[^\]\n]+)\]:[ \t]*<?(?P<url>[^\s>]+)>?(?:[ \t]+[\"'(].*)?[ \t]*$"
 )
+# the text may wrap onto the next line ("[underlying application\nmachines][metrics]")
 _REFERENCE = re.compile(
-    r"(?<![\]!\\])\[(?P<text>[^\[\]\n]+)\](?:\[(?P<ref>[^\[\]\n]*)\]|(?![(:\[]))"
+    r"(?<![\]!\\])\[(?P<text>[^\[\]\n]+(?:\n[^\[\]\n]+)?)\]"
+    r"(?:\[(?P<ref>[^\[\]\n]*)\]|(?![(:\[]))"
 )
 
 
@@ -165,11 +167,20 @@ def _references(text: str) -> str:
         if found is not None:
             refs[_ref_key(found["label"])] = found["url"]
     out: list[str] = []
+    run: list[str] = []  # consecutive prose lines: a link's text may wrap between them
+
+    def flush() -> None:
+        if run:
+            out.append(_REFERENCE.sub(lambda m: _inline_reference(m, refs), "\n".join(run)))
+            run.clear()
+
     for line, outside in zip(lines, prose, strict=True):
-        if not outside:
+        if not outside or not line.strip():
+            flush()
             out.append(line)
         elif not _DEFINITION.match(line):
-            out.append(_REFERENCE.sub(lambda m: _inline_reference(m, refs), line))
+            run.append(line)
+    flush()
     return "\n".join(out)
 
 
@@ -321,44 +332,46 @@ def _squeeze(text: str) -> str:
 
 def _inline(text: str, base_url: str | None) -> str:
     """One line of Markdown as escaped mrkdwn: code spans kept, links built, emphasis
-    converted."""
+    converted. Code spans and links are set aside first, so that emphasis around them
+    ("**Note the `date` field.**") and code in a link's text ("[`x` logs](…)") convert
+    whole."""
     text = _HTML_BREAK.sub("\n", _HTML_INLINE.sub("", text))
-    out: list[str] = []
-    pos = 0
-    while (m := _CODE_SPAN.search(text, pos)) is not None:
-        link = _LABELLED_LINK.search(text, pos)
-        if link is not None and link.start() < m.start() < link.end():
-            # code in a link's text ("[`pg_stat_activity` logs](…)"): one link
-            out.append(_links(text[pos : link.end()], base_url))
-            pos = link.end()
-            continue
-        out.append(_links(text[pos : m.start()], base_url))
+    kept: list[str] = []  # what each slot stands for, as mrkdwn
+    plain: list[str] = []  # ... and as plain text (a code span inside a link's text)
+
+    def slot(shown: str, as_text: str) -> str:
+        kept.append(shown)
+        plain.append(as_text)
+        return f"{_SLOT_OPEN}{len(kept) - 1}{_SLOT_CLOSE}"
+
+    def code(m: re.Match[str]) -> str:
         inner = m.group(2).strip() if m.group(2).strip() else m.group(2)
-        out.append("`" + escape(inner.replace("`", "'")) + "`")
-        pos = m.end()
-    out.append(_links(text[pos:], base_url))
-    return "".join(out)
+        return slot("`" + escape(inner.replace("`", "'")) + "`", inner)
+
+    def as_text(fragment: str) -> str:
+        return _SLOT.sub(lambda m: plain[int(m[1])], fragment)
+
+    masked = _CODE_SPAN.sub(code, text)
+    masked = _TEMPLATE_TAG.sub("", _TEMPLATED_LINK.sub(lambda m: m["text"], masked))
+    masked = _LINKISH.sub(lambda m: slot(_link(m, base_url, as_text), ""), masked)
+    return _SLOT.sub(lambda m: kept[int(m[1])], _emphasis(escape(masked)))
 
 
-def _links(text: str, base_url: str | None) -> str:
-    text = _TEMPLATE_TAG.sub("", _TEMPLATED_LINK.sub(lambda m: m["text"], text))
-    out: list[str] = []
-    pos = 0
-    for m in _LINKISH.finditer(text):
-        out.append(_emphasis(escape(text[pos : m.start()])))
-        if m["auto"] or m["bare"]:
-            url = m["auto"] or m["bare"]
-            safe = safe_url(url)
-            out.append(f"<{safe}>" if safe else escape(url))
-        else:
-            label = _plain_emphasis(m["label"]).replace("`", "").strip() or m["url"]
-            target = _resolve(m["url"], base_url)
-            safe = safe_url(target)
-            shown = escape(" ".join(label.split())).replace("|", "¦")
-            out.append(f"<{safe}|{shown}>" if safe else _emphasis(escape(label)))
-        pos = m.end()
-    out.append(_emphasis(escape(text[pos:])))
-    return "".join(out)
+_SLOT_OPEN, _SLOT_CLOSE = "\ue000", "\ue001"  # private-use characters no runbook holds
+_SLOT = re.compile(_SLOT_OPEN + r"(\d+)" + _SLOT_CLOSE)
+
+
+def _link(m: re.Match[str], base_url: str | None, as_text: Callable[[str], str]) -> str:
+    """One link of ``_LINKISH`` as mrkdwn; ``as_text`` reads code in its text as text."""
+    if m["auto"] or m["bare"]:
+        url = m["auto"] or m["bare"]
+        safe = safe_url(url)
+        return f"<{safe}>" if safe else escape(url)
+    label = as_text(_plain_emphasis(m["label"])).replace("`", "").strip() or m["url"]
+    target = _resolve(m["url"], base_url)
+    safe = safe_url(target)
+    shown = escape(" ".join(label.split())).replace("|", "¦")
+    return f"<{safe}|{shown}>" if safe else _emphasis(escape(label))
 
 
 def _resolve(url: str, base_url: str | None) -> str | None:
@@ -405,7 +418,7 @@ def _table(rows: Sequence[str], base_url: str | None) -> list[str]:
     head, *body_rows = table
     out = [""]
     for r in body_rows:
-        first = _inline(r[0], base_url)
+        first = _inline(_plain_emphasis(r[0]), base_url)  # bold already: no "**x**"
         rest = [
             f"{_inline(h, base_url)}: {_inline(c, base_url)}"
             for h, c in zip(head[1:], r[1:], strict=True)

@@ -174,6 +174,13 @@ def test_narrow_table_is_aligned_in_a_code_block_and_wide_one_is_one_line_per_ro
         "restart it with `kubectl rollout restart` |"
     )
     assert "• *`connection refused` on 6432* · What it means: pgbouncer is down" in wide
+    # a first cell in bold is the row's bold label once, not "**Availability**"
+    bold = to_mrkdwn(
+        "| **Category** | **Budget** | **Action** |\n|---|---|---|\n"
+        "| **Availability** | 0.5% (3.6h/month) of the monthly budget | investigate now, "
+        "page the owning team if it burns faster than expected |"
+    )
+    assert "• *Availability* · *Budget*: 0.5%" in bold and "**" not in bold
     assert "What to do: restart it with `kubectl rollout restart`" in wide
     assert not leaks(narrow) and not leaks(wide)
 
@@ -187,6 +194,26 @@ def test_untrusted_text_is_escaped_and_html_comments_dropped() -> None:
 
 def test_a_code_span_inside_emphasis_is_kept() -> None:
     assert to_mrkdwn("run `a **b** c` now") == "run `a **b** c` now"
+
+
+def test_emphasis_around_code_and_links_converts_whole() -> None:
+    out = to_mrkdwn("**Note the `date` and `year` fields in the `WHERE` clause.** Then go on.")
+    assert out == "*Note the `date` and `year` fields in the `WHERE` clause.* Then go on."
+    out = to_mrkdwn("**see [the docs](https://x.test/d) first** and `a*b*c`")
+    assert out == "*see <https://x.test/d|the docs> first* and `a*b*c`"
+    assert not leaks(out)
+
+
+def test_a_reference_links_text_may_wrap_onto_the_next_line() -> None:
+    md = (
+        "* investigate the health of the [underlying application\n"
+        "  machines][machine metrics], then the [primary\nshards][shards].\n\n"
+        "[shards]: https://docs.example.org/shards"
+    )
+    out = to_mrkdwn(md)
+    assert "underlying application machines, then" in out  # defined elsewhere: its text
+    assert "<https://docs.example.org/shards|primary shards>" in out
+    assert "][" not in out and not leaks(out)
 
 
 @pytest.mark.parametrize("path", sorted(SAMPLE_RUNBOOKS.rglob("*.md")), ids=lambda p: p.name)
