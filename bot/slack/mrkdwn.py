@@ -11,8 +11,11 @@ show up raw. :func:`to_mrkdwn` converts what runbooks use:
   file's URL), bare and ``<…>`` URLs -> links; reference links (``[t][r]``, ``[t]``)
   too when the quote holds their ``[r]: u`` line, which is dropped, and shown as their
   text when it does not; a link or emphasis wrapped over two lines is one, and so is
-  emphasis around code or a link (``**Note the `date` field.**``);
+  emphasis around code or a link (``**Note the `date` field.**``); a link's text may hold
+  brackets (``[\\[Daily\\]Job](u)``), and one with no target shows its text;
 * ``> **WARNING:** …`` and ``> [!WARNING]`` -> one visible ``:warning: *WARNING:* …`` line;
+  any other quote is converted whole and its prose lines quoted (``> …``), its fenced code
+  shown as code;
 * fenced code (nested in list items too) -> an un-indented ``` block without the language
   tag; tables -> aligned columns in a code block, or one line per row when too wide;
 * HTML comments are dropped, ``<br>`` is a line break.
@@ -64,7 +67,12 @@ _ALERT_EMOJI = {
 
 # inline: code spans first, then links and URLs, then emphasis on the plain text
 _CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
-_LABELLED = r"(?P<image>!?)\[(?P<label>[^\]\n]*)\]\(\s*<?(?P<url>[^)\s>]+)>?(?:\s+[\"'(][^)\n]*)?\)"
+# a link's text may hold escaped or balanced brackets ("[\\[Daily\\]Job](…)", "[[Gprd]
+# Route …](…)"); its target may be empty ("[the query]()": the text alone)
+_LABELLED = (
+    r"(?P<image>!?)\[(?P<label>(?:\\.|\[[^\[\]\n]*\]|[^\[\]\n])*)\]"
+    r"\(\s*<?(?P<url>[^)\s>]*)>?(?:\s+[\"'(][^)\n]*)?\)"
+)
 _LINKISH = re.compile(
     _LABELLED + r"|<(?P<auto>https?://[^>\s]+)>"
     r"|(?P<bare>https?://[^\s<>()\[\]`\ue000]+[^\s<>()\[\]`\ue000.,;:!?'\"])"
@@ -75,6 +83,7 @@ _TEMPLATED_LINK = re.compile(r"!?\[(?P<text>[^\]\n]*)\]\((?P<target>[^()\n]*\{[{
 _TEMPLATE_TAG = re.compile(r"[ \t]?\{%-?.*?-?%\}")
 _HTML_BREAK = re.compile(r"<br\s*/?>", re.I)
 _HTML_INLINE = re.compile(r"</?(?:kbd|code|b|i|em|strong|sup|sub|span|samp|var)\b[^>]*>", re.I)
+_BOLD_ITALIC = re.compile(r"(\*\*\*|___)(?=\S)(.+?)(?<=\S)\1")
 _BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _ITALIC = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
 _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
@@ -274,7 +283,18 @@ def _blockquote(lines: list[str], base_url: str | None) -> list[str]:
     first = lines[0].strip() if lines else ""
     alert = _ALERT_BOLD.match(first) or _ALERT_GITHUB.match(first)
     if alert is None:
-        return ["> " + _line(ln, base_url) if ln.strip() else ">" for ln in lines]
+        # the quote's own Markdown, converted as a whole (a wrapped line or link is one,
+        # a fenced block stays code, byte for byte); its prose lines quoted, its code not:
+        # a command is shown as it is run
+        out: list[str] = []
+        code = False
+        for ln in to_mrkdwn("\n".join(lines), base_url=base_url).split("\n"):
+            if ln.startswith(FENCE):
+                code = not code
+                out.append(ln)
+            else:
+                out.append(ln if code else ("> " + ln if ln.strip() else ">"))
+        return out
     kind = alert["kind"].lower()
     rest = [alert["rest"], *lines[1:]]
     body = " ".join(" ".join(ln.split()) for ln in rest if ln.strip())
@@ -357,6 +377,7 @@ def _inline(text: str, base_url: str | None) -> str:
     return _SLOT.sub(lambda m: kept[int(m[1])], _emphasis(escape(masked)))
 
 
+_ESCAPED = re.compile(r"\\([\[\]\\`*_])")  # "\\[" in a link's text shows as "["
 _SLOT_OPEN, _SLOT_CLOSE = "\ue000", "\ue001"  # private-use characters no runbook holds
 _SLOT = re.compile(_SLOT_OPEN + r"(\d+)" + _SLOT_CLOSE)
 
@@ -368,7 +389,8 @@ def _link(m: re.Match[str], base_url: str | None, as_text: Callable[[str], str])
         safe = safe_url(url)
         return f"<{safe}>" if safe else escape(url)
     label = as_text(_plain_emphasis(m["label"])).replace("`", "").strip() or m["url"]
-    target = _resolve(m["url"], base_url)
+    label = _ESCAPED.sub(r"\1", label)
+    target = _resolve(m["url"], base_url) if m["url"] else None
     safe = safe_url(target)
     shown = escape(" ".join(label.split())).replace("|", "¦")
     return f"<{safe}|{shown}>" if safe else _emphasis(escape(label))
@@ -383,6 +405,8 @@ def _resolve(url: str, base_url: str | None) -> str | None:
 
 
 def _emphasis(text: str) -> str:
+    # "***410 / 460***" is shown bold: as "**x**" it is, below, and not "*410 / 460**"
+    text = _BOLD_ITALIC.sub(lambda m: "**" + m.group(2).replace("*", "") + "**", text)
     text = _ITALIC.sub(lambda m: "_" + m.group(1) + "_", text)  # before bold makes *x*
     text = _BOLD.sub(lambda m: "*" + m.group(2).replace("*", "") + "*", text)
     return _STRIKE.sub(r"~\1~", text)

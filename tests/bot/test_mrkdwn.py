@@ -204,6 +204,35 @@ def test_emphasis_around_code_and_links_converts_whole() -> None:
     assert not leaks(out)
 
 
+def test_link_text_with_brackets_an_empty_target_and_bold_italic() -> None:
+    out = to_mrkdwn(
+        "* [\\[Daily\\]DigestJob](https://x.test/j) runs; [[Gprd] Route workers]"
+        "(https://x.test/mr) too; filtered in [the query](); ***410 / 460*** pass."
+    )
+    assert "<https://x.test/j|[Daily]DigestJob>" in out
+    assert "<https://x.test/mr|[Gprd] Route workers>" in out
+    assert "filtered in the query;" in out  # no target: its text
+    assert "*410 / 460* pass" in out
+    assert not leaks(out)
+
+
+def test_a_quote_is_converted_whole_and_its_code_stays_code() -> None:
+    md = (
+        "> A digest run may be complete but not marked as such. In that case\n"
+        "> use other commands, see [Query CDN\n> logs](https://x.test/q):\n>\n"
+        "> ```ruby\n> # find which digests are incomplete\n"
+        "> DigestRun.where(completed_at: nil)\n> ```"
+    )
+    out = to_mrkdwn(md)
+    assert "> A digest run may be complete but not marked as such. In that case use" in out
+    assert "<https://x.test/q|Query CDN logs>" in out
+    # the comment line is code, not a heading: byte for byte, unquoted, in a block
+    assert (
+        "```\n# find which digests are incomplete\nDigestRun.where(completed_at: nil)\n```" in out
+    )
+    assert not leaks(out)
+
+
 def test_a_reference_links_text_may_wrap_onto_the_next_line() -> None:
     md = (
         "* investigate the health of the [underlying application\n"
