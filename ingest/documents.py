@@ -20,6 +20,7 @@ from ingest.frontmatter import (
     FrontMatter,
     as_list,
     header_lines,
+    header_names,
     parse_date,
     parse_duration_days,
     split_front_matter,
@@ -132,7 +133,7 @@ class Problem:
 # Bump when parsing or chunking would give an unchanged file other chunks (setext
 # headings, TOML front matter, titles): sources fold it into each document's content
 # hash, so the next ingest re-chunks every document instead of keeping the old chunks.
-PARSE_VERSION = "6"
+PARSE_VERSION = "7"
 
 
 @dataclass(frozen=True)
@@ -257,8 +258,11 @@ def parse_document(text: str, facts: DocumentFacts, config: DocumentConfig) -> P
     title = choose_title(f.get("title") or facts.title, body, rel)
 
     owner_raw = next((f[k] for k in _OWNER_KEYS if f.get(k)), None)
-    owner_raw = owner_raw or headers.get("owner") or headers.get("owners")
-    owner = ", ".join(as_list(owner_raw)) if owner_raw else None
+    owner_line = headers.get("owner") or headers.get("owners")
+    if owner_raw:
+        owner: str | None = ", ".join(as_list(owner_raw))
+    else:
+        owner = ", ".join(header_names(owner_line)) if owner_line else None
     owner = owner or facts.owner
 
     updated_raw = (

@@ -144,15 +144,34 @@ def split_front_matter(text: str, path: str) -> FrontMatter:
     return FrontMatter({str(k).lower(): v for k, v in data.items()}, end, lines)
 
 
+_MD_LINK = re.compile(r"!?\[(?P<text>[^\]\n]*)\]\([^)\n]*\)")
+_MD_MARKS = re.compile(r"\*\*|__|`")
+
+
 def header_lines(body: str) -> dict[str, str]:
-    """``Service: x`` / ``Owner: y`` lines near the top of the body."""
+    """``Service: x`` / ``Owner: y`` lines near the top of the body, their values as text:
+    ``Owner: [Gitaly Team](https://…)`` is owned by "Gitaly Team"."""
     found: dict[str, str] = {}
     for line in body.splitlines()[:HEADER_LINE_SCAN]:
         m = _HEADER_LINE.match(line)
         if m:
             key = re.sub(r"[ _-]", "_", m.group("key").lower())
-            found.setdefault(key, m.group("value").strip().strip("`"))
+            value = _MD_MARKS.sub("", _MD_LINK.sub(lambda x: x["text"], m.group("value")))
+            found.setdefault(key, value.strip())
     return found
+
+
+def header_names(value: str) -> tuple[str, ...]:
+    """The names of a header line's value: "Gitaly Team" is one name; "@a, @b", "@a and
+    @b" and "@a @b" (handles) are two."""
+    out: list[str] = []
+    for part in re.split(r",|;|\s+and\s+|\s+&\s+", value):
+        words = part.split()
+        if words and all(w.startswith(("@", "#")) for w in words):
+            out.extend(words)
+        elif words:
+            out.append(" ".join(words))
+    return tuple(out)
 
 
 def superseded_by_text(body: str) -> str | None:

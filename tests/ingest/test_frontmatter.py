@@ -8,6 +8,7 @@ from ingest.errors import MalformedDocumentError
 from ingest.frontmatter import (
     as_list,
     header_lines,
+    header_names,
     parse_date,
     parse_duration_days,
     split_front_matter,
@@ -48,6 +49,18 @@ def test_header_line_style() -> None:
     assert found["service"] == "inventory-service"
     assert found["owner"] == "@inv"
     assert found["updated"] == "2026-10-20"
+
+
+def test_a_header_lines_value_is_read_as_text_and_names() -> None:
+    body = "# Gitaly\n- Owner: [Gitaly Team](https://handbook.example.com/gitaly)\n\ntext"
+    assert header_lines(body)["owner"] == "Gitaly Team"
+    assert header_names("Gitaly Team") == ("Gitaly Team",)
+    assert header_names("@a, @b") == ("@a", "@b")
+    assert header_names("@a @b") == ("@a", "@b")
+    assert header_names("Platform Engineering and @db-oncall") == (
+        "Platform Engineering",
+        "@db-oncall",
+    )
 
 
 def test_h1_skips_code() -> None:
