@@ -79,7 +79,10 @@ _LINKISH = re.compile(
 )
 # a site generator's template: a link whose target it builds ("[jumpbox]({{ site.baseurl }}{%
 # link _docs/ops/bosh.md %})") shows as its text, a tag ("{% asset x.png %}") as nothing
-_TEMPLATED_LINK = re.compile(r"!?\[(?P<text>[^\]\n]*)\]\((?P<target>[^()\n]*\{[{%][^()\n]*)\)")
+# (a tag's remnant too: "[text]((#anchor %})")
+_TEMPLATED_LINK = re.compile(
+    r"!?\[(?P<text>[^\]\n]*)\]\(\(?(?P<target>[^()\n]*(?:\{[{%]|[%}]\})[^()\n]*)\)"
+)
 _TEMPLATE_TAG = re.compile(r"[ \t]?\{%-?.*?-?%\}")
 _HTML_BREAK = re.compile(r"<br\s*/?>", re.I)
 _HTML_INLINE = re.compile(r"</?(?:kbd|code|b|i|em|strong|sup|sub|span|samp|var)\b[^>]*>", re.I)

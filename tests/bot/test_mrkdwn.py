@@ -158,6 +158,9 @@ def test_a_site_generators_template_tags_are_not_shown() -> None:
         "Create a jumpbox The alert says `{{ $labels.instance }}` is down; "
         "`{% raw %}` stays in code."
     )
+    # a tag's remnant left in a link's target: the text alone
+    broken = "reassigning shards [may be necessary]((#force-reallocation %}) too"
+    assert to_mrkdwn(broken) == "reassigning shards may be necessary too"
 
 
 def test_lists_become_bullets_and_keep_their_nesting() -> None:
