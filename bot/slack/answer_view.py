@@ -50,7 +50,7 @@ from bot.slack.blockkit import (
     user_mention,
     usergroup_mention,
 )
-from bot.slack.mrkdwn import first_command, to_mrkdwn
+from bot.slack.mrkdwn import first_command, plain_text, to_mrkdwn
 from bot.slack.presentation import Audience, Contact, DocFacts, View
 from core.markup import syntax_for
 from core.models import MISSING_DETAIL, Answer, AnswerWarning, Citation, Suggestion
@@ -480,7 +480,7 @@ def notification_text(answer: Answer, *, weak: bool = False) -> str:
         what = "`" + clip(command, 200).replace("`", "'") + "`"
     else:
         first = next((ln.strip(" -*>#") for ln in shown.splitlines() if ln.strip(" -*>#")), "")
-        what = clip(first.replace("**", "").replace("`", ""), 200)
+        what = clip(plain_text(first), 200)
     prefix = f"{CLOSEST_OTHER_SERVICE}: " if weak else ""
     stale = " (may be out of date)" if any(w.kind == "stale" for w in answer.warnings) else ""
     return fallback(escape(f"{prefix}{where}: {what}{stale}"))

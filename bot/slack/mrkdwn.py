@@ -463,6 +463,16 @@ def _cell_text(cell: str) -> str:
     return " ".join(_plain_emphasis(cell).split())
 
 
+def plain_text(markdown: str) -> str:
+    """One line of Markdown as plain words (what a phone notification shows): code ticks,
+    emphasis and link targets dropped, a link or a reference link as its text."""
+    text = _CODE_SPAN.sub(lambda m: m.group(2), markdown)
+    text = _LINKISH.sub(lambda m: m["label"] or m["auto"] or m["bare"] or "", text)
+    text = _REFERENCE.sub(lambda m: m["text"], text)
+    text = _ESCAPED.sub(r"\1", _BOLD_ITALIC.sub(r"\2", text))
+    return " ".join(_plain_emphasis(text).split())
+
+
 # --------------------------------------------------------------------------- commands
 
 

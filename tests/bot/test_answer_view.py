@@ -131,6 +131,11 @@ def test_the_notification_text_is_the_section_and_its_first_command() -> None:
     )
     prose = render(answer(citations=(cite(quote="Page the **DBA**; do not restart."),)))
     assert prose.text.endswith(": Page the DBA; do not restart.")
+    # a phone shows words: a link as its text, no Markdown around it
+    linked = render(
+        answer(citations=(cite(quote="See the [pool dashboard](../dash.md) and [runbook][r]."),))
+    )
+    assert linked.text.endswith(": See the pool dashboard and runbook.")
 
 
 def test_markdown_is_shown_as_slack_shows_it_and_commands_stay_verbatim() -> None:
