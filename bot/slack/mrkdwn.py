@@ -392,7 +392,8 @@ def _link(m: re.Match[str], base_url: str | None, as_text: Callable[[str], str])
         safe = safe_url(url)
         return f"<{safe}>" if safe else escape(url)
     label = as_text(_plain_emphasis(m["label"])).replace("`", "").strip() or m["url"]
-    label = _ESCAPED.sub(r"\1", label)
+    # a link in a link's text ("[[`X`](rules.yml)](x.md)") is its text there
+    label = _ESCAPED.sub(r"\1", _LINKISH.sub(lambda n: n["label"] or "", label))
     target = _resolve(m["url"], base_url) if m["url"] else None
     safe = safe_url(target)
     shown = escape(" ".join(label.split())).replace("|", "¦")

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.slack.mrkdwn import code_blocks, first_command, to_mrkdwn
+from core.markup import DOCUMENT_SUFFIXES, syntax_for
 from tests.bot.block_checks import markdown_leaks
 from tests.conftest import SAMPLE_RUNBOOKS
 
@@ -260,6 +261,25 @@ def test_no_sample_runbook_leaks_raw_markdown(path: Path) -> None:
         from bot.slack.blockkit import escape
 
         assert escape(block) in out
+
+
+CORPORA = Path(__file__).resolve().parents[1] / "fixtures" / "corpora"
+
+
+@pytest.mark.parametrize("corpus", sorted(p.name for p in CORPORA.iterdir() if p.is_dir()))
+def test_no_document_of_a_real_corpus_leaks_raw_markdown(corpus: str) -> None:
+    """Every document of the public runbook corpora the repository carries, converted
+    whole: no raw Markdown outside code, and every fence closed."""
+    found = {}
+    for path in sorted((CORPORA / corpus).rglob("*")):
+        if not path.is_file() or path.suffix not in DOCUMENT_SUFFIXES:
+            continue
+        rel = str(path.relative_to(CORPORA))
+        out = to_mrkdwn(syntax_for(rel).as_markdown(path.read_text(encoding="utf-8")))
+        problems = leaks(out) + (["unclosed fence"] if out.count("```") % 2 else [])
+        if problems:
+            found[rel] = problems
+    assert not found, found
 
 
 def test_first_command() -> None:
