@@ -11,6 +11,8 @@ Some questions ask for a thing a runbook either shows or does not:
 - a setting by name ("which flag controls …", "which config key sets …"), shown as
   code (``-alertmanager.persist-interval``, ``max_concurrency``, ``GITALY_TOKEN``);
 - the default ("whats the default max_series"), given only where a runbook says so;
+- the name itself ("what's the actual bucket name"): code beside that word, not a
+  placeholder for it (``bucket => ":bucket:"``);
 - the query ("the prometheus query behind it", "which metric do i graph"), shown as
   a PromQL expression or a metric's name in code.
 
@@ -35,7 +37,7 @@ from typing import Literal
 from core.markup import syntax_for
 from core.models import AbstainReason
 
-DetailName = Literal["command", "duration", "size", "number", "setting", "query", "default"]
+DetailName = Literal["command", "duration", "size", "number", "setting", "query", "default", "name"]
 
 
 @dataclass(frozen=True)
@@ -251,6 +253,49 @@ def shows_default(markdown: str) -> bool:
     )
 
 
+# -- a name ---------------------------------------------------------------------------
+
+# "what's the actual bucket name", "the exact name of the secret": the name itself, which
+# a runbook shows as code beside that word, not a placeholder for it (``":bucket:"``,
+# ``<bucket>``); asked without "actual" or "exact", the way to find it answers too
+_ASKS_NAME = re.compile(
+    r"\b(?:actual|exact|real) (?P<noun>[a-z][\w-]*) names?\b"
+    r"|\b(?:actual|exact|real) name of (?:the |our |its |their )?(?P<noun2>[a-z][\w-]*)",
+    re.I,
+)
+_TOKEN = re.compile(r"[\w./:@{}<>$-]{3,}")
+_PLACEHOLDER = re.compile(r"^[:<{$\[]|[>}:\]]$|your|example|change_?me|replace|xxx|\.\.\.", re.I)
+_SENTENCE = re.compile(r"[^.!?\n]+")
+_CODE_BLOCKS = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n.*?^ {0,3}\1", re.M | re.S)
+
+
+def asked_name(question: str) -> str | None:
+    """The thing whose name the question asks for ("bucket"), if it asks for one."""
+    m = _ASKS_NAME.search(question)
+    noun = (m["noun"] or m["noun2"]) if m else None
+    return noun.lower() if noun else None
+
+
+def _concrete(text: str, noun: str) -> bool:
+    """Does ``text`` hold a token, other than the noun, that is no placeholder?"""
+    return any(not _PLACEHOLDER.search(t) and noun not in t.lower() for t in _TOKEN.findall(text))
+
+
+def shows_name(noun: str, markdown: str) -> bool:
+    """Does the text show a name for ``noun`` as code: on a line of code that says the
+    noun, or as code in a sentence that does?"""
+    for m in _CODE.finditer(markdown):
+        for line in m.group(0).strip("`~").splitlines():
+            if noun in line.lower() and _concrete(line, noun):
+                return True
+    for sentence in _SENTENCE.findall(_CODE_BLOCKS.sub(" ", markdown)):
+        if noun in sentence.lower():
+            spans = re.findall(r"`([^`\n]+)`", sentence)
+            if any(_concrete(s, noun) for s in spans):
+                return True
+    return False
+
+
 # -- the query --------------------------------------------------------------------------
 
 _ASKS_QUERY = re.compile(
@@ -295,6 +340,9 @@ def asked_detail(question: str) -> Detail | None:
         return DEFAULT
     if _ASKS_SETTING.search(question):
         return SETTING
+    noun = asked_name(question)
+    if noun is not None:
+        return Detail("name", "no-value", partial(shows_name, noun))
     if _ASKS_QUERY.search(question):
         return QUERY
     if not _ASKS_VALUE.search(question) or _ASKS_METHOD.search(question):

@@ -179,6 +179,20 @@ def test_a_command_asked_of_one_tool_is_shown_only_by_that_tool() -> None:
     assert asked_detail("then let it back in a bit at a time once it's fixed. syntax?") == COMMAND
 
 
+def test_the_actual_name_asked_for_is_code_beside_the_word_not_a_placeholder() -> None:
+    bucket = asked_detail("what's the actual bucket name for the logsearch archive in prod?")
+    assert bucket is not None and bucket.name == "name" and bucket.missing == "no-value"
+    assert bucket.shows("The archive bucket is `cg-logs-prod-archive`.")
+    assert bucket.shows('```\ninput {\n  s3 {\n    bucket => "cg-logs-prod"\n  }\n}\n```')
+    # a placeholder for it, or the name of something else, is no answer
+    template = '```\ninput {\n  s3 {\n    bucket => ":bucket:"\n    region => "us-gov"\n}\n```'
+    assert not bucket.shows(template + "\nThe values for `:bucket:` are in the manifest.")
+    assert not bucket.shows("Find the bucket: `<env>-logs`, `${BUCKET}` or `YOUR_BUCKET`.")
+    # asked without "actual" or "exact", the way to find it out answers too
+    assert asked_detail("whats the bucket name for the archive") is None
+    assert asked_detail("the exact name of the configmap?") is not None
+
+
 def test_every_missing_detail_is_a_reason_that_offers_the_closest_runbooks() -> None:
     missing = {d.missing for d in (COMMAND, DURATION, NUMBER, SIZE, SETTING, QUERY, DEFAULT)}
     assert missing == set(MISSING_DETAIL)
