@@ -29,7 +29,7 @@ FLOORS: dict[str, tuple[float, float, float, float, float, float]] = {
     "sample-runbooks": (0.95, 0.95, 0.78, 0.7, 0.78, 0.1),
     "gitlab-runbooks": (0.95, 0.9, 0.85, 0.75, 0.6, 0.1),
     "openshift-runbooks": (0.92, 0.8, 0.68, 0.58, 0.84, 0.1),
-    "cloudgov-runbooks": (0.95, 0.9, 0.8, 0.75, 0.75, 0.1),
+    "cloudgov-runbooks": (0.95, 0.9, 0.8, 0.75, 0.82, 0.1),
     "cortex-playbooks": (0.95, 0.95, 0.88, 0.78, 0.68, 0.1),
 }
 DEFAULT_FLOOR = (0.85, 0.7, 0.4, 0.35, 0.5, 0.35)  # a corpus added later
