@@ -271,7 +271,13 @@ def stale_report(
                 )
             )
         if not doc.owner:
-            rows.append(row(doc, "ownerless", "no owner in front matter, CODEOWNERS or OWNERS"))
+            rows.append(
+                row(
+                    doc,
+                    "ownerless",
+                    "no owner in front matter, an Owner: line, CODEOWNERS or OWNERS",
+                )
+            )
 
     rows.sort(
         key=lambda r: (
