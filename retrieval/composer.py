@@ -338,9 +338,7 @@ def choose_parts(
         )
         if completes and (nearest is None or (check_first and companion)):
             chosen.append(s)
-            after_check = (
-                not close and not what_to_do and "diagnose" in heading_kinds(lead.part.own_path)
-            )
+            after_check = not close and not what_to_do and checks
             break
         if close and nearest is None:
             nearest = s

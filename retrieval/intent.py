@@ -25,6 +25,12 @@ Intent = Literal["define", "meaning", "diagnose", "act", "procedure", "escalate"
 SectionKind = Literal["meaning", "impact", "diagnose", "act", "escalate", "symptoms"]
 
 # Question patterns, most specific first: the first intent whose pattern matches wins.
+# asking only what to do, nothing about the alert itself: "what do I do?", "next steps"
+_OPEN_ACT = (
+    r"what (do|should|can) (i|we) do|what now|now what|next steps?|what next|"
+    r"what('?s| is) the (play|move)"
+)
+
 _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     (
         "escalate",
@@ -94,9 +100,9 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     (
         "act",
         re.compile(
-            r"\b(what (do|should|can) (i|we) (do|kill|restart|delete|remove|drop|scale|bump)|"
-            r"what now|now what|fix|workaround|options\b|next steps?|what next|"
-            r"what('?s| is) the (play|move)|what (do|should|can) (i|we) (poke|try|change)|"
+            r"\b(" + _OPEN_ACT + r"|what (do|should|can) (i|we) "
+            r"(kill|restart|delete|remove|drop|scale|bump|poke|try|change)|fix|workaround|"
+            r"options\b|"
             r"safe to \w+|"
             r"mitigat\w*|remediat\w*|resolve|recover|roll ?back|rollback|restart|bounce|"
             r"can i (just )?\w+|should i \w+|buys? (me )?time|stop (it|this)|get rid|"
@@ -190,12 +196,7 @@ def question_intent(question: str) -> Intent:
     return "unspecified"
 
 
-# asked only what to do, nothing about the alert itself: "what do I do?", "next steps"
-_WHAT_TO_DO = re.compile(
-    r"\b(what (do|should|can) (i|we) do|what now|now what|next steps?|what next|"
-    r"what('?s| is) the (play|move))\b",
-    re.I,
-)
+_WHAT_TO_DO = re.compile(r"\b(" + _OPEN_ACT + r")\b", re.I)
 
 
 def asks_what_to_do(question: str) -> bool:

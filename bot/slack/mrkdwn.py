@@ -353,6 +353,11 @@ def _squeeze(text: str) -> str:
 # --------------------------------------------------------------------------- inline
 
 
+_ESCAPED = re.compile(r"\\([\[\]\\`*_])")  # "\\[" in a link's text shows as "["
+_SLOT_OPEN, _SLOT_CLOSE = "\ue000", "\ue001"  # private-use characters no runbook holds
+_SLOT = re.compile(_SLOT_OPEN + r"(\d+)" + _SLOT_CLOSE)
+
+
 def _inline(text: str, base_url: str | None) -> str:
     """One line of Markdown as escaped mrkdwn: code spans kept, links built, emphasis
     converted. Code spans and links are set aside first, so that emphasis around them
@@ -378,11 +383,6 @@ def _inline(text: str, base_url: str | None) -> str:
     masked = _TEMPLATE_TAG.sub("", _TEMPLATED_LINK.sub(lambda m: m["text"], masked))
     masked = _LINKISH.sub(lambda m: slot(_link(m, base_url, as_text), ""), masked)
     return _SLOT.sub(lambda m: kept[int(m[1])], _emphasis(escape(masked)))
-
-
-_ESCAPED = re.compile(r"\\([\[\]\\`*_])")  # "\\[" in a link's text shows as "["
-_SLOT_OPEN, _SLOT_CLOSE = "\ue000", "\ue001"  # private-use characters no runbook holds
-_SLOT = re.compile(_SLOT_OPEN + r"(\d+)" + _SLOT_CLOSE)
 
 
 def _link(m: re.Match[str], base_url: str | None, as_text: Callable[[str], str]) -> str:
@@ -458,18 +458,18 @@ def _table(rows: Sequence[str], base_url: str | None) -> list[str]:
 
 
 def _cell_text(cell: str) -> str:
-    """A cell as plain text for a monospace table: code ticks and emphasis dropped."""
-    cell = _CODE_SPAN.sub(lambda m: m.group(2), cell)
-    cell = _LINKISH.sub(lambda m: m["label"] or m["auto"] or m["bare"] or "", cell)
-    return " ".join(_plain_emphasis(cell).split())
+    """A cell as plain text for a monospace table; "[U_]" in a cell is what it says."""
+    return plain_text(cell, references=False)
 
 
-def plain_text(markdown: str) -> str:
+def plain_text(markdown: str, *, references: bool = True) -> str:
     """One line of Markdown as plain words (what a phone notification shows): code ticks,
-    emphasis and link targets dropped, a link or a reference link as its text."""
+    emphasis and link targets dropped, a link (or, with ``references``, a reference
+    link) as its text."""
     text = _CODE_SPAN.sub(lambda m: m.group(2), markdown)
     text = _LINKISH.sub(lambda m: m["label"] or m["auto"] or m["bare"] or "", text)
-    text = _REFERENCE.sub(lambda m: m["text"], text)
+    if references:
+        text = _REFERENCE.sub(lambda m: m["text"], text)
     text = _ESCAPED.sub(r"\1", _BOLD_ITALIC.sub(r"\2", text))
     return " ".join(_plain_emphasis(text).split())
 
