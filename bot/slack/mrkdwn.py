@@ -296,7 +296,8 @@ def _blockquote(lines: list[str], base_url: str | None) -> list[str]:
                 code = not code
                 out.append(ln)
             else:
-                out.append(ln if code else ("> " + ln if ln.strip() else ">"))
+                # a blank line between quoted ones: Slack shows a lone ">" as it is
+                out.append(ln if code else ("> " + ln if ln.strip() else ""))
         return out
     kind = alert["kind"].lower()
     rest = [alert["rest"], *lines[1:]]

@@ -235,6 +235,8 @@ def test_a_quote_is_converted_whole_and_its_code_stays_code() -> None:
         "```\n# find which digests are incomplete\nDigestRun.where(completed_at: nil)\n```" in out
     )
     assert not leaks(out)
+    # a blank quoted line is a blank line: a lone ">" would show as it is
+    assert not any(line.strip() == ">" for line in out.splitlines())
 
 
 def test_a_reference_links_text_may_wrap_onto_the_next_line() -> None:
