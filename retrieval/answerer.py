@@ -49,6 +49,7 @@ from retrieval.intent import asks_about_past, asks_what_to_do, heading_kinds, qu
 from retrieval.lexicon import spelled_words, with_long_forms, written_in
 from retrieval.names import as_written, document_names, naming_terms, query_names
 from retrieval.outline import OutlineCache, Part
+from retrieval.pointers import pointed_to
 from retrieval.query import drop_links
 from retrieval.search import HybridSearcher, group_by_document
 from retrieval.snapshot import Snapshot
@@ -447,7 +448,7 @@ class ExtractiveAnswerer:
         if unwritten is not None:
             # the runbook asked about is only "TODO": say so, never quote another one
             return self._not_answered(r, flt, [], warnings, link, today, unwritten=unwritten)
-        citations = self._cite(chosen, r, today)
+        citations = self._cite(chosen, r, today, follow=flt or SearchFilter())
         detail = asked_detail(r.question)
         if (
             not pinned
@@ -709,23 +710,69 @@ class ExtractiveAnswerer:
             return None
         return anchored_heading(self._parts(cand.doc.source_id, cand.chunk, r), r.anchor)
 
-    def _cite(self, cand: Candidate, r: Retrieval, today: date) -> tuple[Citation, ...]:
-        """Quotes of the parts of the candidate's document that answer the question."""
+    def _cite(
+        self, cand: Candidate, r: Retrieval, today: date, *, follow: SearchFilter | None = None
+    ) -> tuple[Citation, ...]:
+        """Quotes of the parts of the candidate's document that answer the question.
+        ``follow``: the first quoted part that only points at a shared procedure (see
+        :mod:`pointers`) is followed, and the procedure quoted after it, when the filter
+        lets the asker read it."""
         intent = question_intent(r.question)
         ranked = self._ranked_parts(cand, r)
         parts = [s.part for s in ranked]
-        out = []
+        out: list[Citation] = []
         detail = asked_detail(r.question)
         acting = intent in ("act", "procedure", "unspecified")
         what_to_do = asks_what_to_do(r.question)
         for sp in choose_parts(ranked, intent, self._config.sections, detail, what_to_do):
-            for q in quote_parts(sp.part, parts, r.terms, r.snapshot.term_stats, acting=acting):
-                p = q.part
-                line = p.line_of(q.start)
-                out.append(
-                    make_citation(p.chunk, q.start, q.end, q.text, line, today, p.section, q.note)
-                )
+            out.extend(self._quotes(sp.part, parts, r, today, acting))
+            if follow is not None and (linked := self._followed(sp.part, r, follow)):
+                out.extend(self._quotes(*linked, r, today, acting))
+                follow = None  # one procedure followed: the answer stays short
         return tuple(out)
+
+    def _quotes(
+        self, part: Part, parts: Sequence[Part], r: Retrieval, today: date, acting: bool
+    ) -> list[Citation]:
+        out = []
+        for q in quote_parts(part, parts, r.terms, r.snapshot.term_stats, acting=acting):
+            p = q.part
+            line = p.line_of(q.start)
+            out.append(
+                make_citation(p.chunk, q.start, q.end, q.text, line, today, p.section, q.note)
+            )
+        return out
+
+    def _followed(
+        self, part: Part, r: Retrieval, flt: SearchFilter
+    ) -> tuple[Part, list[Part]] | None:
+        """The part of the shared procedure ``part`` points at to quote (the linked
+        #anchor's section, else the one the question asks for) and the procedure's
+        parts: None when ``part`` is no pointer, or the procedure is not indexed,
+        readable or current."""
+        target = pointed_to(part)
+        if target is None:
+            return None
+        source_id, anchor = target
+        chunks = r.snapshot.chunks_by_source.get(source_id)
+        if not chunks:
+            return None
+        meta = chunks[0].metadata
+        if flt.groups is not None and not set(flt.groups) & set(meta.access):
+            return None
+        if meta.status in INACTIVE_STATUSES:
+            return None
+        parts = self._parts(source_id, chunks[0], r)
+        heading = anchored_heading(parts, anchor) if anchor else None
+        ranked = lead_with(self._rank(parts, r), heading)
+        chosen = choose_parts(
+            ranked,
+            question_intent(r.question),
+            self._config.sections,
+            asked_detail(r.question),
+            asks_what_to_do(r.question),
+        )
+        return (chosen[0].part, parts) if chosen else None
 
 
 def _superseded_note(old: Candidate, new: Candidate | None) -> AnswerWarning:

@@ -527,3 +527,75 @@ def test_a_runbook_url_anchor_chooses_the_section_the_answer_leads_with(
         assert [c.section for c in answer("mitigation").citations] == ["Mitigation", "Diagnosis"]
         for anchor in ("etcdnoleader", "rollback"):  # the runbook itself; no such heading
             assert answer(anchor).citations == plain.citations, anchor
+
+
+LEDGER_ALERT = """# Ledger Consumer Stalled
+
+## Meaning
+
+The ledger consumer has committed no offset for ten minutes; payments are not booked.
+
+## Mitigation
+
+### 1. Restart the consumer
+
+Restarting the ledger consumer makes it re-read its committed offsets. See
+[Restarting a queue consumer](../common/consumer-restart.md).
+
+### 2. Rotate the broker credentials
+
+When the consumer logs authentication failures from the broker, see
+[Rotating broker credentials](../common/broker-credentials.md).
+"""
+
+CONSUMER_RESTART = """# Restarting a queue consumer
+
+1. Scale the consumer down: `kubectl -n queues scale deploy/ledger-consumer --replicas=0`.
+2. Wait until its pods are gone: `kubectl -n queues get pods -l app=ledger-consumer`.
+3. Scale it up again: `kubectl -n queues scale deploy/ledger-consumer --replicas=2`.
+"""
+
+BROKER_CREDENTIALS = """---
+access: [sre]
+---
+
+# Rotating broker credentials
+
+1. Issue a new broker password: `vault write queues/creds/ledger ttl=720h`.
+2. Restart the consumer so it reads the new password.
+"""
+
+
+def test_a_step_that_points_at_a_shared_procedure_is_followed(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """An alert's step that only says "see [the shared procedure]" is quoted with the
+    procedure's own steps, from the procedure's file; never one the asker may not read."""
+    files = with_samples(
+        {
+            "queues/alerts/ledger-consumer-stalled.md": LEDGER_ALERT,
+            "queues/common/consumer-restart.md": CONSUMER_RESTART,
+            "queues/common/broker-credentials.md": BROKER_CREDENTIALS,
+        }
+    )
+    with runtime_over(files, tmp_path, embedder) as rt:
+        answer = rt.extractive.answer("ledger consumer stalled, how do i restart it", EVERYONE)
+        assert answer.state == "answer"
+        paths = [c.path for c in answer.citations]
+        assert paths[0] == "queues/alerts/ledger-consumer-stalled.md"
+        assert answer.citations[0].section == "Mitigation > 1. Restart the consumer"
+        steps = paths.index("queues/common/consumer-restart.md")
+        assert steps == 1  # right after the step that points at it
+        assert "--replicas=0" in answer.citations[steps].quote
+        assert "3. Scale it up again" in answer.citations[steps].quote
+        assert all(p != "queues/common/broker-credentials.md" for p in paths)
+        # the procedure of the second step only for a scope that may read it
+        q = "ledger consumer stalled with broker authentication failures, rotate the credentials"
+        public = rt.extractive.answer(q, EVERYONE)
+        assert all(c.path != "queues/common/broker-credentials.md" for c in public.citations)
+        sre = rt.extractive.answer(q, SearchFilter(groups=("everyone", "sre")))
+        assert "queues/common/broker-credentials.md" in [c.path for c in sre.citations]
+        for a in (answer, public, sre):
+            for c in a.citations:
+                text = (tmp_path / "runbooks" / c.path).read_text(encoding="utf-8")
+                assert text[c.start : c.end] == c.quote

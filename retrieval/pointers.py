@@ -1,0 +1,63 @@
+"""A section that only points at a shared procedure: "See [Restarting the Policy
+Propagator Pod](../../common/policy-propagator-restart.md)."
+
+Teams that write one runbook per alert often keep the steps they share (check the
+logs, restart the pod, replace a kubeconfig) in documents of their own, and each
+alert's step only says when to take it and links there. Quoting that step alone shows
+the engineer a link in place of the steps; the answer follows it and quotes the
+procedure too.
+
+A part is a pointer when its text is short, holds no steps or code of its own, and
+links to exactly one other document of the same source by a relative path that stays
+inside the source.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+from core.doc_ids import reference_id
+from core.markup import DOCUMENT_SUFFIXES, syntax_for
+from retrieval.outline import Part
+
+POINTER_MAX_CHARS = 400  # longer text says more than where to look
+_INLINE_LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_STEPS_OR_CODE = re.compile(r"^\s*(?:\d+[.)]\s|```|~~~|\$ |    \S)", re.MULTILINE)
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
+
+
+def pointed_to(part: Part) -> tuple[str, str] | None:
+    """(document id, #anchor or "") of the one document the part points at, when the
+    part is a pointer; None otherwise."""
+    body = syntax_for(part.chunk.path).as_markdown(part.body).strip()
+    if not body or len(body) > POINTER_MAX_CHARS or _STEPS_OR_CODE.search(body):
+        return None
+    targets = {
+        t
+        for m in _INLINE_LINK.finditer(body)
+        if (t := _document_target(m.group(1), part.chunk.path)) is not None
+    }
+    if len(targets) != 1:
+        return None
+    path, anchor = targets.pop()
+    doc = reference_id(path, part.chunk.source_id, any_path=True)
+    if doc == part.chunk.source_id:
+        return None  # a link within the runbook points at its own section
+    return doc, anchor
+
+
+def _document_target(target: str, within: str) -> tuple[str, str] | None:
+    """(path inside the source, anchor) of a relative link to a runbook file; None for
+    an address, an anchor of the same page, another kind of file, or a path that
+    leaves the source."""
+    if _SCHEME.match(target) or target.startswith(("#", "/")):
+        return None
+    path, _, anchor = target.partition("#")
+    path = path.partition("?")[0]
+    if not path.lower().endswith(DOCUMENT_SUFFIXES):
+        return None
+    resolved = posixpath.normpath(posixpath.join(posixpath.dirname(within), path))
+    if resolved.startswith("../") or resolved == "..":
+        return None
+    return resolved, anchor

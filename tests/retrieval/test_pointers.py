@@ -1,0 +1,73 @@
+"""Which sections only point at a shared procedure, and where."""
+
+from __future__ import annotations
+
+from ingest.chunker import chunk_document
+from retrieval.outline import Part, document_parts
+from retrieval.pointers import pointed_to
+from tests.conftest import markdown_document
+
+ALERT = """# Policy Propagator Has a High Error Rate
+
+## Troubleshooting
+
+### 1. Check the Logs
+
+See [Checking the Policy Propagator Logs](../../common/propagator-logs.md) and filter for
+logs with `policy-set` in them.
+
+### 2. Restart the Pod
+
+Restarting the pod reconciles every policy again. See
+[Restarting the Propagator](../../common/propagator-restart.md#restart-on-the-hub).
+
+### 3. Escalate
+
+If nothing helps, see [the escalation policy](https://example.com/escalation.md).
+
+### 4. Compare the two
+
+Compare [the logs](../../common/propagator-logs.md) with
+[the restart notes](../../common/propagator-restart.md).
+
+### 5. Look above
+
+The errors are explained in [the description](#description).
+
+### 6. Outside
+
+See [the deploy notes](../../../../deploy/notes.md).
+
+### 7. Steps of its own
+
+Before restarting, read [the restart notes](../../common/propagator-restart.md):
+
+1. Scale the deployment down.
+2. Scale it up again.
+"""
+
+
+def parts() -> dict[str, Part]:
+    d = markdown_document(
+        ALERT, "Policy Propagator Has a High Error Rate", "policy/alerts/propagator/high-errors.md"
+    )
+    return {p.heading: p for p in document_parts(chunk_document(d, 0))}
+
+
+def test_a_short_step_that_links_one_runbook_points_at_it() -> None:
+    by_heading = parts()
+    assert pointed_to(by_heading["1. Check the Logs"]) == ("policy/common/propagator-logs", "")
+    assert pointed_to(by_heading["2. Restart the Pod"]) == (
+        "policy/common/propagator-restart",
+        "restart-on-the-hub",
+    )
+
+
+def test_no_pointer_to_an_address_two_runbooks_its_own_page_or_outside_the_source() -> None:
+    by_heading = parts()
+    for heading in ("3. Escalate", "4. Compare the two", "5. Look above", "6. Outside"):
+        assert pointed_to(by_heading[heading]) is None, heading
+
+
+def test_a_step_with_steps_of_its_own_is_no_pointer() -> None:
+    assert pointed_to(parts()["7. Steps of its own"]) is None
