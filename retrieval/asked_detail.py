@@ -11,6 +11,8 @@ Some questions ask for a thing a runbook either shows or does not:
 - a setting by name ("which flag controls …", "which config key sets …"), shown as
   code (``-alertmanager.persist-interval``, ``max_concurrency``, ``GITALY_TOKEN``);
 - the default ("whats the default max_series"), given only where a runbook says so;
+  of a setting named as one (``-compactor.deletion-delay``, ``max_series``), only in a
+  sentence or line of code that names that setting, not another setting's default;
 - the name itself ("what's the actual bucket name"): code beside that word, not a
   placeholder for it (``bucket => ":bucket:"``);
 - the query ("the prometheus query behind it", "which metric do i graph"), shown as
@@ -253,6 +255,49 @@ def shows_default(markdown: str) -> bool:
     )
 
 
+# the setting whose default is asked for, written as one ("max_series", "-x.deletion-delay",
+# "`retention`"): right after "default", or after "default for"/"of"
+_DEFAULT_OF = re.compile(
+    r"\bdefaults?(?: (?:value|setting)s?)?(?: (?:for|of))?(?: the)? "
+    r"(?:`(?P<code>[^`\n]+)`|-{0,2}(?P<name>[A-Za-z][\w-]*(?:[._][\w-]+)+))",
+    re.I,
+)
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+_SPAN = re.compile(r"`[^`\n]+`")
+# a sentence whose stops end it only before a space: ``-x.deletion-delay`` stays whole
+_PROSE_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\S))+")
+
+
+def default_of(question: str) -> str | None:
+    """The setting whose default the question asks, when it names one as a setting is
+    written: the last part of its name, letters and digits only (``deletiondelay`` of
+    ``-compactor.deletion-delay``), so the flag and the config key both match."""
+    m = _DEFAULT_OF.search(question)
+    if m is None:
+        return None
+    name = (m["code"] or m["name"]).strip().lstrip("-")
+    last = re.split(r"[.:/]", name)[-1]
+    key = _NOT_ALNUM.sub("", last.lower())
+    return key or None
+
+
+def shows_default_of(key: str, markdown: str) -> bool:
+    """Does the text say the default where it names the setting ``key``: in one sentence
+    or one line of code, the word "default", the setting, and a value or other code?"""
+    pieces = [
+        line for m in _CODE.finditer(markdown) for line in m.group(0).strip("`~").splitlines()
+    ]
+    pieces += _PROSE_SENTENCE.findall(_CODE_BLOCKS.sub(" ", markdown))
+    for piece in pieces:
+        if key not in _NOT_ALNUM.sub("", piece.lower()) or not _DEFAULT.search(piece):
+            continue
+        # the value beside the name: a number, or code other than the name itself
+        rest = _SPAN.sub(lambda c: " " if key in _NOT_ALNUM.sub("", c[0].lower()) else c[0], piece)
+        if shows_number(rest) or _SPAN.search(rest):
+            return True
+    return False
+
+
 # -- a name ---------------------------------------------------------------------------
 
 # "what's the actual bucket name", "the exact name of the secret": the name itself, which
@@ -337,7 +382,10 @@ def asked_detail(question: str) -> Detail | None:
             return COMMAND
         return Detail("command", "no-command", partial(shows_tool_command, tool), False, tool)
     if _ASKS_DEFAULT.search(question):
-        return DEFAULT
+        key = default_of(question)
+        if key is None:
+            return DEFAULT
+        return Detail("default", "no-value", partial(shows_default_of, key))
     if _ASKS_SETTING.search(question):
         return SETTING
     noun = asked_name(question)

@@ -198,3 +198,23 @@ def test_every_missing_detail_is_a_reason_that_offers_the_closest_runbooks() -> 
     assert missing == set(MISSING_DETAIL)
     tool = asked_detail("amtool syntax to silence an alert")
     assert tool is not None and tool.missing in MISSING_DETAIL
+
+
+def test_the_default_of_a_named_setting_is_shown_only_where_that_setting_is_named() -> None:
+    asked = asked_detail("what's the default for -compactor.deletion-delay? how long until gone")
+    assert asked is not None and asked.name == "default"
+    # another setting's default beside the flag's mention is not the flag's default
+    assert not asked.shows(
+        "It hard-deletes blocks after `-compactor.deletion-delay`. The default retention is 4 days."
+    )
+    assert not asked.shows("The default for `-compactor.deletion-delay` is set per tenant.")
+    # the flag or its config key, with the default value in the same sentence or line
+    assert asked.shows("The `-compactor.deletion-delay` defaults to 12h.")
+    assert asked.shows("By default `-compactor.deletion-delay` is `12h`.")
+    assert asked.shows("```yaml\ncompactor:\n  deletion_delay: 12h  # the default\n```")
+    # a setting named in code, or none named: any default with its value shows it
+    key = asked_detail("what is the default of `max_series`?")
+    assert key is not None and key.shows("By default `max_series` is 1.5M per ingester.")
+    assert not key.shows("By default each ingester takes up to 1.5M series.")
+    plain = asked_detail("what's the default storage class for virt disks")
+    assert plain is not None and plain.shows("The default storage class is `gp3-csi`.")
