@@ -226,7 +226,8 @@ def unknown_entities(
         if written_as_name(raw):
             if word in corpus_terms or normalize_name(word) in known_names:
                 continue
-            if raw.islower() and _plain_words(raw, vocab):
+            # "break-glass" is a phrase of words; "number_of_replicas" is a setting's name
+            if raw.islower() and "_" not in raw and _plain_words(raw, vocab):
                 continue
             found.append(raw)
             continue

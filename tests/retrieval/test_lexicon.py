@@ -87,6 +87,14 @@ def test_hyphenated_phrase_of_words_is_not_a_name() -> None:
     assert unknown_entities("search-api keeps restarting", {}, Lexicon()) == ["search-api"]
 
 
+def test_a_snake_case_identifier_is_a_name_even_of_plain_words() -> None:
+    """``number_of_replicas`` is a setting: when no runbook has it, the runbooks do not
+    cover it, though "number", "of" and "replicas" are words."""
+    question = "how do i drop number_of_replicas so it goes green"
+    assert unknown_entities(question, {"replica": 2}, Lexicon()) == ["number_of_replicas"]
+    assert unknown_entities(question, {"number_of_replicas": 1}, Lexicon()) == []
+
+
 def test_everyday_words_and_instance_names_are_not_missing_terms() -> None:
     stats = TermStats(doc_freq={"disk": 3, "full": 2, "node": 4}, n_docs=10)
     question = "node disk full on ip-10-0-4-17 since 2am, culprit?"
