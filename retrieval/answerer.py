@@ -47,7 +47,7 @@ from retrieval.embeddings import Vectors
 from retrieval.evidence import query_terms, unknown_entities
 from retrieval.intent import asks_about_past, asks_what_to_do, heading_kinds, question_intent
 from retrieval.lexicon import spelled_words, with_long_forms, written_in
-from retrieval.names import as_written, document_names, naming_terms, query_names
+from retrieval.names import as_titled, as_written, document_names, naming_terms, query_names
 from retrieval.outline import OutlineCache, Part
 from retrieval.pointers import pointed_to
 from retrieval.query import drop_links
@@ -247,10 +247,17 @@ class ExtractiveAnswerer:
 
     def _read(self, query: str, snap: Snapshot) -> Reading:
         doc_freq = snap.term_stats.doc_freq
+        # an alert name no runbook writes that a runbook's title spells in words
+        query, titled = as_titled(
+            query,
+            lambda name: doc_freq.get(name, 0) > 0 or name in snap.document_names,
+            lambda: snap.titles,
+        )
         # a runbook's name typed in other case, as written: "kubepodcrashlooping"
         query = as_written(query, doc_freq, lambda: snap.written_names, snap.document_names)
         # typos read as the word they stand for: "conection" -> "connection"
-        return corrected(query, doc_freq, self._vocabulary, lambda: snap.words, self._spelled)
+        reading = corrected(query, doc_freq, self._vocabulary, lambda: snap.words, self._spelled)
+        return replace(reading, read_as=titled + reading.read_as) if titled else reading
 
     def retrieve(
         self, question: str, flt: SearchFilter | None = None, vector: Vectors | None = None

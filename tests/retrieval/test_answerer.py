@@ -599,3 +599,33 @@ def test_a_step_that_points_at_a_shared_procedure_is_followed(
             for c in a.citations:
                 text = (tmp_path / "runbooks" / c.path).read_text(encoding="utf-8")
                 assert text[c.start : c.end] == c.quote
+
+
+LEDGER_LAG = """# Ledger Consumer Has a High Lag
+
+## Meaning
+
+The ledger consumer is more than ten thousand messages behind the payments topic.
+
+## Mitigation
+
+Scale the ledger consumer out: `kubectl -n queues scale deploy/ledger-consumer --replicas=6`.
+"""
+
+
+def test_an_alert_name_that_only_a_prose_title_spells_is_read_as_that_title(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """Alerts arrive by name (``LedgerConsumerHighLag``); the runbook is titled in words.
+    The name is read as the title it spells, and the answer says so."""
+    files = with_samples({"queues/alerts/ledger-lag.md": LEDGER_LAG})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        answer = rt.extractive.answer("LedgerConsumerHighLag firing, what do i do", EVERYONE)
+        assert answer.state == "answer", (answer.reason, answer.confidence)
+        assert answer.citations[0].path == "queues/alerts/ledger-lag.md"
+        assert answer.citations[0].section == "Mitigation"
+        assert answer.read_as == (("LedgerConsumerHighLag", "Ledger Consumer Has a High Lag"),)
+        # a name no title spells is still a name the runbooks do not know
+        other = rt.extractive.answer("LedgerProducerHighLag firing, what do i do", EVERYONE)
+        assert other.state != "answer"
+        assert not other.read_as
