@@ -112,7 +112,7 @@ class Retrieval:
     names: frozenset[str] = field(default=frozenset())
     # the pinned link's #anchor as written: the heading of the runbook to lead with
     anchor: str | None = None
-    read_as: tuple[tuple[str, str], ...] = ()  # typos and the words they were read as
+    read_as: tuple[tuple[str, str], ...] = ()  # typos, alert names: as typed, as read
     query: str = ""  # the question as read: names as the runbooks write them, typos corrected
 
 

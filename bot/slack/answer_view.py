@@ -396,7 +396,7 @@ def _footer(view: View, answer: Answer) -> str:
             parts.append(f"Shared by {who}")
     if view.asked and view.asked.strip():
         parts.append(f"Asked: “{escape(clip(view.asked, _QUESTION_MAX))}”")
-    if answer.read_as:  # the typos the search corrected
+    if answer.read_as:  # typos corrected, alert names read as the title they spell
         read = ", ".join(f"“{escape(typed)}” as “{escape(as_)}”" for typed, as_ in answer.read_as)
         parts.append(f"Read {read}")
     return " · ".join(parts)
