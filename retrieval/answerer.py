@@ -257,7 +257,10 @@ class ExtractiveAnswerer:
         query = as_written(query, doc_freq, lambda: snap.written_names, snap.document_names)
         # typos read as the word they stand for: "conection" -> "connection"
         reading = corrected(query, doc_freq, self._vocabulary, lambda: snap.words, self._spelled)
-        return replace(reading, read_as=titled + reading.read_as) if titled else reading
+        if not titled:
+            return reading
+        named = frozenset(normalize_name(title) for _name, title in titled)
+        return replace(reading, read_as=titled + reading.read_as, named=named)
 
     def retrieve(
         self, question: str, flt: SearchFilter | None = None, vector: Vectors | None = None
@@ -272,7 +275,7 @@ class ExtractiveAnswerer:
         if vector is None:
             embed = self._dense_query or self._searcher.embedder.embed_query
             vector = embed(query)
-        names = query_names(query, doc_freq, snap.term_stats.n_docs)
+        names = query_names(query, doc_freq, snap.term_stats.n_docs) | reading.named
         if flt is not None and flt.anchor:
             names = names | {normalize_name(flt.anchor)}
         pinned = flt.sources if flt is not None else None
@@ -288,7 +291,7 @@ class ExtractiveAnswerer:
             )
             hits = self._searcher.search_chunks(query, f, vector, generation)
             dense = sorted((h.dense_score for h in hits if h.dense_score is not None), reverse=True)
-            return self._searcher.group(query, hits), dense
+            return self._searcher.group(query, hits, reading.named), dense
 
         runbooks, dense_scores = search(RUNBOOK_TYPES)
         incidents, _ = search(INCIDENT_TYPES)

@@ -132,9 +132,13 @@ class HybridSearcher:
     ) -> list[DocumentHits]:
         return self.group(query, self.search_chunks(query, flt, dense_vector))[:k]
 
-    def group(self, query: str, hits: Sequence[Hit]) -> list[DocumentHits]:
-        """Documents, best first; one the query names outright ranks as if first in a list."""
+    def group(
+        self, query: str, hits: Sequence[Hit], named: frozenset[str] = frozenset()
+    ) -> list[DocumentHits]:
+        """Documents, best first; one the query names outright ranks as if first in a list.
+        ``named``: normalized names the query gave in another form (an alert name read as
+        the title it spells)."""
         bonus = 1.0 / (self._config.rrf_k + 1)
         stats = self.snapshot().term_stats
-        names = query_names(query, stats.doc_freq, stats.n_docs)
+        names = query_names(query, stats.doc_freq, stats.n_docs) | named
         return group_by_document(hits, names=names, name_bonus=bonus)

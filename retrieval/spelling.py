@@ -96,6 +96,7 @@ class Reading:
 
     text: str
     read_as: tuple[tuple[str, str], ...] = ()  # (as typed, as read)
+    named: frozenset[str] = frozenset()  # documents an alert name was read as (normalized)
 
 
 def corrected(

@@ -618,14 +618,27 @@ def test_an_alert_name_that_only_a_prose_title_spells_is_read_as_that_title(
 ) -> None:
     """Alerts arrive by name (``LedgerConsumerHighLag``); the runbook is titled in words.
     The name is read as the title it spells, and the answer says so."""
-    files = with_samples({"queues/alerts/ledger-lag.md": LEDGER_LAG})
+    files = with_samples(
+        {
+            "queues/alerts/ledger-lag.md": LEDGER_LAG,
+            # a sibling that the title's words match as well as the question's own
+            "queues/alerts/ledger-producer-lag.md": LEDGER_LAG.replace(
+                "Ledger Consumer Has", "Ledger Producer Has"
+            ).replace(
+                "The ledger consumer is",
+                "Fires on the hub when the ledger producer, which feeds the ledger consumer, is",
+            ),
+        }
+    )
     with runtime_over(files, tmp_path, embedder) as rt:
-        answer = rt.extractive.answer("LedgerConsumerHighLag firing, what do i do", EVERYONE)
+        answer = rt.extractive.answer(
+            "LedgerConsumerHighLag firing on the hub, what do i do", EVERYONE
+        )
         assert answer.state == "answer", (answer.reason, answer.confidence)
         assert answer.citations[0].path == "queues/alerts/ledger-lag.md"
         assert answer.citations[0].section == "Mitigation"
         assert answer.read_as == (("LedgerConsumerHighLag", "Ledger Consumer Has a High Lag"),)
         # a name no title spells is still a name the runbooks do not know
-        other = rt.extractive.answer("LedgerProducerHighLag firing, what do i do", EVERYONE)
+        other = rt.extractive.answer("LedgerAuditorHighLag firing, what do i do", EVERYONE)
         assert other.state != "answer"
         assert not other.read_as
