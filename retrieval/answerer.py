@@ -30,7 +30,7 @@ from core.models import (
 )
 from core.redact import redact
 from retrieval.answer_config import AnswerConfig
-from retrieval.asked_detail import asked_detail
+from retrieval.asked_detail import Detail, asked_detail
 from retrieval.composer import (
     ScoredPart,
     anchored_heading,
@@ -45,7 +45,13 @@ from retrieval.contrast import set_aside
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
 from retrieval.evidence import query_terms, unknown_entities
-from retrieval.intent import asks_about_past, asks_what_to_do, heading_kinds, question_intent
+from retrieval.intent import (
+    Intent,
+    asks_about_past,
+    asks_what_to_do,
+    heading_kinds,
+    question_intent,
+)
 from retrieval.lexicon import spelled_words, with_long_forms, written_in
 from retrieval.names import as_titled, as_written, document_names, naming_terms, query_names
 from retrieval.outline import OutlineCache, Part
@@ -339,9 +345,7 @@ class ExtractiveAnswerer:
                 out.append(by_source[sid])
                 continue
             chunks = snap.chunks_by_source.get(sid)
-            if not chunks or (
-                groups is not None and not set(groups) & set(chunks[0].metadata.access)
-            ):
+            if not chunks or not readable(chunks[0], groups):
                 continue
             hits = sorted(
                 (Hit(chunk=c, dense_score=snap.dense_score(c.chunk_id, vector)) for c in chunks),
@@ -380,7 +384,7 @@ class ExtractiveAnswerer:
         if not chunks:
             return None
         groups = flt.groups if flt is not None else None
-        if groups is not None and not set(chunks[0].metadata.access) & set(groups):
+        if not readable(chunks[0], groups):
             return None
         hits = self._searcher.search_chunks(
             r.question, SearchFilter(groups=groups), r.vector, r.generation
@@ -736,7 +740,10 @@ class ExtractiveAnswerer:
         what_to_do = asks_what_to_do(r.question)
         for sp in choose_parts(ranked, intent, self._config.sections, detail, what_to_do):
             out.extend(self._quotes(sp.part, parts, r, today, acting))
-            if follow is not None and (linked := self._followed(sp.part, r, follow)):
+            linked = None
+            if follow is not None:
+                linked = self._followed(sp.part, r, follow.groups, intent, detail, what_to_do)
+            if linked is not None:
                 out.extend(self._quotes(*linked, r, today, acting))
                 follow = None  # one procedure followed: the answer stays short
         return tuple(out)
@@ -754,7 +761,13 @@ class ExtractiveAnswerer:
         return out
 
     def _followed(
-        self, part: Part, r: Retrieval, flt: SearchFilter
+        self,
+        part: Part,
+        r: Retrieval,
+        groups: tuple[str, ...] | None,
+        intent: Intent,
+        detail: Detail | None,
+        what_to_do: bool,
     ) -> tuple[Part, list[Part]] | None:
         """The part of the shared procedure ``part`` points at to quote (the linked
         #anchor's section, else the one the question asks for) and the procedure's
@@ -767,22 +780,18 @@ class ExtractiveAnswerer:
         chunks = r.snapshot.chunks_by_source.get(source_id)
         if not chunks:
             return None
-        meta = chunks[0].metadata
-        if flt.groups is not None and not set(flt.groups) & set(meta.access):
-            return None
-        if meta.status in INACTIVE_STATUSES:
+        if not readable(chunks[0], groups) or chunks[0].metadata.status in INACTIVE_STATUSES:
             return None
         parts = self._parts(source_id, chunks[0], r)
         heading = anchored_heading(parts, anchor) if anchor else None
         ranked = lead_with(self._rank(parts, r), heading)
-        chosen = choose_parts(
-            ranked,
-            question_intent(r.question),
-            self._config.sections,
-            asked_detail(r.question),
-            asks_what_to_do(r.question),
-        )
+        chosen = choose_parts(ranked, intent, self._config.sections, detail, what_to_do)
         return (chosen[0].part, parts) if chosen else None
+
+
+def readable(chunk: Chunk, groups: Sequence[str] | None) -> bool:
+    """May a scope of ``groups`` (None: any) read the chunk's document?"""
+    return groups is None or bool(set(groups) & set(chunk.metadata.access))
 
 
 def _superseded_note(old: Candidate, new: Candidate | None) -> AnswerWarning:

@@ -37,7 +37,7 @@ from functools import lru_cache, partial
 from typing import Literal
 
 from core.markup import syntax_for
-from core.models import AbstainReason
+from core.models import AbstainReason, normalize_name
 
 DetailName = Literal["command", "duration", "size", "number", "setting", "query", "default", "name"]
 
@@ -262,10 +262,10 @@ _DEFAULT_OF = re.compile(
     r"(?:`(?P<code>[^`\n]+)`|-{0,2}(?P<name>[A-Za-z][\w-]*(?:[._][\w-]+)+))",
     re.I,
 )
-_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
 _SPAN = re.compile(r"`[^`\n]+`")
 # a sentence whose stops end it only before a space: ``-x.deletion-delay`` stays whole
-_PROSE_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\S))+")
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=\S))+")
+_CODE_BLOCKS = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n.*?^ {0,3}\1", re.M | re.S)
 
 
 def default_of(question: str) -> str | None:
@@ -276,9 +276,7 @@ def default_of(question: str) -> str | None:
     if m is None:
         return None
     name = (m["code"] or m["name"]).strip().lstrip("-")
-    last = re.split(r"[.:/]", name)[-1]
-    key = _NOT_ALNUM.sub("", last.lower())
-    return key or None
+    return normalize_name(re.split(r"[.:/]", name)[-1]) or None
 
 
 def shows_default_of(key: str, markdown: str) -> bool:
@@ -287,12 +285,12 @@ def shows_default_of(key: str, markdown: str) -> bool:
     pieces = [
         line for m in _CODE.finditer(markdown) for line in m.group(0).strip("`~").splitlines()
     ]
-    pieces += _PROSE_SENTENCE.findall(_CODE_BLOCKS.sub(" ", markdown))
+    pieces += _SENTENCE.findall(_CODE_BLOCKS.sub(" ", markdown))
     for piece in pieces:
-        if key not in _NOT_ALNUM.sub("", piece.lower()) or not _DEFAULT.search(piece):
+        if key not in normalize_name(piece) or not _DEFAULT.search(piece):
             continue
         # the value beside the name: a number, or code other than the name itself
-        rest = _SPAN.sub(lambda c: " " if key in _NOT_ALNUM.sub("", c[0].lower()) else c[0], piece)
+        rest = _SPAN.sub(lambda c: " " if key in normalize_name(c[0]) else c[0], piece)
         if shows_number(rest) or _SPAN.search(rest):
             return True
     return False
@@ -310,8 +308,6 @@ _ASKS_NAME = re.compile(
 )
 _TOKEN = re.compile(r"[\w./:@{}<>$-]{3,}")
 _PLACEHOLDER = re.compile(r"^[:<{$\[]|[>}:\]]$|your|example|change_?me|replace|xxx|\.\.\.", re.I)
-_SENTENCE = re.compile(r"[^.!?\n]+")
-_CODE_BLOCKS = re.compile(r"^ {0,3}(```|~~~)[^\n]*\n.*?^ {0,3}\1", re.M | re.S)
 
 
 def asked_name(question: str) -> str | None:

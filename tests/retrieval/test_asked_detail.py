@@ -183,6 +183,8 @@ def test_the_actual_name_asked_for_is_code_beside_the_word_not_a_placeholder() -
     bucket = asked_detail("what's the actual bucket name for the logsearch archive in prod?")
     assert bucket is not None and bucket.name == "name" and bucket.missing == "no-value"
     assert bucket.shows("The archive bucket is `cg-logs-prod-archive`.")
+    # a dotted name does not end the sentence that gives it
+    assert bucket.shows("The archive bucket is `logs.prod.acme`, in us-gov-west-1.")
     assert bucket.shows('```\ninput {\n  s3 {\n    bucket => "cg-logs-prod"\n  }\n}\n```')
     # a placeholder for it, or the name of something else, is no answer
     template = '```\ninput {\n  s3 {\n    bucket => ":bucket:"\n    region => "us-gov"\n}\n```'
