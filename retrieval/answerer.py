@@ -41,7 +41,7 @@ from retrieval.composer import (
     shared_depth,
 )
 from retrieval.confidence import Evidence, everyday_terms, gather_evidence
-from retrieval.contrast import set_aside
+from retrieval.contrast import seen_fine, set_aside
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
 from retrieval.evidence import query_terms, unknown_entities
@@ -710,6 +710,7 @@ class ExtractiveAnswerer:
             set_aside(r.query),
             detail=asked_detail(r.question),
             what_to_do=asks_what_to_do(r.question),
+            seen=seen_fine(r.question),
         )
 
     def _ranked_parts(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:

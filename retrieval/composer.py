@@ -35,6 +35,7 @@ from core.markdown import group_blocks, split_blocks
 from core.markup import syntax_for
 from core.models import normalize_name
 from retrieval.asked_detail import Detail
+from retrieval.contrast import says_state
 from retrieval.evidence import TermStats, coverage
 from retrieval.intent import WANTED, Intent, heading_kinds, intent_match
 from retrieval.outline import Part
@@ -95,6 +96,7 @@ def rank_parts(
     ruled_out: frozenset[str] = frozenset(),
     detail: Detail | None = None,
     what_to_do: bool = False,
+    seen: frozenset[str] = frozenset(),
 ) -> list[ScoredPart]:
     """The document's parts, best answer first.
 
@@ -108,7 +110,9 @@ def rank_parts(
     before it fires"), which a part that shows it answers better than one that only
     explains (:mod:`retrieval.asked_detail`). ``what_to_do``: the question asks only
     what to do ("… firing, what do i do"): what the alert means restates it, as its
-    symptoms do, and the check before acting is the second part instead.
+    symptoms do, and the check before acting is the second part instead. ``seen``: the
+    healthy states the question reports ("the pod is Running"); a part headed by one is
+    the check the asker has done or the case they have ruled out.
     """
     body_terms = [t for t in terms if normalize_name(t) not in names]
     # a question that is nothing but the name (a bare alert): its words are all there is
@@ -133,7 +137,7 @@ def rank_parts(
             + weights.dense * dense_of(p)
             + intent_weight * intent_match(intent, p.own_path)
             - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p, what_to_do))
-            - weights.ruled_out * _headed_by(p, ruled_out)
+            - weights.ruled_out * (_headed_by(p, ruled_out) or _says_seen(p, seen))
             + weights.detail * shows
         )
         out.append(ScoredPart(p, score, lexical, shows_detail=shows))
@@ -220,6 +224,11 @@ def quotable(parts: Sequence[Part]) -> list[Part]:
 def _headed_by(part: Part, words: frozenset[str]) -> bool:
     """Do ``words`` name the part: its heading or one above it, not the title?"""
     return bool(words) and any(words & set(tokenize(h)) for h in part.own_path)
+
+
+def _says_seen(part: Part, seen: frozenset[str]) -> bool:
+    """Does the part's heading, or one above it, speak of a state the asker has seen?"""
+    return any(says_state(h, seen) for h in part.own_path)
 
 
 def _own_heading_terms(part: Part) -> frozenset[str]:

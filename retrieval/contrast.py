@@ -1,7 +1,11 @@
 """What a question sets aside: "the bosh director's, not a tenant's", "without shutting
 it down", "rather than restarting it", "logit itself is down, not just my login". The
 words set aside name the section the asker does not want: they are no evidence for a
-part, and a part headed by them is the case the question rules out."""
+part, and a part headed by them is the case the question rules out.
+
+A state the asker has already seen ("the cvo pod is Running", "every replica is
+ready") sets its case aside too: "Verify the operator is running" and "The pod is not
+running" are the checks and the case the question has ruled out."""
 
 from __future__ import annotations
 
@@ -15,6 +19,28 @@ _SET_ASIDE = re.compile(
     r"other than|except(?: for)?|without)\s+((?:[\w'-]+[ \t]+){0,2}[\w'-]+)",
     re.I,
 )
+
+
+_WORD = re.compile(r"[a-z]+")
+# a healthy state the asker reports, right after the verb: "is Running", "are all ready",
+# "still running"; "is not running" reports the failure, which the runbook's case covers
+_SEEN_FINE = re.compile(
+    r"\b(?:(?:is|are|looks?|seems?|appears?|shows?)\s+(?:to be\s+)?|still\s+)"
+    r"(?:(?:all|still|definitely|clearly)\s+)?(running|ready|healthy|reachable|available)\b",
+    re.I,
+)
+
+
+def seen_fine(question: str) -> frozenset[str]:
+    """The healthy states the question reports, as written ("running" of "the pod is
+    Running"): words, not stems, since "run the command" is no such state."""
+    return frozenset(m.group(1).lower() for m in _SEEN_FINE.finditer(question))
+
+
+def says_state(heading: str, states: frozenset[str]) -> bool:
+    """Does the heading speak of one of ``states`` ("Verify the operator is running",
+    "Pod is not running")?"""
+    return bool(states) and bool(states & set(_WORD.findall(heading.lower())))
 
 
 def set_aside(question: str) -> frozenset[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from retrieval.composer import SectionWeights, rank_parts
-from retrieval.contrast import set_aside
+from retrieval.contrast import says_state, seen_fine, set_aside
 from retrieval.evidence import TermStats
 from retrieval.tokenize import tokenize
 from tests.retrieval.test_composer import parts_of
@@ -58,3 +58,47 @@ def test_a_section_headed_by_what_the_question_sets_aside_does_not_lead() -> Non
 
     assert first(frozenset()) == "Identify the database"
     assert first(set_aside(question)) == "Platform Databases"
+
+
+def test_a_healthy_state_the_question_reports() -> None:
+    assert seen_fine("cvo pod is Running and logs look clean?? wtf") == {"running"}
+    assert seen_fine("every replica is all ready, pods themselves still running") == {
+        "ready",
+        "running",
+    }
+    # the failure itself is the case the runbook covers
+    assert seen_fine("pod is not running and not ready") == frozenset()
+    assert seen_fine("is it ready yet") == frozenset()
+    assert says_state("1. Verify the cluster-version-operator is running", {"running"})
+    assert says_state("Pod is not running", {"running"})
+    # a word, not a stem: running a command is no state
+    assert not says_state("Run the following command", {"running"})
+
+
+OPERATOR = """# OperatorDown
+
+## Diagnosis
+
+### 1. Verify the operator is running
+
+Check that the operator pod is running and inspect its log.
+
+### 2. Prometheus issues
+
+The operator pod can be healthy while Prometheus fails to scrape it: check its targets.
+"""
+
+
+def test_a_check_of_what_the_asker_has_seen_does_not_lead() -> None:
+    question = "OperatorDown firing but the operator pod is running. what else"
+    terms = list(dict.fromkeys(tokenize(question)))
+    stats = TermStats.from_doc_terms({"r": tokenize(OPERATOR), "o": ["unrelated"]})
+
+    def first(seen: frozenset[str]) -> str:
+        got = rank_parts(
+            parts_of(OPERATOR), terms, stats, lambda p: 0.5, "diagnose", SectionWeights(), seen=seen
+        )
+        return got[0].part.heading
+
+    assert first(frozenset()) == "1. Verify the operator is running"
+    assert first(seen_fine(question)) == "2. Prometheus issues"
