@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache, partial
 from typing import Literal
 
 from core.markup import syntax_for
 from core.models import AbstainReason, normalize_name
+from retrieval.tokenize import tokenize
 
 DetailName = Literal["command", "duration", "size", "number", "setting", "query", "default", "name"]
 
@@ -279,14 +280,18 @@ def default_of(question: str) -> str | None:
     return normalize_name(re.split(r"[.:/]", name)[-1]) or None
 
 
-def shows_default_of(key: str, markdown: str) -> bool:
-    """Does the text say the default where it names the setting ``key``: in one sentence
-    or one line of code, the word "default", the setting, and a value or other code?"""
+def _pieces(markdown: str) -> list[str]:
+    """The text's lines of code and its sentences of prose: where a value is said."""
     pieces = [
         line for m in _CODE.finditer(markdown) for line in m.group(0).strip("`~").splitlines()
     ]
-    pieces += _SENTENCE.findall(_CODE_BLOCKS.sub(" ", markdown))
-    for piece in pieces:
+    return pieces + _SENTENCE.findall(_CODE_BLOCKS.sub(" ", markdown))
+
+
+def shows_default_of(key: str, markdown: str) -> bool:
+    """Does the text say the default where it names the setting ``key``: in one sentence
+    or one line of code, the word "default", the setting, and a value or other code?"""
+    for piece in _pieces(markdown):
         if key not in normalize_name(piece) or not _DEFAULT.search(piece):
             continue
         # the value beside the name: a number, or code other than the name itself
@@ -294,6 +299,39 @@ def shows_default_of(key: str, markdown: str) -> bool:
         if shows_number(rest) or _SPAN.search(rest):
             return True
     return False
+
+
+# -- the value of a named quantity ------------------------------------------------------
+
+# "what's the p99 latency target", "the kafka session timeout", "what queue size": the
+# value of one quantity, which the runbook says where it names that quantity; another
+# figure of the same runbook (its retention, the lag that pages) answers another question
+_VALUE_OF = re.compile(
+    r"\bwhat(?:'s| is|s| are)? (?:the |our |its |their )?(?:[\w-]+ ){0,2}?(?P<x>[a-z][\w-]*) "
+    r"(?:threshold|limit|retention|size|timeout|interval|ttl|duration|frequency|percentage|"
+    r"quota|cutoff|target|objective)s?\b",
+    re.I,
+)
+# words before the value's noun that say which value, not of what
+_NOT_QUANTITIES = frozenset(
+    "the a an actual exact current default configured real max maximum min minimum alert "
+    "alerting same new old right usual typical recommended expected allowed hard soft".split()
+)
+
+
+def value_of(question: str) -> str | None:
+    """The quantity whose value the question asks ("latency" of "what's the p99 latency
+    target"), as a stem, when it names one."""
+    m = _VALUE_OF.search(question)
+    if m is None or m["x"].lower() in _NOT_QUANTITIES:
+        return None
+    stems = tokenize(m["x"])
+    return stems[-1] if stems else None
+
+
+def shows_value_of(quantity: str, shows: Callable[[str], bool], markdown: str) -> bool:
+    """Does one sentence or line of code name ``quantity`` and show a value (``shows``)?"""
+    return any(quantity in tokenize(piece) and shows(piece) for piece in _pieces(markdown))
 
 
 # -- a name ---------------------------------------------------------------------------
@@ -389,8 +427,12 @@ def asked_detail(question: str) -> Detail | None:
         return Detail("name", "no-value", partial(shows_name, noun))
     if _ASKS_QUERY.search(question):
         return QUERY
-    if not _ASKS_VALUE.search(question) or _ASKS_METHOD.search(question):
+    quantity = value_of(question)
+    if (quantity is None and not _ASKS_VALUE.search(question)) or _ASKS_METHOD.search(question):
         return None
-    if _ASKS_TIME.search(question):
-        return DURATION
-    return SIZE if _ASKS_SIZE.search(question) else NUMBER
+    value = (
+        DURATION if _ASKS_TIME.search(question) else SIZE if _ASKS_SIZE.search(question) else NUMBER
+    )
+    if quantity is None:
+        return value
+    return replace(value, shows=partial(shows_value_of, quantity, value.shows))

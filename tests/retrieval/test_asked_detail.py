@@ -24,6 +24,7 @@ from retrieval.asked_detail import (
     shows_query,
     shows_setting,
     shows_size,
+    value_of,
 )
 
 
@@ -220,3 +221,21 @@ def test_the_default_of_a_named_setting_is_shown_only_where_that_setting_is_name
     assert not key.shows("By default each ingester takes up to 1.5M series.")
     plain = asked_detail("what's the default storage class for virt disks")
     assert plain is not None and plain.shows("The default storage class is `gp3-csi`.")
+
+
+def test_the_value_of_a_named_quantity_is_shown_where_that_quantity_is_named() -> None:
+    asked = asked_detail("what's the kafka session timeout for the order-fulfillment consumer?")
+    assert asked is not None and asked.name == "duration"
+    # the same runbook's other figures answer other questions
+    assert not asked.shows("Nothing is lost while messages sit in Kafka (retention 7 days).")
+    assert asked.shows("Consumers are evicted after a 45s session timeout.")
+    assert asked.shows("```properties\nsession.timeout.ms=45000 # 45 seconds\n```")
+    target = asked_detail("what's the p99 latency target for secret generation")
+    assert target is not None and target.name == "number"
+    assert not target.shows("- **Target**: ≥ 99.5% of secrets are generated.")
+    assert target.shows("The p99 latency stays under 2 seconds.")
+    # which value ("the threshold", "the max size") names no quantity: any value shows it
+    plain = asked_detail("whats the threshold")
+    assert plain is not None and plain.shows("It fires above 90%.")
+    assert value_of("what's the max size?") is None
+    assert value_of("what queue size does this fire at") == "queue"
