@@ -26,7 +26,9 @@ _WORD = re.compile(r"[a-z]+")
 # "still running"; "is not running" reports the failure, which the runbook's case covers
 _SEEN_FINE = re.compile(
     r"\b(?:(?:is|are|looks?|seems?|appears?|shows?)\s+(?:to be\s+)?|still\s+)"
-    r"(?:(?:all|still|definitely|clearly)\s+)?(running|ready|healthy|reachable|available)\b",
+    r"(?:(?:all|still|definitely|clearly)\s+)?(running|ready|healthy|reachable|available)\b"
+    # "is running out of disk", "running slow", "still running behind": no healthy state
+    r"(?!\s+(?:out|low|slow|slowly|behind|hot|late|short|over|away|into|wild)\b)",
     re.I,
 )
 

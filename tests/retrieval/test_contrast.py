@@ -69,6 +69,10 @@ def test_a_healthy_state_the_question_reports() -> None:
     # the failure itself is the case the runbook covers
     assert seen_fine("pod is not running and not ready") == frozenset()
     assert seen_fine("is it ready yet") == frozenset()
+    # running out, running slow: trouble, not a healthy state
+    assert seen_fine("the disk is running out of inodes and the job is still running slow") == (
+        frozenset()
+    )
     assert says_state("1. Verify the cluster-version-operator is running", {"running"})
     assert says_state("Pod is not running", {"running"})
     # a word, not a stem: running a command is no state
