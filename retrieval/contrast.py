@@ -23,9 +23,10 @@ _SET_ASIDE = re.compile(
 
 _WORD = re.compile(r"[a-z]+")
 # a healthy state the asker reports, right after the verb: "is Running", "are all ready",
-# "still running"; "is not running" reports the failure, which the runbook's case covers
+# "still running", "pods all Running"; "is not running" reports the failure, which the
+# runbook's case covers
 _SEEN_FINE = re.compile(
-    r"\b(?:(?:is|are|looks?|seems?|appears?|shows?)\s+(?:to be\s+)?|still\s+)"
+    r"\b(?:(?:is|are|looks?|seems?|appears?|shows?)\s+(?:to be\s+)?|still\s+|all\s+|both\s+)"
     r"(?:(?:all|still|definitely|clearly)\s+)?(running|ready|healthy|reachable|available)\b"
     # "is running out of disk", "running slow", "still running behind": no healthy state
     r"(?!\s+(?:out|low|slow|slowly|behind|hot|late|short|over|away|into|wild)\b)",

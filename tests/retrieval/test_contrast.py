@@ -67,6 +67,7 @@ def test_a_healthy_state_the_question_reports() -> None:
         "running",
     }
     # the failure itself is the case the runbook covers
+    assert seen_fine("logging collector pods all Running but no metrics") == {"running"}
     assert seen_fine("pod is not running and not ready") == frozenset()
     assert seen_fine("is it ready yet") == frozenset()
     # running out, running slow: trouble, not a healthy state
