@@ -20,7 +20,7 @@ from core.markup import syntax_for
 from core.models import Chunk, normalize_name
 from retrieval.link_pages import mostly_links
 from retrieval.spans import section_text
-from retrieval.stubs import stub
+from retrieval.stubs import says_no_steps, stub
 from retrieval.tokenize import tokenize
 
 
@@ -51,7 +51,7 @@ class Part:
         """Not a list of links (a generated "Troubleshooting Pointers" index points at
         answers instead of holding one) and not a stub ("TODO"): worked out once per
         part and index generation, not on every question."""
-        return not mostly_links(self.body) and not stub(self.body)
+        return not mostly_links(self.body) and not stub(self.body) and not says_no_steps(self.body)
 
     @cached_property
     def heading_terms(self) -> frozenset[str]:

@@ -1,4 +1,5 @@
-"""Sections not written yet: a template's headings with nothing (or "TODO") under them."""
+"""Sections not written yet: a template's headings with nothing (or "TODO") under them;
+and sections written only to say there are no steps."""
 
 from __future__ import annotations
 
@@ -14,6 +15,15 @@ _TOC = re.compile(
 )
 
 
+# one sentence that says the section has no steps: "there is no prescriptive way to fix it"
+_NO_STEPS = re.compile(
+    r"\bno (?:prescriptive|known|specific|standard|documented|defined|set|general) "
+    r"(?:way|procedure|fix|remedy|resolution|steps?|process)\b",
+    re.I,
+)
+MAX_NO_STEPS_CHARS = 200
+
+
 def stub(body: str) -> bool:
     """A section not written yet: empty (or only a table of contents the site renders),
     a comment, one line that says "TODO" or "TBD" ("TODO: Command needed"), or nothing
@@ -25,3 +35,13 @@ def stub(body: str) -> bool:
     if all(_PROMPT.match(ln) for ln in lines):
         return True
     return len(lines) == 1 and bool(_STUB_MARK.match(lines[0]))
+
+
+def says_no_steps(body: str) -> bool:
+    """A section written to say it has no steps, in one short sentence: "This is not
+    expected to occur, therefore, there is no prescriptive way to fix it." Quoted, it
+    would show an engineer nothing to do, though it is no unwritten section."""
+    lines = [ln for ln in _COMMENT.sub("", body).splitlines() if ln.strip()]
+    return (
+        len(lines) == 1 and len(lines[0]) <= MAX_NO_STEPS_CHARS and bool(_NO_STEPS.search(lines[0]))
+    )
