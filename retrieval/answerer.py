@@ -55,6 +55,7 @@ from retrieval.intent import (
 from retrieval.lexicon import spelled_words, with_long_forms, written_in
 from retrieval.names import as_titled, as_written, document_names, naming_terms, query_names
 from retrieval.outline import OutlineCache, Part
+from retrieval.permissions import readable
 from retrieval.pointers import pointed_to
 from retrieval.query import drop_links
 from retrieval.search import HybridSearcher, group_by_document
@@ -84,6 +85,11 @@ class Answerer(Protocol):
     def answer(self, question: str, flt: SearchFilter | None = None) -> Answer: ...
 
 
+def current(chunk: Chunk) -> bool:
+    """Is the chunk's document neither superseded nor deprecated?"""
+    return chunk.metadata.status not in INACTIVE_STATUSES
+
+
 @dataclass(frozen=True)
 class Candidate:
     doc: DocumentHits
@@ -99,7 +105,7 @@ class Candidate:
 
     @property
     def active(self) -> bool:
-        return self.chunk.metadata.status not in INACTIVE_STATUSES
+        return current(self.chunk)
 
 
 @dataclass(frozen=True)
@@ -586,7 +592,6 @@ class ExtractiveAnswerer:
         ``above``)?"""
         if flt is None or flt.groups is None:
             return False
-        groups = set(flt.groups)
         wider = self.retrieve(r.question, flt.model_copy(update={"groups": None}), r.vector)
         lead = wider.runbooks[0] if wider.runbooks else None
         return (
@@ -594,7 +599,7 @@ class ExtractiveAnswerer:
             and lead.active
             and (flt.sources is not None or lead.confidence >= self._config.model.answer_at)
             and lead.confidence >= above
-            and not groups & set(lead.chunk.metadata.access)
+            and not readable(lead.chunk, flt.groups)
         )
 
     def suggest(self, r: Retrieval) -> tuple[Suggestion, ...]:
@@ -781,18 +786,13 @@ class ExtractiveAnswerer:
         chunks = r.snapshot.chunks_by_source.get(source_id)
         if not chunks:
             return None
-        if not readable(chunks[0], groups) or chunks[0].metadata.status in INACTIVE_STATUSES:
+        if not readable(chunks[0], groups) or not current(chunks[0]):
             return None
         parts = self._parts(source_id, chunks[0], r)
         heading = anchored_heading(parts, anchor) if anchor else None
         ranked = lead_with(self._rank(parts, r), heading)
         chosen = choose_parts(ranked, intent, self._config.sections, detail, what_to_do)
         return (chosen[0].part, parts) if chosen else None
-
-
-def readable(chunk: Chunk, groups: Sequence[str] | None) -> bool:
-    """May a scope of ``groups`` (None: any) read the chunk's document?"""
-    return groups is None or bool(set(groups) & set(chunk.metadata.access))
 
 
 def _superseded_note(old: Candidate, new: Candidate | None) -> AnswerWarning:

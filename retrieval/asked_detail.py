@@ -13,6 +13,8 @@ Some questions ask for a thing a runbook either shows or does not:
 - the default ("whats the default max_series"), given only where a runbook says so;
   of a setting named as one (``-compactor.deletion-delay``, ``max_series``), only in a
   sentence or line of code that names that setting, not another setting's default;
+- the value of a named quantity ("what's the kafka session timeout"), only in a sentence
+  or line of code that names that quantity, not another figure of the runbook;
 - the name itself ("what's the actual bucket name"): code beside that word, not a
   placeholder for it (``bucket => ":bucket:"``);
 - the query ("the prometheus query behind it", "which metric do i graph"), shown as
@@ -308,8 +310,8 @@ def shows_default_of(key: str, markdown: str) -> bool:
 # figure of the same runbook (its retention, the lag that pages) answers another question
 _VALUE_OF = re.compile(
     r"\bwhat(?:'s| is|s| are)? (?:the |our |its |their )?(?:[\w-]+ ){0,2}?(?P<x>[a-z][\w-]*) "
-    r"(?:threshold|limit|retention|size|timeout|interval|ttl|duration|frequency|percentage|"
-    r"quota|cutoff|target|objective)s?\b",
+    # a quantity's target is its value too: "the latency target", "the uptime objective"
+    r"(?:" + _VALUE_NOUN + r"|(?:target|objective)s?)\b",
     re.I,
 )
 # words before the value's noun that say which value, not of what

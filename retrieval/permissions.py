@@ -27,10 +27,15 @@ import yaml
 from pydantic import Field, ValidationError, field_validator
 
 from core.health import ServiceHealth
-from core.models import DEFAULT_ACCESS_GROUP, Frozen, SearchFilter
+from core.models import DEFAULT_ACCESS_GROUP, Chunk, Frozen, SearchFilter
 from retrieval.errors import RetrievalError
 
 log = logging.getLogger("runbook_bot.permissions")
+
+
+def readable(chunk: Chunk, groups: Iterable[str] | None) -> bool:
+    """May a scope of ``groups`` (None: any) read the chunk's document?"""
+    return groups is None or bool(set(groups) & set(chunk.metadata.access))
 
 
 class AccessMapError(RetrievalError):

@@ -24,12 +24,17 @@ _NO_STEPS = re.compile(
 MAX_NO_STEPS_CHARS = 200
 
 
+def _lines(body: str) -> list[str]:
+    """The section's written lines: no comments, blank lines or rendered contents."""
+    return [ln for ln in _COMMENT.sub("", body).splitlines() if ln.strip() and not _TOC.match(ln)]
+
+
 def stub(body: str) -> bool:
     """A section not written yet: empty (or only a table of contents the site renders),
     a comment, one line that says "TODO" or "TBD" ("TODO: Command needed"), or nothing
     but a template's prompts ("- > Basic troubleshooting order"). Quoted, it would show
     an engineer nothing to do."""
-    lines = [ln for ln in _COMMENT.sub("", body).splitlines() if ln.strip() and not _TOC.match(ln)]
+    lines = _lines(body)
     if not any(ch.isalnum() for ln in lines for ch in ln):
         return True
     if all(_PROMPT.match(ln) for ln in lines):
@@ -41,7 +46,7 @@ def says_no_steps(body: str) -> bool:
     """A section written to say it has no steps, in one short sentence: "This is not
     expected to occur, therefore, there is no prescriptive way to fix it." Quoted, it
     would show an engineer nothing to do, though it is no unwritten section."""
-    lines = [ln for ln in _COMMENT.sub("", body).splitlines() if ln.strip()]
+    lines = _lines(body)
     return (
         len(lines) == 1 and len(lines[0]) <= MAX_NO_STEPS_CHARS and bool(_NO_STEPS.search(lines[0]))
     )

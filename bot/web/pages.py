@@ -62,7 +62,7 @@ from bot.web.signin import SlackSignIn
 from core.models import DocumentHits, DocumentMetadata, SearchFilter
 from retrieval.doc_warnings import is_stale
 from retrieval.errors import EmbeddingError, IndexUnavailableError
-from retrieval.permissions import Scope
+from retrieval.permissions import Scope, readable
 from retrieval.snapshot import Snapshot
 from retrieval.spelling import Reading
 from state.querylog import QueryLogError, QueryLogReader
@@ -423,10 +423,8 @@ class WebPages:
 
     def _search(self, viewer: Viewer, query: str, doc_type: str, service: str) -> SearchPage:
         scope = self.scope(viewer)
-        readable = [
-            c for c in self._searcher.snapshot().chunks if scope.groups & set(c.metadata.access)
-        ]
-        services = sorted({c.metadata.service for c in readable if c.metadata.service})
+        allowed = [c for c in self._searcher.snapshot().chunks if readable(c, scope.groups)]
+        services = sorted({c.metadata.service for c in allowed if c.metadata.service})
         if service not in services:
             service = ""
         results: list[DocumentHits] = []
