@@ -12,6 +12,8 @@ action leads a bare alert or "what do I do", that check is the second part even 
 section that restates the alert (Meaning) scores closer. Asked only what to do ("…
 firing, what do i do"), Meaning and Impact restate the alert as Symptoms do, and when
 the runbook's check leads on its words, its own action section goes first beside it.
+Asked what it means or whether it matters, the section that explains goes before the
+steps that lead on the question's words.
 
 A part that only introduces its subsections ("The following two approaches can be
 used:") is never quoted alone: its subsections are.
@@ -373,6 +375,15 @@ def choose_parts(
         chosen.reverse()
     elif len(chosen) == 2 and not lead.shows_detail and chosen[1].shows_detail:
         chosen.reverse()  # "syntax?", "how long?": the command or value, then the rest
+    elif (
+        intent in ("meaning", "define")
+        and not lead.anchored
+        and len(chosen) == 2
+        and _same_runbook(chosen[1].part, lead.part, base)
+        and _explains(chosen[1].part)
+        and not _explains(lead.part)
+    ):
+        chosen.reverse()  # "does that matter": what it means first, the steps after it
     return chosen
 
 
@@ -561,3 +572,7 @@ def _procedure(part: Part, body: str, units: list[tuple[int, int]], first: int) 
         end -= 1
     note = f"steps 1-{shown} of {total}" if shown > 1 else f"step 1 of {total}"
     return Quote(part, part.body_start + s, part.body_start + end, body[s:end], note)
+
+
+def _explains(part: Part) -> bool:
+    return bool(heading_kinds(part.own_path) & {"meaning", "impact"})

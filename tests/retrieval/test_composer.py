@@ -424,8 +424,8 @@ def test_the_check_before_acting_beats_a_section_that_only_restates_the_alert() 
         assert chosen_headings(explained, scored, intent) == ["Restart pgbouncer", "Diagnosis"]
     # with no check of its own in the runbook, the close part is still quoted
     assert chosen_headings(explained, scored[:2], "unspecified") == ["Restart pgbouncer", "Meaning"]
-    # asked what it means, the close part stays: no check is wanted
-    assert chosen_headings(explained, scored, "meaning") == ["Restart pgbouncer", "Meaning"]
+    # asked what it means, the close part stays (no check is wanted), and goes first
+    assert chosen_headings(explained, scored, "meaning") == ["Meaning", "Restart pgbouncer"]
 
 
 def test_the_companion_is_found_below_a_heading_every_part_shares() -> None:
@@ -510,6 +510,15 @@ def test_how_do_i_leads_with_the_steps_before_the_section_that_explains_the_aler
     # a check that is itself the procedure asked for stays first
     scored = [("Diagnosis", 1.0, 0.8), ("Restart pgbouncer", 0.95, 0.5)]
     assert chosen_headings(TEXT, scored, "procedure")[0] == "Diagnosis"
+
+
+def test_does_it_matter_leads_with_what_it_means_before_the_steps() -> None:
+    """The action leads on the question's words, the Impact beside it is nearly as
+    strong: asked whether it matters, what it means goes first."""
+    scored = [("Mitigation", 1.0, 0.7), ("Impact", 0.9, 0.4)]
+    assert chosen_headings(FLAT, scored, "meaning") == ["Impact", "Mitigation"]
+    # asked what to do, the same two keep the action first
+    assert chosen_headings(FLAT, scored, "act") == ["Mitigation", "Impact"]
 
 
 def test_a_piece_holding_only_link_definitions_is_not_quoted() -> None:
