@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
+from bot.quote_layout import by_runbook
 from bot.slack import actions as ids
 from bot.slack.blockkit import (
     MENTION_BLOCK,
@@ -219,17 +220,6 @@ def _preface(view: View) -> list[dict[str, Any]]:
     return out
 
 
-_ADJACENT = 2  # characters between two quotes of one section that follow each other
-
-
-def _grouped(citations: Sequence[Citation]) -> list[list[Citation]]:
-    """Citations by document, documents in order of first appearance."""
-    groups: dict[str, list[Citation]] = {}
-    for c in citations:
-        groups.setdefault(c.source_id, []).append(c)
-    return list(groups.values())
-
-
 # --------------------------------------------------------------------------- answer
 
 
@@ -285,16 +275,16 @@ def _add_documents(
 ) -> tuple[int, int]:
     """Quotes grouped by document, as many as fit; (quotes shown, quotes in all)."""
     shown = 0
-    for d, group in enumerate(_grouped(citations)):
-        for n, citation in enumerate(group):
+    for d, group in enumerate(by_runbook(citations)):
+        for n, shown_quote in enumerate(group):
+            citation = shown_quote.citation
             heading: list[dict[str, Any]] = []
             # the lead line links the first quote; a section quoted in pieces has one heading
-            continued = n > 0 and group[n - 1].section == citation.section
-            if (d or n) and not continued:
+            if (d or n) and shown_quote.heading:
                 label = clip(citation.section, _TITLE_MAX)
                 line = lead_link(citation) if n == 0 else f"*{link(citation.url, label)}*"
                 heading.append(section(line))
-            elif continued and citation.start - group[n - 1].end > _ADJACENT:
+            elif shown_quote.gap:
                 heading.append(context("…"))  # the section's text between is left out
             pieces = split_text(_quote_mrkdwn(citation))
             after: list[dict[str, Any]] = []

@@ -351,3 +351,25 @@ def test_local_mode_answers_without_sign_in_within_the_local_groups(custom_site)
     sre = custom_site(web_local_mode=True, web_local_groups=("sre",))
     with sre.client() as browser:
         assert BREAK_GLASS in browser.get("/ask", params={"q": BREAK_GLASS_QUESTION}).text
+
+
+def test_an_answer_shows_each_runbook_once_and_a_section_in_pieces_under_one_heading(
+    site: Site,
+) -> None:
+    question = "elasticsearch cluster red"
+    cited = site.runtime.extractive.answer(question).citations
+    sections = [c.section for c in cited]
+    # the runbook's Diagnosis is a numbered list after a lead-in: quoted in two pieces
+    assert len(set(sections)) < len(sections), sections
+    assert len({c.source_id for c in cited}) == 1
+    with site.client() as alice:
+        site.sign_in(alice, ALICE)
+        page = alice.get("/ask", params={"q": question})
+    assert page.status_code == 200
+    assert page.text.count('<article class="citation">') == len({c.source_id for c in cited})
+    assert page.text.count('<ul class="meta"') == len({c.source_id for c in cited})
+    assert page.text.count('<blockquote class="quote">') == len(cited)
+    # one heading per section: the lead's in the title line, each further one once
+    headings = re.findall(r"<h4>(?:<a [^>]*>)?([^<]+)<", page.text)
+    assert len(headings) == len(set(sections)) - 1
+    assert sorted(headings) == sorted(set(sections) - {sections[0]})

@@ -1,0 +1,40 @@
+"""How an answer's quotes are laid out, the same in Slack and on the web.
+
+Quotes are grouped by runbook, runbooks in the order the answer cites them: a runbook's
+owner and age are shown once, under its quotes. A section quoted in pieces (a long
+procedure over several indexed chunks) has one heading; when text of the section is
+left out between two pieces, the second is marked as continuing after a gap.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.models import Citation
+
+ADJACENT = 2  # characters between two quotes of one section that follow each other
+
+
+@dataclass(frozen=True)
+class ShownQuote:
+    citation: Citation
+    heading: bool  # it begins a section: its heading is shown above it
+    gap: bool = False  # it continues the section above, after text left out
+
+
+def by_runbook(citations: Sequence[Citation]) -> list[list[ShownQuote]]:
+    """The citations grouped by document, in order of first appearance."""
+    groups: dict[str, list[Citation]] = {}
+    for c in citations:
+        groups.setdefault(c.source_id, []).append(c)
+    out = []
+    for group in groups.values():
+        shown = []
+        for n, c in enumerate(group):
+            previous = group[n - 1] if n else None
+            continued = previous is not None and previous.section == c.section
+            gap = continued and previous is not None and c.start - previous.end > ADJACENT
+            shown.append(ShownQuote(c, heading=not continued, gap=gap))
+        out.append(shown)
+    return out

@@ -1,0 +1,29 @@
+"""Quotes laid out by runbook: one heading per section, a gap marked."""
+
+from __future__ import annotations
+
+from bot.quote_layout import by_runbook
+from tests.bot.test_answer_view import cite
+
+
+def test_quotes_are_grouped_by_runbook_in_order_of_first_citation() -> None:
+    a1 = cite(1, section="Mitigation", start=100, end=200)
+    b1 = cite(2, section="Diagnosis", start=0, end=50)
+    a2 = cite(1, section="Diagnosis", start=10, end=60)
+    groups = by_runbook([a1, b1, a2])
+    assert [[s.citation for s in g] for g in groups] == [[a1, a2], [b1]]
+    assert all(s.heading and not s.gap for g in groups for s in g)
+
+
+def test_a_section_in_pieces_has_one_heading_and_a_gap_is_marked() -> None:
+    first = cite(1, section="Diagnosis", start=0, end=100)
+    next_to_it = cite(1, section="Diagnosis", start=101, end=300)
+    after_a_gap = cite(1, section="Diagnosis", start=900, end=1000)
+    other = cite(1, section="Mitigation", start=1000, end=1100)
+    shown = by_runbook([first, next_to_it, after_a_gap, other])[0]
+    assert [(s.heading, s.gap) for s in shown] == [
+        (True, False),
+        (False, False),
+        (False, True),
+        (True, False),
+    ]
