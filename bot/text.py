@@ -1,12 +1,14 @@
 """Plain-text rendering of an answer for the terminal.
 
 The same order as in Slack: the runbook and section first, warnings, the quotes (as
-written in the runbook), one "owner | updated" line per document; for the "not sure" and
+written in the runbook; a section quoted in pieces under one heading), one "owner |
+updated" line per document; for the "not sure" and
 "none" tiers the closest runbooks with their owners and the search link.
 """
 
 from __future__ import annotations
 
+from bot.quote_layout import by_runbook
 from core.models import Answer, Citation
 
 _RULE = "-" * 72
@@ -25,21 +27,24 @@ def _meta(c: Citation) -> str:
 
 def _documents(citations: tuple[Citation, ...]) -> list[str]:
     out: list[str] = []
-    groups: dict[str, list[Citation]] = {}
-    for c in citations:
-        groups.setdefault(c.source_id, []).append(c)
-    for group in groups.values():
+    for group in by_runbook(citations):
         out.append(_RULE)
-        for n, c in enumerate(group):
-            out.append(f"[{_where(c) if n == 0 else c.section}]  {c.path}:{c.line}")
-            if c.url:
-                out.append(f"  {c.url}")
+        for n, shown in enumerate(group):
+            c = shown.citation
+            if shown.heading:
+                out.append(f"[{_where(c) if n == 0 else c.section}]  {c.path}:{c.line}")
+                if c.url:
+                    out.append(f"  {c.url}")
+                out.append("")
+            else:  # the section goes on: one quote, with "…" where text is left out
+                out[-1] = "  |"
+                if shown.gap:
+                    out += ["  | …", "  |"]
+            out += [f"  | {ln}" for ln in c.quote.splitlines()]
             if c.note:
                 out.append(f"  ({c.note}; the rest is in the runbook)")
             out.append("")
-            out += [f"  | {ln}" for ln in c.quote.splitlines()]
-            out.append("")
-        out.append(_meta(group[-1]))
+        out.append(_meta(group[-1].citation))
     return out
 
 

@@ -45,6 +45,30 @@ def test_answer_leads_with_the_section_and_has_one_owner_line_per_document() -> 
     assert "*Checkout DB*" not in out
 
 
+def test_a_section_quoted_in_pieces_is_one_quote_under_one_heading() -> None:
+    answer = Answer(
+        state="answer",
+        text="From the runbook *Checkout DB*:",
+        citations=(
+            cite("Diagnosis", "Port-forward first:", start=0, end=19),
+            cite("Diagnosis", "1. Check the pools", start=21, end=39),
+            cite("Diagnosis", "5. Check the replica", start=400, end=420),
+        ),
+    )
+    lines = render_text(answer).splitlines()
+    assert sum(line.startswith("[Diagnosis") for line in lines) == 1
+    first = lines.index("  | Port-forward first:")
+    assert lines[first : first + 6] == [
+        "  | Port-forward first:",
+        "  |",
+        "  | 1. Check the pools",
+        "  |",
+        "  | …",
+        "  |",
+    ]
+    assert lines[first + 6] == "  | 5. Check the replica"
+
+
 def test_closest_runbooks_name_title_section_and_owner() -> None:
     answer = Answer(
         state="unsure",
