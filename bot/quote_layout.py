@@ -1,4 +1,4 @@
-"""How an answer's quotes are laid out, the same in Slack and on the web.
+"""How an answer's quotes are laid out, the same in Slack, on the web and in the terminal.
 
 Quotes are grouped by runbook, runbooks in the order the answer cites them: a runbook's
 owner and age are shown once, under its quotes. A section quoted in pieces (a long
@@ -32,9 +32,8 @@ def by_runbook(citations: Sequence[Citation]) -> list[list[ShownQuote]]:
     for group in groups.values():
         shown = []
         for n, c in enumerate(group):
-            previous = group[n - 1] if n else None
-            continued = previous is not None and previous.section == c.section
-            gap = continued and previous is not None and c.start - previous.end > ADJACENT
+            continued = n > 0 and group[n - 1].section == c.section
+            gap = continued and c.start - group[n - 1].end > ADJACENT
             shown.append(ShownQuote(c, heading=not continued, gap=gap))
         out.append(shown)
     return out

@@ -427,6 +427,10 @@ def _acts(part: Part) -> bool:
     return "act" in heading_kinds(part.own_path)
 
 
+def _explains(part: Part) -> bool:
+    return bool(heading_kinds(part.own_path) & {"meaning", "impact"})
+
+
 MAX_SECTION_CHARS = 2400  # a section split over several indexed pieces: quoted up to this
 
 
@@ -572,7 +576,3 @@ def _procedure(part: Part, body: str, units: list[tuple[int, int]], first: int) 
         end -= 1
     note = f"steps 1-{shown} of {total}" if shown > 1 else f"step 1 of {total}"
     return Quote(part, part.body_start + s, part.body_start + end, body[s:end], note)
-
-
-def _explains(part: Part) -> bool:
-    return bool(heading_kinds(part.own_path) & {"meaning", "impact"})

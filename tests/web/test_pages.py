@@ -369,6 +369,8 @@ def test_an_answer_shows_each_runbook_once_and_a_section_in_pieces_under_one_hea
     assert page.text.count('<article class="citation">') == len({c.source_id for c in cited})
     assert page.text.count('<ul class="meta"') == len({c.source_id for c in cited})
     assert page.text.count('<blockquote class="quote">') == len(cited)
+    # the pieces follow each other: one source line under each section
+    assert page.text.count('<p class="source">') == len(set(sections))
     # one heading per section: the lead's in the title line, each further one once
     headings = re.findall(r"<h4>(?:<a [^>]*>)?([^<]+)<", page.text)
     assert len(headings) == len(set(sections)) - 1
