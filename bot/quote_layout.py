@@ -3,7 +3,8 @@
 Quotes are grouped by runbook, runbooks in the order the answer cites them: a runbook's
 owner and age are shown once, under its quotes. A section quoted in pieces (a long
 procedure over several indexed chunks) has one heading; when text of the section is
-left out between two pieces, the second is marked as continuing after a gap.
+left out between two pieces, the second is marked as continuing after a gap. A
+procedure cut for length says which steps are shown, under the quote.
 """
 
 from __future__ import annotations
@@ -37,3 +38,9 @@ def by_runbook(citations: Sequence[Citation]) -> list[list[ShownQuote]]:
             shown.append(ShownQuote(c, heading=not continued, gap=gap))
         out.append(shown)
     return out
+
+
+def cut_note(citation: Citation) -> str | None:
+    """Which steps a cut procedure shows, as a sentence: "Steps 1-3 of 7"."""
+    note = citation.note
+    return note[:1].upper() + note[1:] if note else None

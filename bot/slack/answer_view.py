@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-from bot.quote_layout import by_runbook
+from bot.quote_layout import by_runbook, cut_note
 from bot.slack import actions as ids
 from bot.slack.blockkit import (
     MENTION_BLOCK,
@@ -194,10 +194,10 @@ def _meta_line(citation: Citation, facts: DocFacts | None, view: View, today: da
 
 
 def _rest_note(citation: Citation) -> str | None:
-    if not citation.note:
+    cut = cut_note(citation)
+    if cut is None:
         return None
-    note = escape(clip(citation.note, 80))
-    note = note[:1].upper() + note[1:]
+    note = escape(clip(cut, 80))
     rest = link(citation.url, "the rest in the runbook") if safe_url(citation.url) else ""
     return f"{note} · {rest}" if rest else note
 

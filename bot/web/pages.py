@@ -30,7 +30,7 @@ from starlette.staticfiles import StaticFiles
 
 from bot.logs import bind_request_id, new_request_id
 from bot.metrics import Metrics
-from bot.quote_layout import by_runbook
+from bot.quote_layout import by_runbook, cut_note
 from bot.reports import (
     GapGroup,
     ReportRow,
@@ -151,6 +151,7 @@ def _environment() -> jinja2.Environment:
         age_text=present.age_text,
         citation_label=present.citation_label,
         by_runbook=by_runbook,
+        cut_note=cut_note,
         warning_text=present.warning_text,
         reason_text=present.reason_text,
         headline=present.headline,

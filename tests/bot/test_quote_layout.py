@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.quote_layout import by_runbook
+from bot.quote_layout import by_runbook, cut_note
 from tests.bot.test_answer_view import cite
 
 
@@ -27,3 +27,8 @@ def test_a_section_in_pieces_has_one_heading_and_a_gap_is_marked() -> None:
         (False, True),
         (True, False),
     ]
+
+
+def test_a_cut_procedure_says_which_steps_as_a_sentence() -> None:
+    assert cut_note(cite(1, note="steps 1-3 of 7")) == "Steps 1-3 of 7"
+    assert cut_note(cite(1)) is None
