@@ -56,7 +56,7 @@ from retrieval.lexicon import spelled_words, with_long_forms, written_in
 from retrieval.names import as_titled, as_written, document_names, naming_terms, query_names
 from retrieval.outline import OutlineCache, Part
 from retrieval.permissions import readable
-from retrieval.pointers import pointed_to
+from retrieval.pointers import pointed_to, pointed_within
 from retrieval.query import drop_links
 from retrieval.search import HybridSearcher, group_by_document
 from retrieval.snapshot import Snapshot
@@ -744,11 +744,18 @@ class ExtractiveAnswerer:
         detail = asked_detail(r.question)
         acting = intent in ("act", "procedure", "unspecified")
         what_to_do = asks_what_to_do(r.question)
-        for sp in choose_parts(ranked, intent, self._config.sections, detail, what_to_do):
+        chosen = choose_parts(ranked, intent, self._config.sections, detail, what_to_do)
+        for sp in chosen:
             out.extend(self._quotes(sp.part, parts, r, today, acting))
             linked = None
             if follow is not None:
                 linked = self._followed(sp.part, r, follow.groups, intent, detail, what_to_do)
+            if linked is not None and any(
+                _under(c.part.heading_path, linked[0].heading_path)
+                and c.part.chunk.source_id == linked[0].chunk.source_id
+                for c in chosen
+            ):
+                linked = None  # the section pointed at is quoted already
             if linked is not None:
                 out.extend(self._quotes(*linked, r, today, acting))
                 follow = None  # one procedure followed: the answer stays short
@@ -778,10 +785,11 @@ class ExtractiveAnswerer:
         """The part of the shared procedure ``part`` points at to quote (the linked
         #anchor's section, else the one the question asks for) and the procedure's
         parts: None when ``part`` is no pointer, or the procedure is not indexed,
-        readable or current."""
+        readable or current. A pointer to a section of its own runbook: that section,
+        unless it is ``part`` itself or holds it."""
         target = pointed_to(part)
         if target is None:
-            return None
+            return self._followed_within(part, r)
         source_id, anchor = target
         chunks = r.snapshot.chunks_by_source.get(source_id)
         if not chunks:
@@ -793,6 +801,25 @@ class ExtractiveAnswerer:
         ranked = lead_with(self._rank(parts, r), heading)
         chosen = choose_parts(ranked, intent, self._config.sections, detail, what_to_do)
         return (chosen[0].part, parts) if chosen else None
+
+    def _followed_within(self, part: Part, r: Retrieval) -> tuple[Part, list[Part]] | None:
+        """The section of ``part``'s own runbook that its one ``#anchor`` link names."""
+        anchor = pointed_within(part)
+        if anchor is None:
+            return None
+        parts = self._parts(part.chunk.source_id, part.chunk, r)
+        heading = anchored_heading(parts, anchor)
+        if heading is None:
+            return None
+        if _under(part.heading_path, heading) or _under(heading, part.heading_path):
+            return None  # the part itself, or a section that holds it
+        target = next((p for p in parts if p.heading_path == heading and p.holds_answer), None)
+        return (target, parts) if target is not None else None
+
+
+def _under(path: tuple[str, ...], heading: tuple[str, ...]) -> bool:
+    """Is ``path`` the section ``heading`` or one nested in it?"""
+    return path[: len(heading)] == heading
 
 
 def _superseded_note(old: Candidate, new: Candidate | None) -> AnswerWarning:

@@ -10,6 +10,11 @@ procedure too.
 A part is a pointer when its text is short, holds no steps or code of its own, and
 links to exactly one other document of the same source by a relative path that stays
 inside the source.
+
+A pointer within the runbook works the same way: "Despite its name, this access no
+longer grants admin rights. See [Temporary Production Admin access](#temporary-...)."
+Quoting that alone shows where the answer is, not the answer; the section its one
+``#anchor`` names is quoted after it.
 """
 
 from __future__ import annotations
@@ -27,24 +32,55 @@ _STEPS_OR_CODE = re.compile(r"^\s*(?:\d+[.)]\s|```|~~~|\$ |    \S)", re.MULTILIN
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 
 
-def pointed_to(part: Part) -> tuple[str, str] | None:
-    """(document id, #anchor or "") of the one document the part points at, when the
-    part is a pointer; None otherwise."""
+def _pointer_body(part: Part) -> str | None:
+    """The part's text as Markdown when it is short and holds no steps or code."""
     body = syntax_for(part.chunk.path).as_markdown(part.body).strip()
     if not body or len(body) > POINTER_MAX_CHARS or _STEPS_OR_CODE.search(body):
         return None
-    targets = {
-        t
-        for m in _INLINE_LINK.finditer(body)
-        if (t := _document_target(m.group(1), part.chunk.path)) is not None
-    }
-    if len(targets) != 1:
+    return body
+
+
+def _links(part: Part, body: str) -> tuple[set[tuple[str, str]], set[str]]:
+    """(other documents as (document id, anchor), anchors of the part's own runbook)
+    that the part's inline links name."""
+    others: set[tuple[str, str]] = set()
+    own: set[str] = set()
+    for m in _INLINE_LINK.finditer(body):
+        target = m.group(1)
+        if target.startswith("#"):
+            own.add(target[1:])
+            continue
+        found = _document_target(target, part.chunk.path)
+        if found is None:
+            continue
+        path, anchor = found
+        doc = reference_id(path, part.chunk.source_id, any_path=True)
+        if doc == part.chunk.source_id:
+            own.add(anchor)
+        else:
+            others.add((doc, anchor))
+    own.discard("")
+    return others, own
+
+
+def pointed_to(part: Part) -> tuple[str, str] | None:
+    """(document id, #anchor or "") of the one document the part points at, when the
+    part is a pointer; None otherwise."""
+    body = _pointer_body(part)
+    if body is None:
         return None
-    path, anchor = targets.pop()
-    doc = reference_id(path, part.chunk.source_id, any_path=True)
-    if doc == part.chunk.source_id:
-        return None  # a link within the runbook points at its own section
-    return doc, anchor
+    others, _own = _links(part, body)
+    return others.pop() if len(others) == 1 else None
+
+
+def pointed_within(part: Part) -> str | None:
+    """The #anchor of the one section of its own runbook the part points at, when the
+    part is a pointer that links nowhere else; None otherwise."""
+    body = _pointer_body(part)
+    if body is None:
+        return None
+    others, own = _links(part, body)
+    return own.pop() if not others and len(own) == 1 else None
 
 
 def _document_target(target: str, within: str) -> tuple[str, str] | None:

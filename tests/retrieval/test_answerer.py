@@ -601,6 +601,48 @@ def test_a_step_that_points_at_a_shared_procedure_is_followed(
                 assert text[c.start : c.end] == c.quote
 
 
+LEDGER_DISK = """# Ledger Disk Filling Up
+
+## Meaning
+
+The ledger database volume is over 85% full.
+
+## Mitigation
+
+### Plan for capacity
+
+Order a larger volume for the ledger database. Until it is attached,
+[compact the ledger tables](#compact-the-ledger-tables) to buy time.
+
+### Compact the ledger tables
+
+1. Stop the ledger writer: `kubectl -n ledger scale deploy/ledger-writer --replicas=0`.
+2. Run the compaction: `kubectl -n ledger exec ledger-db-0 -- ledgerctl compact --all`.
+3. Start the writer again: `kubectl -n ledger scale deploy/ledger-writer --replicas=2`.
+"""
+
+
+def test_a_step_that_points_at_a_section_of_its_own_runbook_is_followed(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """ "Until then, [compact the tables](#compact-the-tables)": the answer quotes the
+    section the step points at, with its steps, right after the step; not twice."""
+    files = with_samples({"ledger/alerts/ledger-disk.md": LEDGER_DISK})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        answer = rt.extractive.answer(
+            "ledger disk almost full, how do we plan capacity for the ledger database", EVERYONE
+        )
+        assert answer.state == "answer", (answer.reason, answer.confidence)
+        sections = [c.section for c in answer.citations]
+        assert sections[0] == "Mitigation > Plan for capacity"
+        assert sections[1] == "Mitigation > Compact the ledger tables"
+        assert sections.count("Mitigation > Compact the ledger tables") == 1
+        assert "3. Start the writer again" in answer.citations[1].quote
+        for c in answer.citations:
+            text = (tmp_path / "runbooks" / c.path).read_text(encoding="utf-8")
+            assert text[c.start : c.end] == c.quote
+
+
 LEDGER_LAG = """# Ledger Consumer Has a High Lag
 
 ## Meaning

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ingest.chunker import chunk_document
 from retrieval.outline import Part, document_parts
-from retrieval.pointers import pointed_to
+from retrieval.pointers import pointed_to, pointed_within
 from tests.conftest import markdown_document
 
 ALERT = """# Policy Propagator Has a High Error Rate
@@ -71,3 +71,35 @@ def test_no_pointer_to_an_address_two_runbooks_its_own_page_or_outside_the_sourc
 
 def test_a_step_with_steps_of_its_own_is_no_pointer() -> None:
     assert pointed_to(parts()["7. Steps of its own"]) is None
+
+
+def test_a_short_step_that_links_a_section_of_its_own_runbook_points_within_it() -> None:
+    by_heading = parts()
+    assert pointed_within(by_heading["5. Look above"]) == "description"
+    # a link to another runbook, two links, an address, steps of its own: not within
+    for heading in (
+        "1. Check the Logs",
+        "2. Restart the Pod",
+        "3. Escalate",
+        "7. Steps of its own",
+    ):
+        assert pointed_within(by_heading[heading]) is None, heading
+
+
+def test_a_link_to_its_own_file_by_path_is_a_pointer_within_and_no_other_runbook() -> None:
+    text = """# Disk Filling Up
+
+## Mitigation
+
+### Capacity planning
+
+Plan a bigger volume; until then [compact the store](filling-up.md#compact) to gain time.
+
+### Compact
+
+1. Run `store compact --all`.
+"""
+    d = markdown_document(text, "Disk Filling Up", "storage/alerts/filling-up.md")
+    by_heading = {p.heading: p for p in document_parts(chunk_document(d, 0))}
+    assert pointed_within(by_heading["Capacity planning"]) == "compact"
+    assert pointed_to(by_heading["Capacity planning"]) is None
