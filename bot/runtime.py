@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("runbook_bot.runtime")
 # Bump when answers change shape or selection, so cached answers of older code are not served.
-ANSWER_FORMAT = "a7"
+ANSWER_FORMAT = "a8"
 
 
 class Runtime:

@@ -37,7 +37,7 @@ from core.markdown import group_blocks, split_blocks
 from core.markup import syntax_for
 from core.models import normalize_name
 from retrieval.asked_detail import Detail
-from retrieval.contrast import says_state
+from retrieval.contrast import opens_on_state, says_state
 from retrieval.evidence import TermStats, coverage
 from retrieval.intent import WANTED, Intent, heading_kinds, intent_match
 from retrieval.outline import Part
@@ -114,7 +114,8 @@ def rank_parts(
     what to do ("… firing, what do i do"): what the alert means restates it, as its
     symptoms do, and the check before acting is the second part instead. ``seen``: the
     healthy states the question reports ("the pod is Running"); a part headed by one is
-    the check the asker has done or the case they have ruled out.
+    the check the asker has done or the case they have ruled out, and a section that
+    opens on one ("If the pod is running, …") is the branch they are in, its checks with it.
     """
     body_terms = [t for t in terms if normalize_name(t) not in names]
     # a question that is nothing but the name (a bare alert): its words are all there is
@@ -127,6 +128,7 @@ def rank_parts(
     intent_weight = weights.intent_explain if explaining else weights.intent
     if fact and intent == "unspecified":
         intent_weight = 0.0  # "how often does the renewer run": no kind of section is asked for
+    branches = _seen_branches(parts, seen)
     out = []
     # (A small preference for earlier parts, "the usual case first", lowered lead_hit
     # by 0.02-0.1 on every corpus: it favours Overview and Symptoms over the action.)
@@ -140,6 +142,7 @@ def rank_parts(
             + intent_weight * intent_match(intent, p.own_path)
             - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p, what_to_do))
             - weights.ruled_out * (_headed_by(p, ruled_out) or _says_seen(p, seen))
+            + weights.ruled_out * any(p.heading_path[: len(b)] == b for b in branches)
             + weights.detail * shows
         )
         out.append(ScoredPart(p, score, lexical, shows_detail=shows))
@@ -231,6 +234,13 @@ def _headed_by(part: Part, words: frozenset[str]) -> bool:
 def _says_seen(part: Part, seen: frozenset[str]) -> bool:
     """Does the part's heading, or one above it, speak of a state the asker has seen?"""
     return any(says_state(h, seen) for h in part.own_path)
+
+
+def _seen_branches(parts: Sequence[Part], seen: frozenset[str]) -> list[tuple[str, ...]]:
+    """Headings of the sections that open on a state the asker has seen ("If the pod is
+    running, the problem might be with Prometheus"): the case the question is in, with
+    the checks nested under it."""
+    return [p.heading_path for p in parts if p.heading_path and opens_on_state(p.body, seen)]
 
 
 def _own_heading_terms(part: Part) -> frozenset[str]:

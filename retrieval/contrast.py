@@ -5,7 +5,9 @@ part, and a part headed by them is the case the question rules out.
 
 A state the asker has already seen ("the cvo pod is Running", "every replica is
 ready") sets its case aside too: "Verify the operator is running" and "The pod is not
-running" are the checks and the case the question has ruled out."""
+running" are the checks and the case the question has ruled out, and a part that opens
+on that state ("If the cluster-version-operator pod is running, the problem might be
+with Prometheus") is the branch the runbook wrote for it."""
 
 from __future__ import annotations
 
@@ -44,6 +46,29 @@ def says_state(heading: str, states: frozenset[str]) -> bool:
     """Does the heading speak of one of ``states`` ("Verify the operator is running",
     "Pod is not running")?"""
     return bool(states) and bool(states & set(_WORD.findall(heading.lower())))
+
+
+# a part that opens on a condition: "If the pod is running but Prometheus cannot reach
+# it:", "When the hosted cluster is healthy and ..."; its state words, up to the clause's end
+_OPENING_CONDITION = re.compile(r"^\W*(?:if|when|in case|once)\b([^.:;,\n]*)", re.I)
+_STATE_IN_CLAUSE = re.compile(
+    r"\b(?:is|are)\s+(?:all\s+|still\s+|up\s+and\s+)?([a-z]+)\s*(?:$|\b(?:but|and|then)\b)", re.I
+)
+_NEGATION = re.compile(r"\b(?:not|no|never|isn't|aren't|isnt|arent|un\w+)\b", re.I)
+
+
+def opens_on_state(body: str, states: frozenset[str]) -> bool:
+    """Does ``body`` open on a condition that one of ``states`` holds ("If the pod is
+    running, ...")? "If the pod is not running" is the other branch."""
+    m = _OPENING_CONDITION.match(body.lstrip())
+    if not states or m is None:
+        return False
+    clause = m.group(1).replace("`", "")
+    if _NEGATION.search(clause):
+        return False
+    # the state as the clause's end or before its next part: "is running", "are all
+    # ready but"; "you are running EKS" names no state
+    return any(s.group(1).lower() in states for s in _STATE_IN_CLAUSE.finditer(clause))
 
 
 def set_aside(question: str) -> frozenset[str]:

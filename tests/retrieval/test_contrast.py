@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from retrieval.composer import SectionWeights, rank_parts
-from retrieval.contrast import says_state, seen_fine, set_aside
+from retrieval.contrast import opens_on_state, says_state, seen_fine, set_aside
 from retrieval.evidence import TermStats
 from retrieval.tokenize import tokenize
 from tests.retrieval.test_composer import parts_of
@@ -107,3 +107,53 @@ def test_a_check_of_what_the_asker_has_seen_does_not_lead() -> None:
 
     assert first(frozenset()) == "1. Verify the operator is running"
     assert first(seen_fine(question)) == "2. Prometheus issues"
+
+
+def test_a_section_that_opens_on_a_state_is_the_branch_for_it() -> None:
+    running = frozenset({"running"})
+    assert opens_on_state("If the `cluster-version-operator` pod is running, the problem", running)
+    assert opens_on_state("If the pod is running but Prometheus cannot reach it:", running)
+    assert opens_on_state("When the hosted cluster is healthy and the API errors", {"healthy"})
+    # the other branch, a statement, an unconditioned use of the word, another state
+    assert not opens_on_state("If the pod is not running, restart it.", running)
+    assert not opens_on_state("The pod is running. Check its log.", running)
+    assert not opens_on_state("If you are running AWS EKS, update the config map.", running)
+    assert not opens_on_state("If the pod is running, check it.", frozenset({"ready"}))
+    assert not opens_on_state("If the pod is running, check it.", frozenset())
+
+
+BRANCHES = """# OperatorDown
+
+## Diagnosis
+
+### 1. Node failures
+
+Check whether the node the operator pod runs on was drained or evicted pods.
+
+### 2. Scraping
+
+If the operator pod is running, Prometheus may not reach it. Check the following:
+
+#### Certificates
+
+Look for certificate errors in the Prometheus log.
+
+#### Network policies
+
+Look for a network policy that blocks the monitoring namespace.
+"""
+
+
+def test_the_branch_for_what_the_asker_has_seen_leads_with_its_checks() -> None:
+    question = "OperatorDown firing but the operator pod is running and logs are clean"
+    terms = list(dict.fromkeys(tokenize(question)))
+    stats = TermStats.from_doc_terms({"r": tokenize(BRANCHES), "o": ["unrelated"]})
+
+    def first(seen: frozenset[str]) -> tuple[str, ...]:
+        got = rank_parts(
+            parts_of(BRANCHES), terms, stats, lambda p: 0.5, "diagnose", SectionWeights(), seen=seen
+        )
+        return got[0].part.heading_path
+
+    assert first(frozenset())[-1] == "1. Node failures"
+    assert first(seen_fine(question))[:3] == ("OperatorDown", "Diagnosis", "2. Scraping")
