@@ -54,7 +54,7 @@ from retrieval.intent import (
 )
 from retrieval.lexicon import spelled_words, with_long_forms, written_in
 from retrieval.names import as_titled, as_written, document_names, naming_terms, query_names
-from retrieval.outline import OutlineCache, Part
+from retrieval.outline import OutlineCache, Part, within
 from retrieval.permissions import readable
 from retrieval.pointers import pointed_to, pointed_within
 from retrieval.query import drop_links
@@ -751,7 +751,7 @@ class ExtractiveAnswerer:
             if follow is not None:
                 linked = self._followed(sp.part, r, follow.groups, intent, detail, what_to_do)
             if linked is not None and any(
-                _under(c.part.heading_path, linked[0].heading_path)
+                c.part.under(linked[0].heading_path)
                 and c.part.chunk.source_id == linked[0].chunk.source_id
                 for c in chosen
             ):
@@ -811,15 +811,10 @@ class ExtractiveAnswerer:
         heading = anchored_heading(parts, anchor)
         if heading is None:
             return None
-        if _under(part.heading_path, heading) or _under(heading, part.heading_path):
+        if part.under(heading) or within(heading, part.heading_path):
             return None  # the part itself, or a section that holds it
         target = next((p for p in parts if p.heading_path == heading and p.holds_answer), None)
         return (target, parts) if target is not None else None
-
-
-def _under(path: tuple[str, ...], heading: tuple[str, ...]) -> bool:
-    """Is ``path`` the section ``heading`` or one nested in it?"""
-    return path[: len(heading)] == heading
 
 
 def _superseded_note(old: Candidate, new: Candidate | None) -> AnswerWarning:

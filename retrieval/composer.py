@@ -142,7 +142,7 @@ def rank_parts(
             + intent_weight * intent_match(intent, p.own_path)
             - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p, what_to_do))
             - weights.ruled_out * (_headed_by(p, ruled_out) or _says_seen(p, seen))
-            + weights.ruled_out * any(p.heading_path[: len(b)] == b for b in branches)
+            + weights.ruled_out * any(p.under(b) for b in branches)
             + weights.detail * shows
         )
         out.append(ScoredPart(p, score, lexical, shows_detail=shows))
@@ -183,7 +183,7 @@ def lead_with(ranked: Sequence[ScoredPart], heading: tuple[str, ...] | None) -> 
     runbook itself."""
     if heading is None:
         return list(ranked)
-    under = [s for s in ranked if s.part.heading_path[: len(heading)] == heading]
+    under = [s for s in ranked if s.part.under(heading)]
     if not under or len(under) == len(ranked):
         return list(ranked)
     first = under[0]
@@ -203,7 +203,7 @@ def lead_in(part: Part, following: Part | None) -> bool:
     subsections are quoted instead."""
     if following is None or len(following.heading_path) <= len(part.heading_path):
         return False
-    if following.heading_path[: len(part.heading_path)] != part.heading_path:
+    if not following.under(part.heading_path):
         return False
     body = part.body.strip()
     return (

@@ -24,6 +24,11 @@ from retrieval.stubs import says_no_steps, stub
 from retrieval.tokenize import tokenize
 
 
+def within(path: tuple[str, ...], heading: tuple[str, ...]) -> bool:
+    """Is the section at ``path`` the one at ``heading`` or nested in it?"""
+    return path[: len(heading)] == heading
+
+
 @dataclass(frozen=True)
 class Part:
     chunk: Chunk  # the indexed chunk the part lies in
@@ -40,6 +45,10 @@ class Part:
     @property
     def heading(self) -> str:
         return self.heading_path[-1] if self.heading_path else ""
+
+    def under(self, heading: tuple[str, ...]) -> bool:
+        """Is the part the section at ``heading`` or nested in it?"""
+        return within(self.heading_path, heading)
 
     @cached_property
     def terms(self) -> frozenset[str]:
