@@ -35,6 +35,7 @@ from retrieval.composer import (
     ScoredPart,
     anchored_heading,
     choose_parts,
+    lead_in,
     lead_with,
     quote_parts,
     rank_parts,
@@ -745,7 +746,11 @@ class ExtractiveAnswerer:
         acting = intent in ("act", "procedure", "unspecified")
         what_to_do = asks_what_to_do(r.question)
         chosen = choose_parts(ranked, intent, self._config.sections, detail, what_to_do)
+        whole = sorted(self._parts(cand.doc.source_id, cand.chunk, r), key=lambda p: p.start)
         for sp in chosen:
+            intro = _introduced_by(sp.part, whole)
+            if intro is not None and all(intro.heading_path != c.part.heading_path for c in chosen):
+                out.extend(self._quotes(intro, whole, r, today, acting))
             out.extend(self._quotes(sp.part, parts, r, today, acting))
             linked = None
             if follow is not None:
@@ -815,6 +820,17 @@ class ExtractiveAnswerer:
             return None  # the part itself, or a section that holds it
         target = next((p for p in parts if p.heading_path == heading and p.holds_answer), None)
         return (target, parts) if target is not None else None
+
+
+def _introduced_by(part: Part, ordered: Sequence[Part]) -> Part | None:
+    """The lead-in right before ``part`` that introduces it ("If the pod is running, the
+    problem might be with Prometheus. Check the following:"), when ``part`` is its first
+    subsection."""
+    i = next((i for i, p in enumerate(ordered) if p.start == part.start), None)
+    if not i:
+        return None
+    before = ordered[i - 1]
+    return before if lead_in(before, part) else None
 
 
 def _superseded_note(old: Candidate, new: Candidate | None) -> AnswerWarning:

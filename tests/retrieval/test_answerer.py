@@ -643,6 +643,56 @@ def test_a_step_that_points_at_a_section_of_its_own_runbook_is_followed(
             assert text[c.start : c.end] == c.quote
 
 
+LEDGER_EXPORTER = """# LedgerExporterDown
+
+## Meaning
+
+Prometheus has not scraped the ledger exporter for ten minutes.
+
+## Diagnosis
+
+### 1. Verify the exporter is running
+
+Check the exporter pod: `kubectl -n ledger get pods -l app=ledger-exporter`.
+
+### 2. Scraping problems
+
+If the ledger exporter pod is running, Prometheus may not reach it. Check the following:
+
+#### Certificates
+
+Look for certificate errors in the Prometheus log:
+`kubectl -n monitoring logs statefulset/prometheus-k8s | grep -i x509`.
+
+#### Network policies
+
+Look for a network policy in the ledger namespace that blocks the monitoring namespace.
+"""
+
+
+def test_the_branch_for_a_reported_state_is_quoted_with_its_lead_in(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """The pod is running: the section that opens on that case leads, its one-line
+    lead-in ("If the pod is running, Prometheus may not reach it") quoted before its
+    first check, which alone would not say why it is the check to make."""
+    files = with_samples({"ledger/alerts/ledger-exporter-down.md": LEDGER_EXPORTER})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        answer = rt.extractive.answer(
+            "LedgerExporterDown firing but the ledger exporter pod is running, logs clean",
+            EVERYONE,
+        )
+        assert answer.state == "answer", (answer.reason, answer.confidence)
+        sections = [c.section for c in answer.citations]
+        assert sections[0] == "Diagnosis > 2. Scraping problems", sections
+        assert answer.citations[0].quote.startswith("If the ledger exporter pod is running")
+        assert sections[1].startswith("Diagnosis > 2. Scraping problems > "), sections
+        assert "1. Verify the exporter is running" not in " ".join(sections)
+        for c in answer.citations:
+            text = (tmp_path / "runbooks" / c.path).read_text(encoding="utf-8")
+            assert text[c.start : c.end] == c.quote
+
+
 LEDGER_LAG = """# Ledger Consumer Has a High Lag
 
 ## Meaning
