@@ -54,7 +54,7 @@ _OPENING_CONDITION = re.compile(r"^\W*(?:if|when|in case|once)\b([^.:;,\n]*)", r
 _STATE_IN_CLAUSE = re.compile(
     r"\b(?:is|are)\s+(?:all\s+|still\s+|up\s+and\s+)?([a-z]+)\s*(?:$|\b(?:but|and|then)\b)", re.I
 )
-_NEGATION = re.compile(r"\b(?:not|no|never|isn't|aren't|isnt|arent|un\w+)\b", re.I)
+_NEGATION = re.compile(r"\b(?:not|no|never|isn't|aren't|isnt|arent)\b", re.I)
 
 
 def opens_on_state(body: str, states: frozenset[str]) -> bool:
