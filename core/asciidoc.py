@@ -53,13 +53,43 @@ _ATTRIBUTE_ENTRY = re.compile(r"^:!?[A-Za-z0-9_][\w-]*!?:(\s.*)?$")  # :owner: @
 _ADMONITION = re.compile(r"^(NOTE|TIP|IMPORTANT|WARNING|CAUTION):\s+(.*)$")
 _ORDERED = re.compile(r"^(\.+)\s+(.*)$")  # ". Step", ".. Nested step"
 _CODE_DELIMITERS = ("----", "....", "++++")
+# inline references: https://host/x[text], link:path[text], xref:file.adoc#id[text],
+# <<id,text>> and <<file.adoc#id,text>>
+_URL_MACRO = re.compile(
+    r"(?<![\w/])(?:link:([^\s\[\]]+)|((?:https?|ftp)://[^\s\[\]]+))\[([^\]\n]*)\]"
+)
+_XREF_MACRO = re.compile(r"(?<![\w/])xref:([^\s\[\]]+)\[([^\]\n]*)\]")
+_XREF_SHORT = re.compile(r"<<([^,<>\n]+?)(?:,\s*([^<>\n]+?))?\s*>>")
+
+
+def _xref_target(target: str) -> str:
+    """``file.adoc#id`` as it is; a bare ``id`` is an anchor of the same page."""
+    return target if "#" in target or "." in target else f"#{target}"
+
+
+def _links(text: str) -> str:
+    """Inline references as Markdown links, outside `code` spans."""
+    parts = text.split("`")
+    for i in range(0, len(parts), 2):  # even pieces lie outside backticks
+        piece = _URL_MACRO.sub(
+            lambda m: f"[{m.group(3) or m.group(1) or m.group(2)}]({m.group(1) or m.group(2)})",
+            parts[i],
+        )
+        piece = _XREF_MACRO.sub(
+            lambda m: f"[{m.group(2) or m.group(1)}]({_xref_target(m.group(1))})", piece
+        )
+        parts[i] = _XREF_SHORT.sub(
+            lambda m: f"[{m.group(2) or m.group(1)}]({_xref_target(m.group(1))})", piece
+        )
+    return "`".join(parts)
 
 
 def as_markdown(text: str) -> str:
     """AsciiDoc as Markdown, for display only: titles as ``#`` headings, listing and
     literal blocks as code fences, ``. step`` lists numbered, ``WARNING: x`` as a
-    warning line; comments, block attributes and attribute entries (``:owner: x``, a
-    definition the page never shows) are left out."""
+    warning line, links and cross references (``link:x[text]``, ``xref:f.adoc#id[text]``,
+    ``<<id,text>>``) as Markdown links; comments, block attributes and attribute entries
+    (``:owner: x``, a definition the page never shows) are left out."""
     out: list[str] = []
     fence: str | None = None
     numbers: dict[int, int] = {}
@@ -84,6 +114,7 @@ def as_markdown(text: str) -> str:
             continue  # an example, sidebar or quote block shows its content as it is
         if _BLOCK_ATTRIBUTES.match(line) or _ATTRIBUTE_ENTRY.match(line) or line.startswith("//"):
             continue
+        line = _links(line)
         if (m := _TITLE.match(line)) is not None:
             out.append("#" * len(m.group(1)) + " " + m.group(2))
         elif (m := _ADMONITION.match(line)) is not None:

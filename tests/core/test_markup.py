@@ -129,3 +129,23 @@ def test_the_syntax_is_told_by_the_file_name() -> None:
     assert syntax_for("source/manual/dns.html.md") is MARKDOWN
     assert syntax_for("docs/page.mdx") is MDX
     assert {".md", ".mdx", ".rst", ".adoc"} <= set(DOCUMENT_SUFFIXES)
+
+
+def test_asciidoc_links_and_cross_references_read_as_markdown_links() -> None:
+    text = (
+        "Until then, <<_compact_the_store,compact the store>> or see\n"
+        "xref:../common/restart.adoc#on-the-hub[Restarting the pod], <<defrag>>,\n"
+        "https://example.com/docs[the vendor docs] and link:runbook.pdf[the PDF].\n"
+        "Not in code: `<<a,b>>`\n"
+        "----\n"
+        "echo <<EOF,x>>\n"
+        "----\n"
+    )
+    shown = ASCIIDOC.as_markdown(text)
+    assert "[compact the store](#_compact_the_store)" in shown
+    assert "[Restarting the pod](../common/restart.adoc#on-the-hub)" in shown
+    assert "[defrag](#defrag)" in shown
+    assert "[the vendor docs](https://example.com/docs)" in shown
+    assert "[the PDF](runbook.pdf)" in shown
+    assert "`<<a,b>>`" in shown  # code spans and listings are shown as written
+    assert "echo <<EOF,x>>" in shown

@@ -103,3 +103,28 @@ Plan a bigger volume; until then [compact the store](filling-up.md#compact) to g
     by_heading = {p.heading: p for p in document_parts(chunk_document(d, 0))}
     assert pointed_within(by_heading["Capacity planning"]) == "compact"
     assert pointed_to(by_heading["Capacity planning"]) is None
+
+
+ADOC_ALERT = """= Disk Filling Up
+
+== Mitigation
+
+=== Capacity planning
+
+Order a bigger volume; until then <<_compact_the_store,compact the store>> to gain time.
+
+=== Restart
+
+See xref:../common/store-restart.adoc#on-the-hub[Restarting the store].
+
+=== Compact the store
+
+. Run `store compact --all`.
+"""
+
+
+def test_asciidoc_cross_references_are_pointers_too() -> None:
+    d = markdown_document(ADOC_ALERT, "Disk Filling Up", "storage/alerts/filling-up.adoc")
+    by_heading = {p.heading: p for p in document_parts(chunk_document(d, 0))}
+    assert pointed_within(by_heading["Capacity planning"]) == "_compact_the_store"
+    assert pointed_to(by_heading["Restart"]) == ("storage/common/store-restart", "on-the-hub")
