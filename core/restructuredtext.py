@@ -80,6 +80,8 @@ _ADMONITIONS = frozenset({"note", "tip", "hint", "important", "warning", "cautio
 _LITERAL = re.compile(r"``(.+?)``")
 _ROLE = re.compile(r":[\w:-]+:`([^`<]*?)\s*(?:<[^`>]*>)?`")  # :ref:`text <target>` -> text
 _LINK = re.compile(r"`([^`<]+?)\s*<([^`>]+)>`__?")  # `text <url>`_
+# `Section title`_: a reference to a section of the same page by its title
+_SECTION_REF = re.compile(r"(?<![`\w])`([^`<>\n]+?)`_(?!_|\w)")
 _AUTO_NUMBER = re.compile(r"^(\s*)#\.\s")
 _FIELD = re.compile(r"^:([^:`\s][^:`]*):(?:\s+(.*))?$")  # :owner: @team
 
@@ -155,7 +157,13 @@ def as_markdown(text: str) -> str:
     return "\n".join(out)
 
 
+def _slug(title: str) -> str:
+    """A section title as a page anchor: ``Compact the store`` -> ``compact-the-store``."""
+    return "-".join(re.findall(r"[a-z0-9]+", title.lower()))
+
+
 def _inline(text: str) -> str:
+    text = _SECTION_REF.sub(lambda m: f"[{m.group(1)}](#{_slug(m.group(1))})", text)
     text = _LITERAL.sub(lambda m: f"`{m.group(1)}`", text)
     text = _LINK.sub(lambda m: f"[{m.group(1)}]({m.group(2)})", text)
     return _ROLE.sub(lambda m: f"`{m.group(1)}`", text)

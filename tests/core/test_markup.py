@@ -149,3 +149,11 @@ def test_asciidoc_links_and_cross_references_read_as_markdown_links() -> None:
     assert "[the PDF](runbook.pdf)" in shown
     assert "`<<a,b>>`" in shown  # code spans and listings are shown as written
     assert "echo <<EOF,x>>" in shown
+
+
+def test_restructuredtext_section_references_read_as_links_to_the_section() -> None:
+    shown = RESTRUCTUREDTEXT.as_markdown(
+        "Until then, `Compact the store`_ to gain time; see `the docs <https://x.io/d>`_.\n"
+    )
+    assert "[Compact the store](#compact-the-store)" in shown
+    assert "[the docs](https://x.io/d)" in shown

@@ -128,3 +128,24 @@ def test_asciidoc_cross_references_are_pointers_too() -> None:
     by_heading = {p.heading: p for p in document_parts(chunk_document(d, 0))}
     assert pointed_within(by_heading["Capacity planning"]) == "_compact_the_store"
     assert pointed_to(by_heading["Restart"]) == ("storage/common/store-restart", "on-the-hub")
+
+
+RST_ALERT = """Disk Filling Up
+===============
+
+Capacity planning
+-----------------
+
+Order a bigger volume; until then `Compact the store`_ to gain time.
+
+Compact the store
+-----------------
+
+#. Run ``store compact --all``.
+"""
+
+
+def test_a_restructuredtext_section_reference_points_within_its_page() -> None:
+    d = markdown_document(RST_ALERT, "Disk Filling Up", "storage/alerts/filling-up.rst")
+    by_heading = {p.heading: p for p in document_parts(chunk_document(d, 0))}
+    assert pointed_within(by_heading["Capacity planning"]) == "compact-the-store"
