@@ -46,3 +46,9 @@ def plain_section(section: str) -> str:
     """A heading path (``A > B``) with each heading plain; a heading that is nothing but
     decoration keeps its text as written."""
     return SECTION_SEPARATOR.join(plain_heading(h) or h for h in section.split(SECTION_SEPARATOR))
+
+
+def heading_slug(text: str) -> str:
+    """A heading as an anchor-like name: ``Compact the store`` -> ``compact-the-store``
+    ("" for one with no letters or digits)."""
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")

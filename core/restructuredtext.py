@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 
+from core.heading_text import heading_slug
 from core.markdown import iter_lines
 from core.syntax import Syntax
 
@@ -157,13 +158,8 @@ def as_markdown(text: str) -> str:
     return "\n".join(out)
 
 
-def _slug(title: str) -> str:
-    """A section title as a page anchor: ``Compact the store`` -> ``compact-the-store``."""
-    return "-".join(re.findall(r"[a-z0-9]+", title.lower()))
-
-
 def _inline(text: str) -> str:
-    text = _SECTION_REF.sub(lambda m: f"[{m.group(1)}](#{_slug(m.group(1))})", text)
+    text = _SECTION_REF.sub(lambda m: f"[{m.group(1)}](#{heading_slug(m.group(1))})", text)
     text = _LITERAL.sub(lambda m: f"`{m.group(1)}`", text)
     text = _LINK.sub(lambda m: f"[{m.group(1)}]({m.group(2)})", text)
     return _ROLE.sub(lambda m: f"`{m.group(1)}`", text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from core.heading_text import heading_slug
 from core.markdown import Section, group_blocks, sections, split_blocks
 from core.markup import Syntax, syntax_for
 from core.models import Chunk, Document
@@ -49,7 +50,7 @@ def split_section(
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "section"
+    return heading_slug(text) or "section"
 
 
 def chunk_document(

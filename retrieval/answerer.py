@@ -748,8 +748,8 @@ class ExtractiveAnswerer:
         chosen = choose_parts(ranked, intent, self._config.sections, detail, what_to_do)
         whole = sorted(self._parts(cand.doc.source_id, cand.chunk, r), key=lambda p: p.start)
         for sp in chosen:
-            intro = _introduced_by(sp.part, whole)
-            if intro is not None and all(intro.heading_path != c.part.heading_path for c in chosen):
+            intro = _introduced_by(sp.part, whole)  # a lead-in is never chosen itself
+            if intro is not None:
                 out.extend(self._quotes(intro, whole, r, today, acting))
             out.extend(self._quotes(sp.part, parts, r, today, acting))
             linked = None

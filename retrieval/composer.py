@@ -142,7 +142,7 @@ def rank_parts(
             + intent_weight * intent_match(intent, p.own_path)
             - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p, what_to_do))
             - weights.ruled_out * (_headed_by(p, ruled_out) or _says_seen(p, seen))
-            + weights.ruled_out * any(p.under(b) for b in branches)
+            + weights.ruled_out * any(p.under(b) for b in branches)  # the case it is in
             + weights.detail * shows
         )
         out.append(ScoredPart(p, score, lexical, shows_detail=shows))

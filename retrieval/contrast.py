@@ -60,8 +60,10 @@ _NEGATION = re.compile(r"\b(?:not|no|never|isn't|aren't|isnt|arent)\b", re.I)
 def opens_on_state(body: str, states: frozenset[str]) -> bool:
     """Does ``body`` open on a condition that one of ``states`` holds ("If the pod is
     running, ...")? "If the pod is not running" is the other branch."""
+    if not states:
+        return False
     m = _OPENING_CONDITION.match(body.lstrip())
-    if not states or m is None:
+    if m is None:
         return False
     clause = m.group(1).replace("`", "")
     if _NEGATION.search(clause):
