@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import redis
 
+from bot.answer_format import answer_format
 from bot.service import AnswerService, Observer
 from bot.settings import Settings
 from ingest.documents import DocumentConfig
@@ -57,8 +58,6 @@ if TYPE_CHECKING:
     from retrieval.vector_index import QdrantVectorIndex
 
 log = logging.getLogger("runbook_bot.runtime")
-# Bump when answers change shape or selection, so cached answers of older code are not served.
-ANSWER_FORMAT = "a8"
 
 
 class Runtime:
@@ -380,12 +379,15 @@ class Runtime:
 
         return LLMAnswerer(self.extractive, self.llm_client, s.llm_model, s.llm_timeout_seconds)
 
-    @property
+    @cached_property
     def answer_mode(self) -> str:
-        """Part of every cache key: answers of different modes never mix."""
+        """Part of every cache key: answers of different modes, settings or answering code
+        never mix (`bot.answer_format`)."""
         s = self.settings
-        mode = ANSWER_FORMAT + (f":llm:{s.llm_model}" if s.llm_enabled else ":extractive")
-        return mode + (":hyde" if s.hyde else "") + (":glossary" if s.glossary_path else "")
+        mode = f"llm:{s.llm_model}" if s.llm_enabled else "extractive"
+        mode += (":hyde" if s.hyde else "") + (":glossary" if self.glossary else "")
+        glossary = sorted(self.glossary.entries.items())
+        return answer_format(mode, [repr(self.answer_config), repr(glossary)])
 
     def service(
         self, directory: UsergroupDirectory | None = None, observer: Observer | None = None
