@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from core.site_markdown import as_markdown
 from core.syntax import Syntax
 
 MAX_SPLIT_HEADING = 3
@@ -245,5 +246,5 @@ MARKDOWN = Syntax(
     headings=headings,
     fence_open=fence_open,
     fence_closes=fence_closes,
-    as_markdown=lambda text: text,
+    as_markdown=as_markdown,  # Hugo shortcodes, MkDocs and Docusaurus admonitions
 )

@@ -53,7 +53,7 @@ _ALERT_BOLD = re.compile(
     re.I,
 )
 _ALERT_GITHUB = re.compile(
-    r"^\[!(?P<kind>warning|caution|danger|important|note|tip)\][ \t]*(?P<rest>.*)$", re.I
+    r"^\[!(?P<kind>warning|caution|danger|important|note|tip|info)\][ \t]*(?P<rest>.*)$", re.I
 )
 _ALERT_EMOJI = {
     "warning": ":warning:",
@@ -286,24 +286,45 @@ def _blockquote(lines: list[str], base_url: str | None) -> list[str]:
     first = lines[0].strip() if lines else ""
     alert = _ALERT_BOLD.match(first) or _ALERT_GITHUB.match(first)
     if alert is None:
-        # the quote's own Markdown, converted as a whole (a wrapped line or link is one,
-        # a fenced block stays code, byte for byte); its prose lines quoted, its code not:
-        # a command is shown as it is run
-        out: list[str] = []
-        code = False
-        for ln in to_mrkdwn("\n".join(lines), base_url=base_url).split("\n"):
-            if ln.startswith(FENCE):
-                code = not code
-                out.append(ln)
-            else:
-                # a blank line between quoted ones: Slack shows a lone ">" as it is
-                out.append(ln if code else ("> " + ln if ln.strip() else ""))
-        return out
+        return _quoted(lines, base_url)
     kind = alert["kind"].lower()
-    rest = [alert["rest"], *lines[1:]]
-    body = " ".join(" ".join(ln.split()) for ln in rest if ln.strip())
     label = f"{_ALERT_EMOJI[kind]} *{alert['kind'].upper()}:*"
-    return ["", f"{label} {_inline(body, base_url)}".rstrip(), ""]
+    # its first paragraph on the label's line; what follows a fence or a list (a
+    # command to run, steps) is quoted as Markdown below it, code byte for byte
+    cut = next(
+        (i for i, ln in enumerate(lines[1:], 1) if _starts_block(ln)),
+        len(lines),
+    )
+    rest = [alert["rest"], *lines[1:cut]]
+    body = " ".join(" ".join(ln.split()) for ln in rest if ln.strip())
+    tail = lines[cut:]
+    while tail and not tail[0].strip():
+        tail = tail[1:]
+    more = _quoted(tail, base_url) if tail else []
+    return ["", f"{label} {_inline(body, base_url)}".rstrip(), *more, ""]
+
+
+def _starts_block(line: str) -> bool:
+    """A blank line, a fence or a list item: the end of a quote's first paragraph."""
+    return not line.strip() or bool(
+        _FENCE_OPEN.match(line) or _BULLET.match(line) or _NUMBERED.match(line)
+    )
+
+
+def _quoted(lines: list[str], base_url: str | None) -> list[str]:
+    """The quote's own Markdown, converted as a whole (a wrapped line or link is one, a
+    fenced block stays code, byte for byte); its prose lines quoted, its code not: a
+    command is shown as it is run."""
+    out: list[str] = []
+    code = False
+    for ln in to_mrkdwn("\n".join(lines), base_url=base_url).split("\n"):
+        if ln.startswith(FENCE):
+            code = not code
+            out.append(ln)
+        else:
+            # a blank line between quoted ones: Slack shows a lone ">" as it is
+            out.append(ln if code else ("> " + ln if ln.strip() else ""))
+    return out
 
 
 def _line(line: str, base_url: str | None, number: int | None = None) -> str:

@@ -196,6 +196,13 @@ _RAW_MARKDOWN = (
     ("list dash", re.compile(r"^\s*[-+]\s+\S", re.M)),
     ("html comment", re.compile(r"&lt;!--")),
     ("table row", re.compile(r"^\s*\|.*\|\s*$", re.M)),
+    (
+        "site shortcode",
+        re.compile(
+            r"\{\{(&lt;|%)-?\s*/?\s*(?:(?:rel)?ref|highlight|notice|alert|hint|callout|admonition)\b"
+        ),
+    ),
+    ("admonition", re.compile(r"^\s*(!!!|\?\?\?\+?|:{3,})\s*[A-Za-z]", re.M)),
 )
 _FENCE_TAG = re.compile(r"```[a-z]+\n")
 

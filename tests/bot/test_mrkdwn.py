@@ -73,6 +73,43 @@ def test_warning_quotes_become_a_visible_warning_line() -> None:
     assert "**" not in out
 
 
+def test_a_warning_with_a_command_keeps_the_command_as_code() -> None:
+    md = (
+        "> [!WARNING] **Data loss**\n"
+        "> Deleting the claim removes the volume. Snapshot it first:\n"
+        ">\n"
+        "> ```\n"
+        "> kubectl -n db get pvc data-0 -o yaml > pvc.yaml\n"
+        "> ```\n"
+        ">\n"
+        "> Then delete it.\n\n"
+        "> [!INFO]\n> Read-only."
+    )
+    lines = to_mrkdwn(md).split("\n")
+    assert (
+        ":warning: *WARNING:* *Data loss* Deleting the claim removes the volume. Snapshot it first:"
+        in lines
+    )
+    code = lines.index("kubectl -n db get pvc data-0 -o yaml &gt; pvc.yaml")
+    assert lines[code - 1] == lines[code + 1] == "```"
+    assert "> Then delete it." in lines
+    assert ":information_source: *INFO:* Read-only." in lines
+
+
+def test_site_admonitions_and_shortcodes_show_as_warnings_code_and_links() -> None:
+    md = syntax_for("content/runbooks/node/NodeRAIDDiskFailure.md").as_markdown(
+        '!!! danger "Primary only"\n    Never on a replica.\n\n'
+        "{{< highlight bash >}}\nmdadm --detail /dev/md0\n{{< /highlight >}}\n\n"
+        'See [Node RAID Degraded]({{< ref "./NodeRAIDDegraded.md" >}})'
+    )
+    out = to_mrkdwn(md, base_url="https://git.example/o/r/blob/main/content/runbooks/node/x.md")
+    assert ":no_entry: *DANGER:* *Primary only* Never on a replica." in out
+    assert "```\nmdadm --detail /dev/md0\n```" in out
+    target = "https://git.example/o/r/blob/main/content/runbooks/node/NodeRAIDDegraded.md"
+    assert f"<{target}|Node RAID Degraded>" in out
+    assert "{{" not in out and "!!!" not in out
+
+
 def test_code_nested_in_a_list_is_unindented_and_byte_for_byte() -> None:
     command = (
         "kubectl -n db exec -it db-0 -- psql -U postgres -c \\\n"

@@ -149,3 +149,28 @@ def test_a_restructuredtext_section_reference_points_within_its_page() -> None:
     d = markdown_document(RST_ALERT, "Disk Filling Up", "storage/alerts/filling-up.rst")
     by_heading = {p.heading: p for p in document_parts(chunk_document(d, 0))}
     assert pointed_within(by_heading["Capacity planning"]) == "compact-the-store"
+
+
+HUGO_ALERT = """# Node RAID Disk Failure
+
+## Mitigation
+
+See [Node RAID Degraded]({{< ref "./NodeRAIDDegraded.md" >}})
+
+## Capacity planning
+
+Order more disks; until then [compact the store]({{% relref "#compact-the-store" %}}).
+
+## Compact the store
+
+1. Run `store compact --all`.
+"""
+
+
+def test_a_hugo_ref_shortcode_as_a_link_target_is_a_pointer() -> None:
+    d = markdown_document(
+        HUGO_ALERT, "Node RAID Disk Failure", "content/node/NodeRAIDDiskFailure.md"
+    )
+    by_heading = {p.heading: p for p in document_parts(chunk_document(d, 0))}
+    assert pointed_to(by_heading["Mitigation"]) == ("content/node/NodeRAIDDegraded", "")
+    assert pointed_within(by_heading["Capacity planning"]) == "compact-the-store"

@@ -1,0 +1,227 @@
+"""Markdown as documentation site generators extend it, read as CommonMark.
+
+Runbook sites are often built with Hugo, MkDocs or Docusaurus, whose Markdown carries
+constructs that plain Markdown (and Slack) show as noise:
+
+- Hugo shortcodes: a link to another page as
+  ``[Node RAID Degraded]({{< ref "./NodeRAIDDegraded.md" >}})`` (``ref``, ``relref``),
+  code as ``{{< highlight bash >}} … {{< /highlight >}}``, a callout as
+  ``{{% notice warning %}} … {{% /notice %}}`` (also ``alert``, ``hint``, ``callout``,
+  ``admonition`` and shortcodes named after the kind, ``{{< warning >}}``);
+- MkDocs (Python-Markdown) admonitions: ``!!! warning "Title"`` (or the collapsible
+  ``???`` and ``???+``) over a body indented four spaces;
+- Docusaurus and VitePress admonitions: ``:::danger[Title]`` (or ``::: danger Title``)
+  … ``:::``.
+
+:func:`as_markdown` rewrites them as CommonMark: a ref as the path it names (so the
+link resolves, and a step that only points at that page is followed like any link),
+code as a fenced block, a callout as a quote that opens with GitHub's alert marker
+(``> [!WARNING]``), or with its title in bold for a kind GitHub has no marker for.
+Fenced code is left as it is. Quotes keep the file's own text; this is for reading it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+
+_FENCE_OPEN = re.compile(r"^\s*(`{3,}|~{3,})")
+
+# {{< ref "path" >}}, {{% relref "path#anchor" %}}, {{< ref path="x" >}}, unquoted too
+_REF = re.compile(
+    r"\{\{([<%])-?\s*(?:rel)?ref\s+(?:path\s*=\s*)?"
+    r"(?:\"(?P<dq>[^\"]*)\"|`(?P<bq>[^`]*)`|(?P<bare>[^\s\"`>%}]+))\s*-?[>%]\}\}"
+)
+# a shortcode alone on its line: {{< name args >}}, {{% /name %}}
+_SHORTCODE_LINE = re.compile(
+    r"^(?P<indent>[ \t]*)\{\{[<%]-?\s*(?P<close>/)?\s*(?P<name>[\w-]+)"
+    r"(?P<args>[^\n]*?)\s*-?[>%]\}\}[ \t]*$"
+)
+_ARG = re.compile(r"(?:(?P<key>[\w-]+)\s*=\s*)?(?:\"(?P<dq>[^\"]*)\"|(?P<bare>[^\s\"=]+))")
+# MkDocs: !!! warning "Title", ??? note, ???+ tip inline end "Title"
+_MKDOCS = re.compile(
+    r"^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?P<extra>[^\"\n]*?)"
+    r"(?:[ \t]*\"(?P<title>[^\"]*)\")?[ \t]*$"
+)
+# Docusaurus / VitePress: :::danger[Title], ::: warning Title, :::tip{title="Title"}
+_COLONS_OPEN = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<colons>:{3,})[ \t]*(?P<kind>[A-Za-z][\w-]*)"
+    r"(?:\[(?P<bracket>[^\]\n]*)\]|\{[^}\n]*?title=\"(?P<attr>[^\"]*)\"[^}\n]*\}|\{[^}\n]*\})?"
+    r"(?:[ \t]+(?P<title>[^\n]*?))?[ \t]*$"
+)
+_COLONS_CLOSE = re.compile(r"^[ \t]*(?P<colons>:{3,})[ \t]*$")
+
+_CALLOUT_SHORTCODES = frozenset("notice alert hint callout admonition".split())
+# a callout's kind as GitHub's alert marker names it; kinds without one get a bold title
+KINDS: Mapping[str, str] = MappingProxyType(
+    {
+        "warning": "WARNING",
+        "warn": "WARNING",
+        "attention": "WARNING",
+        "caution": "CAUTION",
+        "danger": "DANGER",
+        "error": "DANGER",
+        "failure": "DANGER",
+        "fail": "DANGER",
+        "bug": "DANGER",
+        "important": "IMPORTANT",
+        "note": "NOTE",
+        "info": "INFO",
+        "information": "INFO",
+        "abstract": "NOTE",
+        "summary": "NOTE",
+        "tldr": "NOTE",
+        "todo": "NOTE",
+        "seealso": "NOTE",
+        "tip": "TIP",
+        "hint": "TIP",
+        "success": "TIP",
+        "check": "TIP",
+    }
+)
+
+
+def as_markdown(text: str) -> str:
+    """``text`` with site generators' shortcodes and admonitions as CommonMark."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        fence = _FENCE_OPEN.match(line)
+        if fence is not None:
+            end = _fence_end(lines, i, fence.group(1))
+            out.extend(lines[i:end])
+            i = end
+            continue
+        for convert in (_mkdocs, _colons, _shortcode):
+            done = convert(lines, i)
+            if done is not None:
+                converted, i = done
+                out.extend(converted)
+                break
+        else:
+            out.append(_REF.sub(_ref_target, line))
+            i += 1
+    return "\n".join(out)
+
+
+def _fence_end(lines: list[str], i: int, marker: str) -> int:
+    """The index after the line that closes the fence opened on line ``i``."""
+    closer = re.compile(r"^\s*" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}\s*$")
+    for j in range(i + 1, len(lines)):
+        if closer.match(lines[j]):
+            return j + 1
+    return len(lines)
+
+
+def _ref_target(m: re.Match[str]) -> str:
+    return next(g for g in (m["dq"], m["bq"], m["bare"]) if g is not None)
+
+
+def _callout(indent: str, kind: str, title: str | None, body: list[str]) -> list[str]:
+    """A callout as a CommonMark quote: its marker (or bold title) and its body."""
+    marker = KINDS.get(kind.lower())
+    title = (title or "").strip()
+    if title.lower() == kind.lower():
+        title = ""
+    inner = as_markdown("\n".join(body)).split("\n") if body else []
+    while inner and not inner[-1].strip():
+        inner.pop()
+    if marker is not None:
+        head = [f"[!{marker}]" + (f" **{title}**" if title else "")]
+    else:  # the title a paragraph of its own
+        head = [f"**{title or kind.capitalize()}**", *([""] if inner else [])]
+    return [f"{indent}> {ln}".rstrip() for ln in (*head, *inner)]
+
+
+def _mkdocs(lines: list[str], i: int) -> tuple[list[str], int] | None:
+    m = _MKDOCS.match(lines[i])
+    if m is None:
+        return None
+    indent = m["indent"]
+    width = len(indent.expandtabs(4)) + 4
+    body: list[str] = []
+    j = i + 1
+    while j < len(lines):
+        ln = lines[j]
+        if ln.strip() and len(ln.expandtabs(4)) - len(ln.expandtabs(4).lstrip()) < width:
+            break
+        body.append(ln.expandtabs(4)[width:] if ln.strip() else "")
+        j += 1
+    while body and not body[-1].strip():
+        body.pop()
+        j -= 1
+    while body and not body[0].strip():
+        body.pop(0)
+    return _callout(indent, m["kind"], m["title"], body), j
+
+
+def _colons(lines: list[str], i: int) -> tuple[list[str], int] | None:
+    m = _COLONS_OPEN.match(lines[i])
+    if m is None:
+        return None
+    width = len(m["colons"])
+    j = i + 1
+    while j < len(lines):
+        fence = _FENCE_OPEN.match(lines[j])
+        if fence is not None:
+            j = _fence_end(lines, j, fence.group(1))
+            continue
+        close = _COLONS_CLOSE.match(lines[j])
+        if close is not None and len(close["colons"]) == width:
+            break
+        j += 1
+    if j >= len(lines):
+        return None  # never closed: not an admonition
+    body = [ln[len(m["indent"]) :] if ln.startswith(m["indent"]) else ln for ln in lines[i + 1 : j]]
+    title = m["bracket"] or m["attr"] or m["title"]
+    return _callout(m["indent"], m["kind"], title, _trimmed(body)), j + 1
+
+
+def _trimmed(body: list[str]) -> list[str]:
+    lo, hi = 0, len(body)
+    while lo < hi and not body[lo].strip():
+        lo += 1
+    while hi > lo and not body[hi - 1].strip():
+        hi -= 1
+    return body[lo:hi]
+
+
+def _shortcode(lines: list[str], i: int) -> tuple[list[str], int] | None:
+    m = _SHORTCODE_LINE.match(lines[i])
+    if m is None or m["close"]:
+        return None
+    name = m["name"].lower()
+    positional, named = _args(m["args"])
+    closing = re.compile(
+        r"^[ \t]*\{\{[<%]-?\s*/\s*" + re.escape(m["name"]) + r"\s*-?[>%]\}\}[ \t]*$"
+    )
+    j = next((k for k in range(i + 1, len(lines)) if closing.match(lines[k])), None)
+    if j is None:
+        return None  # a shortcode without a body: left as written
+    body = lines[i + 1 : j]
+    indent = m["indent"]
+    if name == "highlight":
+        lang = positional[0] if positional else ""
+        return [f"{indent}```{lang}", *body, f"{indent}```"], j + 1
+    if name in _CALLOUT_SHORTCODES or name in KINDS:
+        candidates = [*positional, named.get("type", ""), named.get("color", ""), name]
+        if named.get("title"):
+            candidates.insert(0, named["title"])
+        kind = next((c for c in candidates if c.lower() in KINDS), name)
+        return _callout(indent, kind, named.get("title"), _trimmed(body)), j + 1
+    return None
+
+
+def _args(text: str) -> tuple[list[str], dict[str, str]]:
+    positional: list[str] = []
+    named: dict[str, str] = {}
+    for m in _ARG.finditer(text):
+        value = m["dq"] if m["dq"] is not None else m["bare"]
+        if m["key"]:
+            named[m["key"].lower()] = value
+        elif value:
+            positional.append(value)
+    return positional, named

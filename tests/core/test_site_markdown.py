@@ -1,0 +1,120 @@
+"""Hugo shortcodes and MkDocs / Docusaurus admonitions read as CommonMark."""
+
+from __future__ import annotations
+
+from core.markup import syntax_for
+from core.site_markdown import as_markdown
+
+
+def test_hugo_refs_become_the_paths_they_name() -> None:
+    text = (
+        'See [Degraded]({{< ref "./NodeRAIDDegraded.md" >}}) and '
+        '[the fix]({{% relref "../fix.md#restart" %}}), '
+        '[named]({{< ref path="a/b.md" >}}), [bare]({{< ref other.md >}}).'
+    )
+    assert as_markdown(text) == (
+        "See [Degraded](./NodeRAIDDegraded.md) and [the fix](../fix.md#restart), "
+        "[named](a/b.md), [bare](other.md)."
+    )
+
+
+def test_hugo_highlight_is_a_fenced_block_and_a_notice_a_quote() -> None:
+    text = """{{< highlight bash "linenos=table" >}}
+kubectl drain node-1 --ignore-daemonsets
+{{< /highlight >}}
+
+{{% notice warning %}}
+Draining evicts every pod.
+{{% /notice %}}
+
+{{% alert title="Before you start" color="danger" %}}
+Tell the incident channel.
+{{% /alert %}}
+
+{{< param BookRepo >}}"""
+    assert as_markdown(text).split("\n") == [
+        "```bash",
+        "kubectl drain node-1 --ignore-daemonsets",
+        "```",
+        "",
+        "> [!WARNING]",
+        "> Draining evicts every pod.",
+        "",
+        "> [!DANGER] **Before you start**",
+        "> Tell the incident channel.",
+        "",
+        "{{< param BookRepo >}}",  # no body, no known meaning: left as written
+    ]
+
+
+def test_mkdocs_admonitions_take_their_indented_body() -> None:
+    text = """!!! warning "Data loss"
+    Deleting the claim removes the volume.
+
+    ```
+    kubectl delete pvc data-0
+    ```
+
+1. Scale down.
+
+??? example
+    Collapsed by default."""
+    assert as_markdown(text).split("\n") == [
+        "> [!WARNING] **Data loss**",
+        "> Deleting the claim removes the volume.",
+        ">",
+        "> ```",
+        "> kubectl delete pvc data-0",
+        "> ```",
+        "",
+        "1. Scale down.",
+        "",
+        "> **Example**",
+        ">",
+        "> Collapsed by default.",
+    ]
+
+
+def test_docusaurus_admonitions_end_at_their_own_colons_not_inside_code() -> None:
+    text = """:::tip[Faster]
+Use the script:
+
+```bash
+echo ':::'
+:::
+```
+:::
+
+::: danger Primary only
+Never on a replica.
+:::
+
+:::note
+never closed"""
+    assert as_markdown(text).split("\n") == [
+        "> [!TIP] **Faster**",
+        "> Use the script:",
+        ">",
+        "> ```bash",
+        "> echo ':::'",
+        "> :::",
+        "> ```",
+        "",
+        "> [!DANGER] **Primary only**",
+        "> Never on a replica.",
+        "",
+        ":::note",
+        "never closed",
+    ]
+
+
+def test_fenced_code_is_left_as_it_is() -> None:
+    text = '```\n!!! warning "x"\n    body\n{{< ref "a.md" >}}\n:::tip\n:::\n```'
+    assert as_markdown(text) == text
+
+
+def test_markdown_and_mdx_read_them_asciidoc_does_not() -> None:
+    text = ":::warning\nStop.\n:::"
+    assert syntax_for("a.md").as_markdown(text) == "> [!WARNING]\n> Stop."
+    assert syntax_for("a.mdx").as_markdown(text) == "> [!WARNING]\n> Stop."
+    assert syntax_for("a.adoc").as_markdown(text) != "> [!WARNING]\n> Stop."
