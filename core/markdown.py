@@ -35,6 +35,9 @@ _NOT_PARAGRAPH = re.compile(
 _FENCE_OPEN = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
 _FENCE_CLOSE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
 LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
+# a table: a header row, then a separator row (| --- | :---: |), then its rows
+TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
+TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 
 
 @dataclass(frozen=True)

@@ -188,6 +188,8 @@ class Citation(Frozen):
     service: str | None = None
     superseded_by: str | None = None
     note: str | None = None  # what part of a cut procedure is shown: "steps 1-3 of 7"
+    # a quoted table row's header and separator lines, verbatim from the same table
+    header: str | None = None
 
 
 class Suggestion(Frozen):

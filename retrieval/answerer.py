@@ -147,6 +147,7 @@ def make_citation(
     today: date,
     section: str | None = None,
     note: str | None = None,
+    header: str | None = None,
 ) -> Citation:
     m = chunk.metadata
     return Citation(
@@ -169,6 +170,7 @@ def make_citation(
         service=m.service,
         superseded_by=m.superseded_by,
         note=note,
+        header=header,
     )
 
 
@@ -774,7 +776,9 @@ class ExtractiveAnswerer:
             p = q.part
             line = p.line_of(q.start)
             out.append(
-                make_citation(p.chunk, q.start, q.end, q.text, line, today, p.section, q.note)
+                make_citation(
+                    p.chunk, q.start, q.end, q.text, line, today, p.section, q.note, q.header
+                )
             )
         return out
 

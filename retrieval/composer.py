@@ -33,7 +33,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from core.heading_text import plain_heading
-from core.markdown import group_blocks, split_blocks
+from core.markdown import TABLE_ROW, TABLE_SEPARATOR, group_blocks, split_blocks
 from core.markup import syntax_for
 from core.models import normalize_name
 from retrieval.asked_detail import Detail
@@ -83,7 +83,9 @@ class Quote:
     start: int  # offsets into the original document text
     end: int
     text: str
-    note: str | None = None  # "steps 1-3 of 7" when a procedure is cut
+    note: str | None = None  # "steps 1-3 of 7" when a procedure is cut, "row 4 of 20"
+    # the header and separator lines of the table whose row is quoted, verbatim
+    header: str | None = None
 
 
 def rank_parts(
@@ -559,11 +561,41 @@ def quote_part(part: Part, terms: Sequence[str], stats: TermStats) -> Quote:
         key=lambda i: (coverage(terms, tokenize(body[units[i][0] : units[i][1]]), stats), -i),
     )
     s, e = units[best]
+    if e - s > MAX_QUOTE_CHARS:
+        row = _table_row(part, body, s, e, terms, stats)
+        if row is not None:
+            return row
     for _ns, ne in units[best + 1 :]:
         if ne - s > MAX_QUOTE_CHARS:
             break
         e = ne
     return Quote(part, start + s, start + e, body[s:e])
+
+
+def _table_row(
+    part: Part, body: str, s: int, e: int, terms: Sequence[str], stats: TermStats
+) -> Quote | None:
+    """The one row of a long table (an alert per row) that the question's words pick
+    out, with the table's header; None when the unit is no table or no row stands out."""
+    lines: list[tuple[int, int]] = []  # (start, end) of each line of the unit
+    pos = s
+    for line in body[s:e].split("\n"):
+        lines.append((pos, pos + len(line)))
+        pos += len(line) + 1
+    if len(lines) < 4 or not TABLE_SEPARATOR.match(body[lines[1][0] : lines[1][1]]):
+        return None
+    rows = [(a, b) for a, b in lines[2:] if TABLE_ROW.match(body[a:b])]
+    scored = sorted(
+        ((coverage(terms, tokenize(body[a:b]), stats), i) for i, (a, b) in enumerate(rows)),
+        key=lambda x: (-x[0], x[1]),
+    )
+    if not scored or scored[0][0] <= 0 or (len(scored) > 1 and scored[1][0] >= scored[0][0]):
+        return None
+    i = scored[0][1]
+    a, b = rows[i]
+    header = body[lines[0][0] : lines[1][1]]
+    start = part.body_start
+    return Quote(part, start + a, start + b, body[a:b], f"row {i + 1} of {len(rows)}", header)
 
 
 def _procedure(part: Part, body: str, units: list[tuple[int, int]], first: int) -> Quote:

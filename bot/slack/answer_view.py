@@ -53,6 +53,7 @@ from bot.slack.blockkit import (
 )
 from bot.slack.mrkdwn import first_command, plain_text, to_mrkdwn
 from bot.slack.presentation import Audience, Contact, DocFacts, View
+from core.markdown import TABLE_ROW
 from core.markup import syntax_for
 from core.models import MISSING_DETAIL, Answer, AnswerWarning, Citation, Suggestion
 
@@ -126,15 +127,18 @@ def _block_id(text: str, name: str) -> str | None:
     return f"{MENTION_BLOCK}_{name}" if _has_mention(text) else None
 
 
-def quote_markdown(citation: Citation) -> str:
+def quote_markdown(citation: Citation, *, header: bool = False) -> str:
     """The quote as Markdown for display: an AsciiDoc or reStructuredText runbook's
     titles, code blocks and warnings in Markdown's form (the quote itself stays
-    verbatim)."""
-    return syntax_for(citation.path).as_markdown(citation.quote)
+    verbatim). ``header``: a quoted table row under its table's header, as shown."""
+    text = citation.quote
+    if header and citation.header:
+        text = f"{citation.header}\n{text}"
+    return syntax_for(citation.path).as_markdown(text)
 
 
 def _quote_mrkdwn(citation: Citation) -> str:
-    body = quote_markdown(citation).strip("\n")
+    body = quote_markdown(citation, header=True).strip("\n")
     return to_mrkdwn(body, base_url=citation.url) if body.strip() else "(empty quote)"
 
 
@@ -470,6 +474,8 @@ def notification_text(answer: Answer, *, weak: bool = False) -> str:
         what = "`" + clip(command, 200).replace("`", "'") + "`"
     else:
         first = next((ln.strip(" -*>#") for ln in shown.splitlines() if ln.strip(" -*>#")), "")
+        if TABLE_ROW.match(first):  # a table's row: its cells
+            first = " · ".join(c.strip() for c in first.strip().strip("|").split("|"))
         what = clip(plain_text(first), 200)
     prefix = f"{CLOSEST_OTHER_SERVICE}: " if weak else ""
     stale = " (may be out of date)" if any(w.kind == "stale" for w in answer.warnings) else ""

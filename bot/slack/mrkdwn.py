@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator, Sequence
 from urllib.parse import urljoin
 
 from bot.slack.blockkit import FENCE, escape, safe_url
-from core.markdown import SETEXT_UNDERLINE
+from core.markdown import SETEXT_UNDERLINE, TABLE_ROW, TABLE_SEPARATOR
 
 TABLE_WIDTH = 60  # wider tables are shown one row per line
 
@@ -42,10 +42,6 @@ _BULLET = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<rest>.*)$")
 _NUMBERED = re.compile(r"^(?P<indent>[ \t]*)(?P<n>\d{1,3})[.)][ \t]+(?P<rest>.*)$")
 _QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?(?P<rest>.*)$")
 _RULE = re.compile(r"^[ \t]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
-_TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
-_TABLE_SEPARATOR = re.compile(
-    r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$"
-)
 _COMMENT_ONE_LINE = re.compile(r"<!--.*?-->", re.S)
 _ALERT_BOLD = re.compile(
     r"^(?:\*\*|__)(?P<kind>warning|caution|danger|important|note|tip|info)"
@@ -110,14 +106,24 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
             i = _code_block(lines, i, fence, out)
             joinable = False
             continue
-        if _TABLE_ROW.match(line) and i + 1 < len(lines) and _TABLE_SEPARATOR.match(lines[i + 1]):
+        if TABLE_ROW.match(line) and i + 1 < len(lines) and TABLE_SEPARATOR.match(lines[i + 1]):
             steps.number(line)
             rows = [line]
             i += 2
-            while i < len(lines) and _TABLE_ROW.match(lines[i]):
+            while i < len(lines) and TABLE_ROW.match(lines[i]):
                 rows.append(lines[i])
                 i += 1
             out.extend(_table(rows, base_url))
+            joinable = False
+            continue
+        if TABLE_ROW.match(line) and len(_cells(line)) > 1:
+            # rows without their header (a table's row quoted alone): one line each
+            steps.number(line)
+            rows = []
+            while i < len(lines) and TABLE_ROW.match(lines[i]):
+                rows.append(lines[i])
+                i += 1
+            out.extend(["", *(_row_line(_cells(r), (), base_url) for r in rows), ""])
             joinable = False
             continue
         if _QUOTE.match(line):
@@ -250,7 +256,7 @@ def _continues(line: str) -> bool:
         or _BULLET.match(line)
         or _NUMBERED.match(line)
         or _RULE.match(line)
-        or _TABLE_ROW.match(line)
+        or TABLE_ROW.match(line)
         or line.endswith("  ")  # a hard line break
         or line.strip().startswith("<")
     )
@@ -466,17 +472,19 @@ def _table(rows: Sequence[str], base_url: str | None) -> list[str]:
         body = "\n".join([lines[0], rule, *lines[1:]])
         return ["", f"{FENCE}\n{escape(body)}\n{FENCE}", ""]
     head, *body_rows = table
-    out = [""]
-    for r in body_rows:
-        first = _inline(_plain_emphasis(r[0]), base_url)  # bold already: no "**x**"
-        rest = [
-            f"{_inline(h, base_url)}: {_inline(c, base_url)}"
-            for h, c in zip(head[1:], r[1:], strict=True)
-            if c.strip()
-        ]
-        out.append("• " + " · ".join([f"*{first}*" if first else "", *rest]).strip(" ·"))
-    out.append("")
-    return out
+    return ["", *(_row_line(r, head, base_url) for r in body_rows), ""]
+
+
+def _row_line(row: Sequence[str], head: Sequence[str], base_url: str | None) -> str:
+    """``• *first cell* · Header: cell · …``; without a header, the cells alone."""
+    first = _inline(_plain_emphasis(row[0]), base_url)  # bold already: no "**x**"
+    labels = [*head[1:], *[""] * len(row)]
+    rest = [
+        f"{_inline(h, base_url)}: {_inline(c, base_url)}" if h else _inline(c, base_url)
+        for h, c in zip(labels, row[1:], strict=False)
+        if c.strip()
+    ]
+    return "• " + " · ".join([f"*{first}*" if first else "", *rest]).strip(" ·")
 
 
 def _cell_text(cell: str) -> str:

@@ -254,6 +254,29 @@ def test_a_cut_procedure_says_so_and_links_the_rest() -> None:
     assert f"Steps 1-2 of 7 · <{URL}#L1|the rest in the runbook>" in body
 
 
+def test_a_quoted_table_row_is_shown_under_its_header_and_says_which_row() -> None:
+    action = "`kubectl rollout restart deploy/db` on the standby"
+    row = f"| `ReplicaLag` | the replica is behind | {action} |"
+    a = answer(
+        citations=(
+            cite(
+                quote=row,
+                header="| Alert | Meaning | Action |\n| --- | --- | --- |",
+                note="row 3 of 20",
+            ),
+        )
+    )
+    message = render(a)
+    body = shown(message)
+    assert f"• *`ReplicaLag`* · Meaning: the replica is behind · Action: {action}" in body
+    assert f"Row 3 of 20 · <{URL}#L1|the rest in the runbook>" in body
+    assert "Alert | Meaning" not in body
+    assert message.text.endswith(": `kubectl rollout restart deploy/db`")  # its command
+    plain = render(answer(citations=(cite(quote="| `ReplicaLag` | behind | promote |"),)))
+    assert plain.text.endswith(": ReplicaLag · behind · promote")  # a row without one
+    assert "• *`ReplicaLag`* · behind · promote" in shown(plain)  # no header: the cells
+
+
 def test_a_gap_between_two_quotes_of_one_section_is_shown() -> None:
     adjacent = (cite(start=0, end=40), cite(start=42, end=80, quote="and then"))
     apart = (cite(start=0, end=40), cite(start=400, end=440, quote="How to fix:"))

@@ -90,3 +90,17 @@ def test_closest_runbooks_name_title_section_and_owner() -> None:
     out = render_text(answer)
     assert "  Payments (Mitigation)  [payments.md:3] | no owner" in out
     assert "Search: https://github.com/search?q=repo%3Aacme%2Frunbooks+x" in out
+
+
+def test_a_table_row_is_printed_under_its_header() -> None:
+    row = "| `ReplicaLag` | promote the standby |"
+    header = "| Alert | Action |\n| --- | --- |"
+    answer = Answer(
+        state="answer",
+        text="x",
+        citations=(cite("Alerts", row, header=header, note="row 3 of 20"),),
+    )
+    lines = render_text(answer).splitlines()
+    at = lines.index("  | | Alert | Action |")
+    assert lines[at + 1 : at + 3] == ["  | | --- | --- |", f"  | {row}"]
+    assert "  (row 3 of 20; the rest is in the runbook)" in lines

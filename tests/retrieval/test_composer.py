@@ -357,6 +357,34 @@ def test_a_long_procedure_is_cut_at_a_step_with_a_note() -> None:
     assert q.text.startswith("Do this:")  # the lead-in stays with the steps
 
 
+ALERTS = "DiskFull CpuHigh ReplicaLag BackupFailed TokenExpiry QueueBacklog GcPause".split()
+TABLE = (
+    "# Platform alerts\n\n## Alert reference\n\n| Alert | Meaning | Action |\n| --- | --- | --- |\n"
+    + (
+        "".join(
+            f"| `{name}` | {name} fired for the {i}th pool; check the dashboard and the logs "
+            f"of every worker in the pool. | Restart pool {i} with `kubectl rollout restart "
+            f"deploy/pool-{i}` and page its owning team when it persists past an hour. |\n"
+            for i, name in enumerate(ALERTS + [a + "Critical" for a in ALERTS[:5]])
+        )
+    )
+)
+
+
+def test_a_long_table_is_quoted_by_the_row_the_question_names_under_its_header() -> None:
+    part = next(p for p in parts_of(TABLE) if p.heading == "Alert reference")
+    assert len(part.body) > MAX_QUOTE_CHARS
+    stats = TermStats.from_doc_terms({"t": tokenize(TABLE), "o": tokenize("unrelated")})
+    q = quote_part(part, tokenize("BackupFailed firing what do i do"), stats)
+    assert TABLE[q.start : q.end] == q.text  # the row, verbatim
+    assert q.text.startswith("| `BackupFailed` |") and "\n" not in q.text
+    assert q.header == "| Alert | Meaning | Action |\n| --- | --- | --- |"
+    assert q.note == "row 4 of 12"
+    # no row stands out (every row restarts a pool): the table as before, no header
+    q = quote_part(part, tokenize("how do i restart a pool"), stats)
+    assert q.header is None and q.text.startswith("| Alert | Meaning | Action |")
+
+
 def test_a_short_part_is_quoted_whole() -> None:
     part = next(p for p in parts_of(TEXT) if p.heading == "Restart pgbouncer")
     q = quote_part(part, tokenize("restart"), STATS)

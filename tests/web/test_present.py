@@ -145,3 +145,28 @@ def test_a_runbook_not_written_yet_has_its_own_headline_and_words() -> None:
     assert (
         headline(Answer(state="abstain", text="x", reason="no-match")) == "No runbook covers this"
     )
+
+
+def test_a_quoted_table_row_is_shown_under_its_header() -> None:
+    from bot.web.pages import _environment
+
+    row = "| `ReplicaLag` | the replica is behind | promote the standby |"
+    header = "| Alert | Meaning | Action |\n| --- | --- | --- |"
+    answer = Answer(
+        state="answer",
+        text="x",
+        citations=(citation(quote=row, header=header, note="row 3 of 20"),),
+    )
+    html = (
+        _environment()
+        .get_template("_answer.html")
+        .render(
+            answer=answer,
+            today=TODAY,
+            q="ReplicaLag",
+            delivery={"request_id": "r-1", "cache_hit": False},
+        )
+    )
+    pre = html.split("<pre>", 1)[1].split("</pre>", 1)[0]
+    assert pre == f"{header}\n{row}"
+    assert "Row 3 of 20" in html
