@@ -796,7 +796,7 @@ class ExtractiveAnswerer:
         parts: None when ``part`` is no pointer, or the procedure is not indexed,
         readable or current. A pointer to a section of its own runbook: that section,
         unless it is ``part`` itself or holds it."""
-        target = pointed_to(part)
+        target = pointed_to(part, r.snapshot.site_pages)
         if target is None:
             return self._followed_within(part, r)
         source_id, anchor = target
@@ -813,7 +813,7 @@ class ExtractiveAnswerer:
 
     def _followed_within(self, part: Part, r: Retrieval) -> tuple[Part, list[Part]] | None:
         """The section of ``part``'s own runbook that its one ``#anchor`` link names."""
-        anchor = pointed_within(part)
+        anchor = pointed_within(part, r.snapshot.site_pages)
         if anchor is None:
             return None
         parts = self._parts(part.chunk.source_id, part.chunk, r)

@@ -25,6 +25,7 @@ import re
 from core.doc_ids import reference_id
 from core.markup import DOCUMENT_SUFFIXES, syntax_for
 from retrieval.outline import Part
+from retrieval.site_pages import SitePages
 
 POINTER_MAX_CHARS = 400  # longer text says more than where to look
 _INLINE_LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
@@ -40,9 +41,9 @@ def _pointer_body(part: Part) -> str | None:
     return body
 
 
-def _links(part: Part, body: str) -> tuple[set[tuple[str, str]], set[str]]:
+def _links(part: Part, body: str, pages: SitePages | None) -> tuple[set[tuple[str, str]], set[str]]:
     """(other documents as (document id, anchor), anchors of the part's own runbook)
-    that the part's inline links name."""
+    that the part's inline links name; ``pages`` reads links by site address too."""
     others: set[tuple[str, str]] = set()
     own: set[str] = set()
     for m in _INLINE_LINK.finditer(body):
@@ -51,10 +52,14 @@ def _links(part: Part, body: str) -> tuple[set[tuple[str, str]], set[str]]:
             own.add(target[1:])
             continue
         found = _document_target(target, part.chunk.path)
-        if found is None:
-            continue
-        path, anchor = found
-        doc = reference_id(path, part.chunk.source_id, any_path=True)
+        if found is not None:
+            path, anchor = found
+            doc = reference_id(path, part.chunk.source_id, any_path=True)
+        else:
+            site_doc = pages.find(target, part.chunk.path, part.chunk.source_id) if pages else None
+            if site_doc is None:
+                continue
+            doc, anchor = site_doc, target.partition("#")[2]
         if doc == part.chunk.source_id:
             own.add(anchor)
         else:
@@ -63,23 +68,24 @@ def _links(part: Part, body: str) -> tuple[set[tuple[str, str]], set[str]]:
     return others, own
 
 
-def pointed_to(part: Part) -> tuple[str, str] | None:
+def pointed_to(part: Part, pages: SitePages | None = None) -> tuple[str, str] | None:
     """(document id, #anchor or "") of the one document the part points at, when the
-    part is a pointer; None otherwise."""
+    part is a pointer; None otherwise. ``pages``: the index's documents by the address
+    their site serves them at, for links written that way (:mod:`site_pages`)."""
     body = _pointer_body(part)
     if body is None:
         return None
-    others, _own = _links(part, body)
+    others, _own = _links(part, body, pages)
     return others.pop() if len(others) == 1 else None
 
 
-def pointed_within(part: Part) -> str | None:
+def pointed_within(part: Part, pages: SitePages | None = None) -> str | None:
     """The #anchor of the one section of its own runbook the part points at, when the
     part is a pointer that links nowhere else; None otherwise."""
     body = _pointer_body(part)
     if body is None:
         return None
-    others, own = _links(part, body)
+    others, own = _links(part, body, pages)
     return own.pop() if not others and len(own) == 1 else None
 
 

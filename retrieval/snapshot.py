@@ -34,6 +34,7 @@ from retrieval.evidence import TermStats
 from retrieval.keyword_index import KeywordIndex
 from retrieval.link_pages import is_link_list
 from retrieval.names import document_names, written_names
+from retrieval.site_pages import SitePages
 from retrieval.spelling import typo_targets
 from retrieval.tokenize import tokenize
 
@@ -128,6 +129,11 @@ class Snapshot:
         if found is None:
             found = memo[source_id] = is_link_list(self.chunks_by_source.get(source_id, []))
         return found
+
+    @cached_property
+    def site_pages(self) -> SitePages:
+        """The documents by the address their site serves them at (links by address)."""
+        return SitePages(self.chunks_by_source)
 
     @cached_property
     def chunks_by_source(self) -> dict[str, list[Chunk]]:

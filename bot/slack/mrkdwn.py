@@ -381,6 +381,9 @@ def _squeeze(text: str) -> str:
 # --------------------------------------------------------------------------- inline
 
 
+# a file's page on a code host: GitHub and GitLab (/blob/, /-/blob/), Gitea and Bitbucket
+# (/src/), raw files
+_FORGE_FILE = re.compile(r"^https?://[^/]+/.+?/(?:-/)?(?:blob|src|raw|tree)/")
 _ESCAPED = re.compile(r"\\([\[\]\\`*_])")  # "\\[" in a link's text shows as "["
 _SLOT_OPEN, _SLOT_CLOSE = "\ue000", "\ue001"  # private-use characters no runbook holds
 _SLOT = re.compile(_SLOT_OPEN + r"(\d+)" + _SLOT_CLOSE)
@@ -433,6 +436,10 @@ def _resolve(url: str, base_url: str | None) -> str | None:
         return url
     if ":" in url.split("/", 1)[0] or not base_url or not safe_url(base_url):
         return None  # mailto:, javascript:, … or nothing to resolve against
+    if url.startswith("/") and not url.startswith("//") and _FORGE_FILE.search(base_url):
+        # an address on the team's documentation site ("/manual/purge-cache"), not a
+        # path on the code host the quote links to: shown as text, never a broken link
+        return None
     return urljoin(base_url.split("#", 1)[0], url)
 
 

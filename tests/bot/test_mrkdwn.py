@@ -110,6 +110,16 @@ def test_site_admonitions_and_shortcodes_show_as_warnings_code_and_links() -> No
     assert "{{" not in out and "!!!" not in out
 
 
+def test_a_site_address_is_no_link_on_the_code_host_but_is_on_the_site() -> None:
+    md = "See [purge the cache](/manual/purge-cache) and [the CDN](cdn.html.md)."
+    forge = "https://github.com/acme/docs/blob/abc123/source/manual/x.html.md#L3"
+    out = to_mrkdwn(md, base_url=forge)
+    assert "purge the cache" in out and "github.com/manual" not in out
+    assert "<https://github.com/acme/docs/blob/abc123/source/manual/cdn.html.md|the CDN>" in out
+    site = to_mrkdwn(md, base_url="https://docs.example.com/manual/x/")
+    assert "<https://docs.example.com/manual/purge-cache|purge the cache>" in site
+
+
 def test_code_nested_in_a_list_is_unindented_and_byte_for_byte() -> None:
     command = (
         "kubectl -n db exec -it db-0 -- psql -U postgres -c \\\n"

@@ -601,6 +601,30 @@ def test_a_step_that_points_at_a_shared_procedure_is_followed(
                 assert text[c.start : c.end] == c.quote
 
 
+def test_a_step_that_links_a_procedure_by_its_site_address_is_followed(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """Runbook sites link pages by address ("/queues/common/consumer-restart/" for
+    docs/queues/common/consumer-restart.md): such a pointer is followed as a file link is."""
+    alert = LEDGER_ALERT.replace(
+        "../common/consumer-restart.md", "/queues/common/consumer-restart/"
+    )
+    files = with_samples(
+        {
+            "docs/queues/alerts/ledger-consumer-stalled.md": alert,
+            "docs/queues/common/consumer-restart.md": CONSUMER_RESTART,
+        }
+    )
+    with runtime_over(files, tmp_path, embedder) as rt:
+        answer = rt.extractive.answer("ledger consumer stalled, how do i restart it", EVERYONE)
+        paths = [c.path for c in answer.citations]
+        assert paths[:2] == [
+            "docs/queues/alerts/ledger-consumer-stalled.md",
+            "docs/queues/common/consumer-restart.md",
+        ]
+        assert "3. Scale it up again" in answer.citations[1].quote
+
+
 LEDGER_DISK = """# Ledger Disk Filling Up
 
 ## Meaning

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ingest.chunker import chunk_document
 from retrieval.outline import Part, document_parts
 from retrieval.pointers import pointed_to, pointed_within
+from retrieval.site_pages import SitePages
 from tests.conftest import markdown_document
 
 ALERT = """# Policy Propagator Has a High Error Rate
@@ -47,10 +48,11 @@ Before restarting, read [the restart notes](../../common/propagator-restart.md):
 """
 
 
+ALERT_PATH = "policy/alerts/propagator/high-errors.md"
+
+
 def parts() -> dict[str, Part]:
-    d = markdown_document(
-        ALERT, "Policy Propagator Has a High Error Rate", "policy/alerts/propagator/high-errors.md"
-    )
+    d = markdown_document(ALERT, "Policy Propagator Has a High Error Rate", ALERT_PATH)
     return {p.heading: p for p in document_parts(chunk_document(d, 0))}
 
 
@@ -174,3 +176,13 @@ def test_a_hugo_ref_shortcode_as_a_link_target_is_a_pointer() -> None:
     by_heading = {p.heading: p for p in document_parts(chunk_document(d, 0))}
     assert pointed_to(by_heading["Mitigation"]) == ("content/node/NodeRAIDDegraded", "")
     assert pointed_within(by_heading["Capacity planning"]) == "compact-the-store"
+
+
+def test_a_link_by_site_address_points_at_the_runbook_it_names() -> None:
+    text = ALERT.replace("../../common/propagator-logs.md", "/policy/common/propagator-logs/")
+    d = markdown_document(text, "Policy Propagator Has a High Error Rate", ALERT_PATH)
+    by_heading = {p.heading: p for p in document_parts(chunk_document(d, 0))}
+    step = by_heading["1. Check the Logs"]
+    assert pointed_to(step) is None  # without the index's pages: no file named
+    pages = SitePages([d.source_id, "site/policy/common/propagator-logs"])
+    assert pointed_to(step, pages) == ("site/policy/common/propagator-logs", "")

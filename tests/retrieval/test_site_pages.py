@@ -1,0 +1,38 @@
+"""Links by site address (``/manual/purge-cache``, ``./restart``) read as the runbook they name."""
+
+from __future__ import annotations
+
+from retrieval.site_pages import SitePages
+
+DOCS = [
+    "runbooks:source/manual/purge-cache.html",  # purge-cache.html.md, served as a page
+    "runbooks:source/manual/alerts/purge-cache.html",
+    "runbooks:content/runbooks/node/NodeRAIDDegraded",
+    "runbooks:docs/queues/common/consumer-restart",
+    "runbooks:docs/queues/restart/index",
+    "runbooks:docs/queues/alerts/stalled",
+    "other:docs/queues/common/broker",
+]
+PAGES = SitePages(DOCS)
+WITHIN = ("docs/queues/alerts/stalled.md", "runbooks:docs/queues/alerts/stalled")
+
+
+def test_a_relative_address_names_the_file_beside_it_with_any_suffix() -> None:
+    assert PAGES.find("../common/consumer-restart", *WITHIN) == DOCS[3]
+    assert PAGES.find("../common/consumer-restart/#scale-down", *WITHIN) == DOCS[3]
+    assert PAGES.find("../restart/", *WITHIN) == DOCS[4]  # a folder's index page
+    assert PAGES.find("../common/missing", *WITHIN) is None
+    assert PAGES.find("../../../../outside", *WITHIN) is None
+
+
+def test_an_address_from_the_site_root_names_the_one_document_ending_with_it() -> None:
+    assert PAGES.find("/queues/common/consumer-restart/", *WITHIN) == DOCS[3]
+    assert PAGES.find("/runbooks/node/noderaiddegraded/", *WITHIN) == DOCS[2]  # Hugo's case
+    assert PAGES.find("/alerts/purge-cache.html", *WITHIN) == DOCS[1]
+    assert PAGES.find("/purge-cache", *WITHIN) is None  # two pages end with it
+    assert PAGES.find("/queues/common/broker", *WITHIN) is None  # another source's page
+
+
+def test_addresses_elsewhere_name_no_runbook() -> None:
+    for target in ("https://example.com/x", "//cdn.example.com/x", "#anchor", "/", "mailto:a@b"):
+        assert PAGES.find(target, *WITHIN) is None
