@@ -18,7 +18,10 @@ show up raw. :func:`to_mrkdwn` converts what runbooks use:
   shown as code;
 * fenced code (nested in list items too) -> an un-indented ``` block without the language
   tag; tables -> aligned columns in a code block, or one line per row when too wide;
-* HTML comments are dropped, ``<br>`` is a line break.
+* HTML comments are dropped, ``<br>`` is a line break; the HTML GitHub renders in
+  Markdown shows as what it stands for: ``<a href>`` a link, ``<img>`` its alt text
+  linked, ``<summary>`` (of a collapsed ``<details>`` block) a bold label, and block tags
+  (``<details>``, ``<p align="center">``, ``<div>``) leave their text.
 
 Commands and code stay byte for byte (only ``&``, ``<`` and ``>`` are escaped, which
 Slack shows as the characters themselves). The answer contract keeps the verbatim
@@ -82,6 +85,20 @@ _TEMPLATED_LINK = re.compile(
 _TEMPLATE_TAG = re.compile(r"[ \t]?\{%-?.*?-?%\}")
 _HTML_BREAK = re.compile(r"<br\s*/?>", re.I)
 _HTML_INLINE = re.compile(r"</?(?:kbd|code|b|i|em|strong|sup|sub|span|samp|var)\b[^>]*>", re.I)
+# HTML that GitHub renders in Markdown: a link, an image, a collapsed block's label, and
+# the block tags around text (<details>, <p align="center">, <div>)
+_HTML_ANCHOR = re.compile(
+    r"<a\s[^>]*?\bhref\s*=\s*(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)')[^>]*>(?P<text>.*?)</a\s*>",
+    re.I | re.S,
+)
+_HTML_IMAGE = re.compile(r"<img\s[^>]*>", re.I)
+_HTML_ATTR = re.compile(r"\b(?P<name>src|alt)\s*=\s*(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)')", re.I)
+_HTML_SUMMARY = re.compile(r"<summary\b[^>]*>(?P<text>.*?)</summary\s*>", re.I | re.S)
+_HTML_BLOCK = re.compile(
+    r"</?(?:details|summary|p|div|center|section|article|font|small|big|u|ins|del|s|"
+    r"strike|mark|abbr|dl|dt|dd|figure|figcaption|picture|source|hr)\b[^>]*>",
+    re.I,
+)
 _BOLD_ITALIC = re.compile(r"(\*\*\*|___)(?=\S)(.+?)(?<=\S)\1")
 _BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _ITALIC = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
@@ -410,10 +427,37 @@ def _inline(text: str, base_url: str | None) -> str:
     def as_text(fragment: str) -> str:
         return _SLOT.sub(lambda m: plain[int(m[1])], fragment)
 
-    masked = _CODE_SPAN.sub(code, text)
+    masked = _html_as_markdown(_CODE_SPAN.sub(code, text))
     masked = _TEMPLATE_TAG.sub("", _TEMPLATED_LINK.sub(lambda m: m["text"], masked))
     masked = _LINKISH.sub(lambda m: slot(_link(m, base_url, as_text), ""), masked)
     return _SLOT.sub(lambda m: kept[int(m[1])], _emphasis(escape(masked)))
+
+
+def _html_as_markdown(text: str) -> str:
+    """GitHub-rendered HTML in a line as the Markdown it stands for: ``<a href>`` a link,
+    ``<img>`` an image link, ``<summary>`` a bold label; block tags dropped."""
+    if "<" not in text:
+        return text
+
+    def anchor(m: re.Match[str]) -> str:
+        target = m["dq"] if m["dq"] is not None else m["sq"]
+        label = _HTML_BLOCK.sub("", m["text"]).strip() or target
+        return f"[{label}]({target})"
+
+    def image(m: re.Match[str]) -> str:
+        attrs = {
+            a["name"].lower(): a["dq"] if a["dq"] is not None else a["sq"]
+            for a in _HTML_ATTR.finditer(m[0])
+        }
+        alt = (attrs.get("alt") or "image").strip()
+        return f"![{alt}]({attrs['src']})" if attrs.get("src") else alt
+
+    text = _HTML_ANCHOR.sub(anchor, text)
+    text = _HTML_IMAGE.sub(image, text)
+    text = _HTML_SUMMARY.sub(
+        lambda m: f"**{m['text'].strip()}**" if m["text"].strip() else "", text
+    )
+    return _HTML_BLOCK.sub("", text)
 
 
 def _link(m: re.Match[str], base_url: str | None, as_text: Callable[[str], str]) -> str:

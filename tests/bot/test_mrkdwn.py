@@ -120,6 +120,25 @@ def test_a_site_address_is_no_link_on_the_code_host_but_is_on_the_site() -> None
     assert "<https://docs.example.com/manual/purge-cache|purge the cache>" in site
 
 
+def test_html_github_renders_shows_as_its_text_links_and_labels() -> None:
+    md = (
+        "<details>\n<summary>Show the full query</summary>\n\n"
+        "```sql\nSELECT count(*) FROM jobs WHERE state = 'dead';\n```\n\n</details>\n\n"
+        'See <a href="https://grafana.example/d/jobs">the jobs dashboard</a> and '
+        '<img src="graph.png" alt="queue depth">.\n\n'
+        '<p align="center">Page the on-call DBA first.</p>\n\n'
+        'Run `curl -s "<a href=x>"` as it is.'
+    )
+    out = to_mrkdwn(md, base_url="https://git.example/o/r/blob/abc/docs/jobs.md#L1")
+    assert "*Show the full query*" in out
+    assert "```\nSELECT count(*) FROM jobs WHERE state = 'dead';\n```" in out
+    assert "<https://grafana.example/d/jobs|the jobs dashboard>" in out
+    assert "<https://git.example/o/r/blob/abc/docs/graph.png|queue depth>" in out
+    assert "Page the on-call DBA first." in out
+    assert '`curl -s "&lt;a href=x&gt;"`' in out  # code stays as written
+    assert not leaks(out), leaks(out)
+
+
 def test_code_nested_in_a_list_is_unindented_and_byte_for_byte() -> None:
     command = (
         "kubectl -n db exec -it db-0 -- psql -U postgres -c \\\n"
