@@ -35,6 +35,7 @@ from retrieval.composer import (
     ScoredPart,
     anchored_heading,
     choose_parts,
+    from_the_first_step,
     lead_in,
     lead_with,
     quote_parts,
@@ -50,6 +51,7 @@ from retrieval.intent import (
     Intent,
     asks_about_past,
     asks_what_to_do,
+    asks_where_to_start,
     heading_kinds,
     question_intent,
 )
@@ -748,6 +750,8 @@ class ExtractiveAnswerer:
         acting = intent in ("act", "procedure", "unspecified")
         what_to_do = asks_what_to_do(r.question)
         chosen = choose_parts(ranked, intent, self._config.sections, detail, what_to_do)
+        if asks_where_to_start(r.question):
+            chosen = from_the_first_step(chosen, ranked)
         whole = sorted(self._parts(cand.doc.source_id, cand.chunk, r), key=lambda p: p.start)
         for sp in chosen:
             intro = _introduced_by(sp.part, whole)  # a lead-in is never chosen itself

@@ -308,6 +308,36 @@ def _nested(a: Part, b: Part) -> bool:
     return a.start <= b.start < a.end or b.start <= a.start < b.end
 
 
+# a numbered step's heading: "1. Identify the Redis master", "Step 2: Drain the node"
+_NUMBERED_HEADING = re.compile(r"^(?:step\s+)?(\d+)(?:[.):]|\s+-)\s", re.I)
+
+
+def _step_number(part: Part) -> int | None:
+    m = _NUMBERED_HEADING.match(plain_heading(part.heading))
+    return int(m[1]) if m else None
+
+
+def from_the_first_step(
+    chosen: Sequence[ScoredPart], ranked: Sequence[ScoredPart]
+) -> list[ScoredPart]:
+    """Asked where to start: when a numbered step other than the first leads, its first
+    step leads instead, and the step the question matched best follows it."""
+    if not chosen:
+        return list(chosen)
+    lead = chosen[0].part
+    n = _step_number(lead)
+    if n is None or n <= 1:
+        return list(chosen)
+    parent = lead.heading_path[:-1]
+    first = next(
+        (s for s in ranked if s.part.heading_path[:-1] == parent and _step_number(s.part) == 1),
+        None,
+    )
+    if first is None:
+        return list(chosen)
+    return [first, *(s for s in chosen if s.part is not first.part)][: max(2, len(chosen))]
+
+
 def choose_parts(
     ranked: Sequence[ScoredPart],
     intent: Intent,

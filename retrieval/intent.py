@@ -80,6 +80,8 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
             r"where .* (logged|logs?)|"
             r"what (do|should) (i|we) (check|look|compare|filter)|what to (check|compare)|"
             r"(am i|are we) supposed to (check|compare|look)|"
+            # where to begin is the first check, not the fix
+            r"where (do|should|can) (i|we) (even )?(start|begin)|where to (start|begin)|"
             r"why (is|does|did|are|do)|root cause|culprit|diagnos\w*|investigat\w*|"
             r"what (\w+ )?caused|cause of|"
             r"what'?s (eating|using|causing|wrong)|is (it|the \w+) (still )?broken)\b",
@@ -197,6 +199,18 @@ def question_intent(question: str) -> Intent:
 
 
 _WHAT_TO_DO = re.compile(r"\b(" + _OPEN_ACT + r")\b", re.I)
+
+
+_WHERE_TO_START = re.compile(
+    r"\b(where (do|should|can) (i|we) (even )?(start|begin)|where to (start|begin)|"
+    r"(what|which) (do|should) (i|we) (check|look at|do) first|first step)\b",
+    re.I,
+)
+
+
+def asks_where_to_start(question: str) -> bool:
+    """"…, where do i start": the first step of the runbook's checks, not the best one."""
+    return bool(_WHERE_TO_START.search(question))
 
 
 def asks_what_to_do(question: str) -> bool:

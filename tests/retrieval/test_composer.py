@@ -10,6 +10,7 @@ from retrieval.composer import (
     SectionWeights,
     anchored_heading,
     choose_parts,
+    from_the_first_step,
     lead_in,
     lead_with,
     pieces,
@@ -831,3 +832,43 @@ def test_a_value_asked_for_leads_from_the_part_that_gives_it() -> None:
     # asked how long, the Symptoms that give "10 minutes" lead, quoted alone
     assert asked_detail(question) == DURATION
     assert heads(DURATION) == ["Symptoms"]
+
+
+STATS_STEPS = """# Sidekiq stats no longer showing
+
+## Symptoms
+
+The Total Running Jobs panel is a flat line.
+
+## 1. Identify the Redis master
+
+Run `redis-cli -p 26379 sentinel get-master-addr-by-name mymaster`.
+
+## 2. Verify gitlab-monitor is running
+
+Run `sv status gitlab-monitor` on the master; the running jobs stats come from it.
+
+## 3. Verify Prometheus scrapes it
+
+Check the target page for gitlab-monitor.
+"""
+
+
+def test_asked_where_to_start_the_first_numbered_step_leads() -> None:
+    parts = parts_of(STATS_STEPS)
+    by = {p.heading: p for p in parts}
+    scored = {h: ScoredPart(p, 0.0, 0.0) for h, p in by.items()}
+    second, third = (
+        scored["2. Verify gitlab-monitor is running"],
+        scored["3. Verify Prometheus scrapes it"],
+    )
+    ranked = [second, third, scored["Symptoms"], scored["1. Identify the Redis master"]]
+    got = from_the_first_step([second, third], ranked)
+    assert [s.part.heading for s in got] == [
+        "1. Identify the Redis master",
+        "2. Verify gitlab-monitor is running",
+    ]
+    # the first step, or a part that is no step, leads already: nothing changes
+    assert from_the_first_step([scored["Symptoms"]], ranked) == [scored["Symptoms"]]
+    first = scored["1. Identify the Redis master"]
+    assert from_the_first_step([first, second], ranked) == [first, second]

@@ -7,6 +7,7 @@ import pytest
 from retrieval.intent import (
     asks_about_past,
     asks_what_to_do,
+    asks_where_to_start,
     heading_kinds,
     intent_match,
     question_intent,
@@ -188,3 +189,15 @@ def test_asks_what_to_do_only_for_the_open_question() -> None:
         "EtcdMembersDown",
     ):
         assert not asks_what_to_do(q), q
+
+
+def test_where_to_start_asks_for_the_first_check() -> None:
+    for q in (
+        "sidekiq dashboard panels are flat lines. where do i start",
+        "RolloutStuck since the deploy, where should we even begin?",
+        "what should i check first",
+    ):
+        assert asks_where_to_start(q), q
+        assert question_intent(q) == "diagnose", q
+    for q in ("how do i start the worker again", "the job starts but never finishes"):
+        assert not asks_where_to_start(q), q
