@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from core.fences import fence_closes, fence_open
 from core.site_markdown import as_markdown
 from core.syntax import Syntax
 
@@ -29,11 +30,6 @@ _NOT_PARAGRAPH = re.compile(
     r"|\s*(?:[-*+>|<]|\d+[.)]|#{1,6}\s"  # a list item, quote, table, HTML, heading
     r"|[-*_=](?:\s*[-*_=]){2,}\s*$))"  # a rule or an underline itself
 )
-# a code fence: three or more backticks or tildes; a backtick fence's info string has no
-# backtick (CommonMark), and only a bare fence of the same character, at least as long,
-# closes it, so a ```` block can show a ``` block inside it
-_FENCE_OPEN = re.compile(r"^\s*(`{3,}|~{3,})(.*)$")
-_FENCE_CLOSE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
 LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
 # a table: a header row, then a separator row (| --- | :---: |), then its rows
 TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
@@ -84,20 +80,6 @@ def marked_lines(
             continue
         fence = opens(line)
         yield ls, le, line, fence is not None
-
-
-def fence_open(line: str) -> str | None:
-    """The fence marker (```` ``` ````, ``~~~~``) a line opens a code block with, or None."""
-    m = _FENCE_OPEN.match(line)
-    if m is None or (m.group(1)[0] == "`" and "`" in m.group(2)):
-        return None
-    return m.group(1)
-
-
-def fence_closes(line: str, marker: str) -> bool:
-    """Does ``line`` close the code block opened with ``marker``?"""
-    m = _FENCE_CLOSE.match(line)
-    return m is not None and m.group(1)[0] == marker[0] and len(m.group(1)) >= len(marker)
 
 
 def _rstrip_end(text: str, start: int, end: int) -> int:

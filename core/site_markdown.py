@@ -26,7 +26,7 @@ import re
 from collections.abc import Mapping
 from types import MappingProxyType
 
-_FENCE_OPEN = re.compile(r"^\s*(`{3,}|~{3,})")
+from core.fences import fence_closes, fence_open
 
 # {{< ref "path" >}}, {{% relref "path#anchor" %}}, {{< ref path="x" >}}, unquoted too
 _REF = re.compile(
@@ -89,9 +89,9 @@ def as_markdown(text: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
-        fence = _FENCE_OPEN.match(line)
+        fence = fence_open(line)
         if fence is not None:
-            end = _fence_end(lines, i, fence.group(1))
+            end = _fence_end(lines, i, fence)
             out.extend(lines[i:end])
             i = end
             continue
@@ -109,9 +109,8 @@ def as_markdown(text: str) -> str:
 
 def _fence_end(lines: list[str], i: int, marker: str) -> int:
     """The index after the line that closes the fence opened on line ``i``."""
-    closer = re.compile(r"^\s*" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}\s*$")
     for j in range(i + 1, len(lines)):
-        if closer.match(lines[j]):
+        if fence_closes(lines[j], marker):
             return j + 1
     return len(lines)
 
@@ -165,9 +164,9 @@ def _colons(lines: list[str], i: int) -> tuple[list[str], int] | None:
     width = len(m["colons"])
     j = i + 1
     while j < len(lines):
-        fence = _FENCE_OPEN.match(lines[j])
+        fence = fence_open(lines[j])
         if fence is not None:
-            j = _fence_end(lines, j, fence.group(1))
+            j = _fence_end(lines, j, fence)
             continue
         close = _COLONS_CLOSE.match(lines[j])
         if close is not None and len(close["colons"]) == width:

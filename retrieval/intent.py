@@ -209,7 +209,7 @@ _WHERE_TO_START = re.compile(
 
 
 def asks_where_to_start(question: str) -> bool:
-    """"…, where do i start": the first step of the runbook's checks, not the best one."""
+    """ "…, where do i start": the first step of the runbook's checks, not the best one."""
     return bool(_WHERE_TO_START.search(question))
 
 
