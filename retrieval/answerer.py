@@ -15,6 +15,7 @@ from urllib.parse import quote_plus
 
 from core.doc_ids import reference_id
 from core.heading_text import plain_heading, plain_section
+from core.link_references import link_definitions
 from core.models import (
     MISSING_DETAIL,
     AbstainReason,
@@ -672,6 +673,11 @@ class ExtractiveAnswerer:
             return None
         return plain_heading(acting[0].own_path[-1]) if acting[0].own_path else None
 
+    def _link_definitions(self, part: Part, r: Retrieval) -> dict[str, str]:
+        """The ``[label]: url`` definitions of the part's document, for its reference links."""
+        parts = self._parts(part.chunk.source_id, part.chunk, r)
+        return link_definitions("\n\n".join(p.body for p in parts))
+
     def _parts(self, source_id: str, chunk: Chunk, r: Retrieval) -> list[Part]:
         chunks = r.snapshot.chunks_by_source.get(source_id, [chunk])
         return self._outline.parts(r.generation, source_id, chunks)
@@ -800,7 +806,8 @@ class ExtractiveAnswerer:
         parts: None when ``part`` is no pointer, or the procedure is not indexed,
         readable or current. A pointer to a section of its own runbook: that section,
         unless it is ``part`` itself or holds it."""
-        target = pointed_to(part, r.snapshot.site_pages)
+        refs = self._link_definitions(part, r)
+        target = pointed_to(part, r.snapshot.site_pages, refs)
         if target is None:
             return self._followed_within(part, r)
         source_id, anchor = target
@@ -817,7 +824,7 @@ class ExtractiveAnswerer:
 
     def _followed_within(self, part: Part, r: Retrieval) -> tuple[Part, list[Part]] | None:
         """The section of ``part``'s own runbook that its one ``#anchor`` link names."""
-        anchor = pointed_within(part, r.snapshot.site_pages)
+        anchor = pointed_within(part, r.snapshot.site_pages, self._link_definitions(part, r))
         if anchor is None:
             return None
         parts = self._parts(part.chunk.source_id, part.chunk, r)

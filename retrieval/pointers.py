@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Mapping
 
 from core.doc_ids import reference_id
+from core.link_references import REFERENCE_LINK, inline_reference
 from core.markup import DOCUMENT_SUFFIXES, syntax_for
 from retrieval.outline import Part
 from retrieval.site_pages import SitePages
@@ -41,11 +43,16 @@ def _pointer_body(part: Part) -> str | None:
     return body
 
 
-def _links(part: Part, body: str, pages: SitePages | None) -> tuple[set[tuple[str, str]], set[str]]:
+def _links(
+    part: Part, body: str, pages: SitePages | None, refs: Mapping[str, str]
+) -> tuple[set[tuple[str, str]], set[str]]:
     """(other documents as (document id, anchor), anchors of the part's own runbook)
-    that the part's inline links name; ``pages`` reads links by site address too."""
+    that the part's links name: inline ones, and reference ones ``refs`` defines;
+    ``pages`` reads links by site address too."""
     others: set[tuple[str, str]] = set()
     own: set[str] = set()
+    if refs:
+        body = REFERENCE_LINK.sub(lambda m: inline_reference(m, refs), body)
     for m in _INLINE_LINK.finditer(body):
         target = m.group(1)
         if target.startswith("#"):
@@ -68,24 +75,30 @@ def _links(part: Part, body: str, pages: SitePages | None) -> tuple[set[tuple[st
     return others, own
 
 
-def pointed_to(part: Part, pages: SitePages | None = None) -> tuple[str, str] | None:
+def pointed_to(
+    part: Part, pages: SitePages | None = None, refs: Mapping[str, str] | None = None
+) -> tuple[str, str] | None:
     """(document id, #anchor or "") of the one document the part points at, when the
     part is a pointer; None otherwise. ``pages``: the index's documents by the address
-    their site serves them at, for links written that way (:mod:`site_pages`)."""
+    their site serves them at, for links written that way (:mod:`site_pages`); ``refs``:
+    the link definitions of the part's document (``[restore]: ../restore.md``), for
+    reference links (``See [restoring a backup][restore].``)."""
     body = _pointer_body(part)
     if body is None:
         return None
-    others, _own = _links(part, body, pages)
+    others, _own = _links(part, body, pages, refs or {})
     return others.pop() if len(others) == 1 else None
 
 
-def pointed_within(part: Part, pages: SitePages | None = None) -> str | None:
+def pointed_within(
+    part: Part, pages: SitePages | None = None, refs: Mapping[str, str] | None = None
+) -> str | None:
     """The #anchor of the one section of its own runbook the part points at, when the
     part is a pointer that links nowhere else; None otherwise."""
     body = _pointer_body(part)
     if body is None:
         return None
-    others, own = _links(part, body, pages)
+    others, own = _links(part, body, pages, refs or {})
     return own.pop() if not others and len(own) == 1 else None
 
 

@@ -35,6 +35,13 @@ from collections.abc import Callable, Iterator, Sequence
 from urllib.parse import urljoin
 
 from bot.slack.blockkit import FENCE, escape, safe_url
+from core.link_references import (
+    LINK_DEFINITION,
+    REFERENCE_LINK,
+    inline_reference,
+    link_definitions,
+    prose_lines,
+)
 from core.markdown import SETEXT_UNDERLINE, TABLE_ROW, TABLE_SEPARATOR
 
 TABLE_WIDTH = 60  # wider tables are shown one row per line
@@ -179,68 +186,30 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
     return _squeeze("\n".join(out)).strip("\n")
 
 
-_DEFINITION = re.compile(
-    r"^[ ]{0,3}\[(?P<label>[^\]\n]+)\]:[ \t]*<?(?P<url>[^\s>]+)>?(?:[ \t]+[\"'(].*)?[ \t]*$"
-)
-# the text may wrap onto the next line ("[underlying application\nmachines][metrics]")
-_REFERENCE = re.compile(
-    r"(?<![\]!\\])\[(?P<text>[^\[\]\n]+(?:\n[^\[\]\n]+)?)\]"
-    r"(?:\[(?P<ref>[^\[\]\n]*)\]|(?![(:\[]))"
-)
-
-
 def _references(text: str) -> str:
     """Reference links as inline ones: ``[text][ref]``, ``[text][]`` and ``[text]`` with
     their ``[ref]: url`` definition in the quote become ``[text](url)`` and the definition
     line goes; ``[text][ref]`` defined elsewhere in the file shows as its text. Code is
     left as it is."""
     lines = text.split("\n")
-    prose = _outside_fences(lines)
-    refs: dict[str, str] = {}
-    for line, outside in zip(lines, prose, strict=True):
-        found = _DEFINITION.match(line) if outside else None
-        if found is not None:
-            refs[_ref_key(found["label"])] = found["url"]
+    prose = prose_lines(lines)
+    refs = link_definitions(text)
     out: list[str] = []
     run: list[str] = []  # consecutive prose lines: a link's text may wrap between them
 
     def flush() -> None:
         if run:
-            out.append(_REFERENCE.sub(lambda m: _inline_reference(m, refs), "\n".join(run)))
+            out.append(REFERENCE_LINK.sub(lambda m: inline_reference(m, refs), "\n".join(run)))
             run.clear()
 
     for line, outside in zip(lines, prose, strict=True):
         if not outside or not line.strip():
             flush()
             out.append(line)
-        elif not _DEFINITION.match(line):
+        elif not LINK_DEFINITION.match(line):
             run.append(line)
     flush()
     return "\n".join(out)
-
-
-def _outside_fences(lines: list[str]) -> list[bool]:
-    """Per line: is it prose, neither a fence line nor inside a fenced block?"""
-    out: list[bool] = []
-    fenced = False
-    for line in lines:
-        opens = bool(_FENCE_OPEN.match(line))
-        out.append(not (fenced or opens))
-        if opens:
-            fenced = not fenced
-    return out
-
-
-def _inline_reference(m: re.Match[str], refs: dict[str, str]) -> str:
-    ref = m["ref"]
-    url = refs.get(_ref_key(ref or m["text"]))
-    if url is not None:
-        return f"[{m['text']}]({url})"
-    return m["text"] if ref is not None else m.group(0)  # "[U_]" stays as written
-
-
-def _ref_key(label: str) -> str:
-    return " ".join(label.lower().split())
 
 
 class _Steps:
@@ -550,7 +519,7 @@ def plain_text(markdown: str, *, references: bool = True) -> str:
     text = _CODE_SPAN.sub(lambda m: m.group(2), markdown)
     text = _LINKISH.sub(lambda m: m["label"] or m["auto"] or m["bare"] or "", text)
     if references:
-        text = _REFERENCE.sub(lambda m: m["text"], text)
+        text = REFERENCE_LINK.sub(lambda m: m["text"], text)
     text = _ESCAPED.sub(r"\1", _BOLD_ITALIC.sub(r"\2", text))
     return " ".join(_plain_emphasis(text).split())
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from core.link_references import link_definitions
 from ingest.chunker import chunk_document
 from retrieval.outline import Part, document_parts
 from retrieval.pointers import pointed_to, pointed_within
@@ -186,3 +187,19 @@ def test_a_link_by_site_address_points_at_the_runbook_it_names() -> None:
     assert pointed_to(step) is None  # without the index's pages: no file named
     pages = SitePages([d.source_id, "site/policy/common/propagator-logs"])
     assert pointed_to(step, pages) == ("site/policy/common/propagator-logs", "")
+
+
+def test_a_reference_link_points_by_the_documents_own_definition() -> None:
+    text = (
+        ALERT.replace(
+            "[Checking the Policy Propagator Logs](../../common/propagator-logs.md)",
+            "[Checking the Policy Propagator Logs][logs]",
+        )
+        + "\n[logs]: ../../common/propagator-logs.md\n"
+    )
+    d = markdown_document(text, "Policy Propagator Has a High Error Rate", ALERT_PATH)
+    parts = document_parts(chunk_document(d, 0))
+    step = next(p for p in parts if p.heading == "1. Check the Logs")
+    assert pointed_to(step) is None  # the definition is not in the step
+    refs = link_definitions("\n\n".join(p.body for p in parts))
+    assert pointed_to(step, refs=refs) == ("policy/common/propagator-logs", "")

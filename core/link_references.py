@@ -1,0 +1,64 @@
+"""Markdown's reference links: ``[text][ref]``, ``[text][]`` and ``[text]`` with a
+``[ref]: url`` definition anywhere in the document (often at its end).
+
+Labels match case-insensitively, whitespace collapsed (CommonMark). Code is never read
+for definitions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from core.fences import fence_closes, fence_open
+
+# a definition line: "[label]: url" or "[label]: <url> "title""
+LINK_DEFINITION = re.compile(
+    r"^[ ]{0,3}\[(?P<label>[^\]\n]+)\]:[ \t]*<?(?P<url>[^\s>]+)>?(?:[ \t]+[\"'(].*)?[ \t]*$"
+)
+# a reference: its text may wrap onto the next line ("[underlying application\nmachines][m]")
+REFERENCE_LINK = re.compile(
+    r"(?<![\]!\\])\[(?P<text>[^\[\]\n]+(?:\n[^\[\]\n]+)?)\]"
+    r"(?:\[(?P<ref>[^\[\]\n]*)\]|(?![(:\[]))"
+)
+
+
+def ref_key(label: str) -> str:
+    """A label as references match it: lower case, whitespace collapsed."""
+    return " ".join(label.lower().split())
+
+
+def prose_lines(lines: list[str]) -> list[bool]:
+    """Per line: is it prose, neither a fence line nor inside a fenced block?"""
+    out: list[bool] = []
+    marker: str | None = None
+    for line in lines:
+        if marker is not None:
+            out.append(False)
+            if fence_closes(line, marker):
+                marker = None
+            continue
+        marker = fence_open(line)
+        out.append(marker is None)
+    return out
+
+
+def link_definitions(text: str) -> dict[str, str]:
+    """The ``[label]: url`` definitions of ``text``, by :func:`ref_key` of their label."""
+    lines = text.split("\n")
+    refs: dict[str, str] = {}
+    for line, prose in zip(lines, prose_lines(lines), strict=True):
+        found = LINK_DEFINITION.match(line) if prose else None
+        if found is not None:
+            refs.setdefault(ref_key(found["label"]), found["url"])
+    return refs
+
+
+def inline_reference(m: re.Match[str], refs: Mapping[str, str]) -> str:
+    """One :data:`REFERENCE_LINK` match as an inline link when ``refs`` defines it; else
+    its text (``[text][ref]``) or as written (``[U_]``, which names no reference)."""
+    ref = m["ref"]
+    url = refs.get(ref_key(ref or m["text"]))
+    if url is not None:
+        return f"[{m['text']}]({url})"
+    return m["text"] if ref is not None else m.group(0)
