@@ -144,7 +144,8 @@ _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
             r"\b(impact|meaning|description|overview|summary|about|context|severit(y|ies)|"
             r"understanding|explanation|background|alert rules?|alerting rules?|slos?|"
             r"thresholds?|purpose|definition|alert behaviou?r|tl;?dr|"
-            r"what (does|do) (this|the|it)\b.{0,40}\bmean|why (is|does|do) (this|the|we))\b",
+            r"what (does|do) (this|the|it)\b.{0,40}\bmean|why (is|does|do) (this|the|we)|"
+            r"what (it|this|the alert) means|why it fires|alert (condition|expression|query))\b",
             re.I,
         ),
     ),

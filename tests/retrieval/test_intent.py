@@ -201,3 +201,8 @@ def test_where_to_start_asks_for_the_first_check() -> None:
         assert question_intent(q) == "diagnose", q
     for q in ("how do i start the worker again", "the job starts but never finishes"):
         assert not asks_where_to_start(q), q
+
+
+def test_headings_that_say_what_the_alert_means_in_other_words() -> None:
+    for heading in ("What it means", "Why it fires", "Alert condition"):
+        assert heading_kinds((heading,)) == {"meaning"}, heading
