@@ -22,6 +22,7 @@ section, with owners) and offer one search of the runbooks repository. The top-l
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
@@ -473,13 +474,32 @@ def notification_text(answer: Answer, *, weak: bool = False) -> str:
     if command:
         what = "`" + clip(command, 200).replace("`", "'") + "`"
     else:
-        first = next((ln.strip(" -*>#") for ln in shown.splitlines() if ln.strip(" -*>#")), "")
-        if TABLE_ROW.match(first):  # a table's row: its cells
-            first = " · ".join(c.strip() for c in first.strip().strip("|").split("|"))
-        what = clip(plain_text(first), 200)
+        what = clip(plain_text(_first_words(shown)), 200)
     prefix = f"{CLOSEST_OTHER_SERVICE}: " if weak else ""
     stale = " (may be out of date)" if any(w.kind == "stale" for w in answer.warnings) else ""
     return fallback(escape(f"{prefix}{where}: {what}{stale}"))
+
+
+_LINE_MARKS = re.compile(r"^\s*(?:[-*+]\s+|>\s?|#{1,6}\s+)*")
+_ALERT_MARK = re.compile(r"^\[!(?P<kind>[A-Za-z]+)\]\s*")
+
+
+def _first_words(markdown: str) -> str:
+    """The quote's first line of text, without list, quote or heading marks: a table
+    row as its cells, a GitHub alert as "WARNING: …" (its text from the next line when
+    the marker stands alone)."""
+    lines = [_LINE_MARKS.sub("", ln).strip() for ln in markdown.splitlines()]
+    lines = [ln for ln in lines if ln]
+    if not lines:
+        return ""
+    first = lines[0]
+    alert = _ALERT_MARK.match(first)
+    if alert is not None:
+        rest = first[alert.end() :] or (lines[1] if len(lines) > 1 else "")
+        return f"{alert['kind'].upper()}: {rest}".strip()
+    if TABLE_ROW.match(first):  # a table's row: its cells
+        return " · ".join(c.strip() for c in first.strip().strip("|").split("|"))
+    return first
 
 
 # --------------------------------------------------------------------------- not answered

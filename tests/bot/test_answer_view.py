@@ -136,6 +136,17 @@ def test_the_notification_text_is_the_section_and_its_first_command() -> None:
         answer(citations=(cite(quote="See the [pool dashboard](../dash.md) and [runbook][r]."),))
     )
     assert linked.text.endswith(": See the pool dashboard and runbook.")
+    # a quote that opens with a warning: the warning's words, marked as one
+    for quote in (
+        "> [!WARNING]\n> Failover drops every open connection.\n\nFail over.",
+        "> **WARNING:** Failover drops every open connection.\n\nFail over.",
+    ):
+        warned = render(answer(citations=(cite(quote=quote),)))
+        assert warned.text.endswith(": WARNING: Failover drops every open connection."), quote
+    mkdocs = render(
+        answer(citations=(cite(quote='!!! danger "Data loss"\n    Never on a replica.'),))
+    )
+    assert mkdocs.text.endswith(": DANGER: Data loss")
 
 
 def test_markdown_is_shown_as_slack_shows_it_and_commands_stay_verbatim() -> None:
