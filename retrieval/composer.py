@@ -24,6 +24,11 @@ leads whatever was asked, and the usual second part may follow it.
 
 A numbered procedure is quoted as one unit with its warnings and code; when it
 is too long it is cut at a step boundary and the quote says which steps it shows.
+A long table (an alert or an error code per row) is quoted by the one row the
+question's words pick out, with the table's header beside it ("row 11 of 20").
+
+Asked where to start, the runbook's first numbered step leads, and the step the
+question's words matched follows it.
 """
 
 from __future__ import annotations
