@@ -154,6 +154,8 @@ def _mkdocs(lines: list[str], i: int) -> tuple[list[str], int] | None:
         j -= 1
     while body and not body[0].strip():
         body.pop(0)
+    if not body and not m["title"]:
+        return None  # "??? what is this" at the start of a line: prose, not an admonition
     return _callout(indent, m["kind"], m["title"], body), j
 
 

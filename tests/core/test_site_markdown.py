@@ -118,3 +118,8 @@ def test_markdown_and_mdx_read_them_asciidoc_does_not() -> None:
     assert syntax_for("a.md").as_markdown(text) == "> [!WARNING]\n> Stop."
     assert syntax_for("a.mdx").as_markdown(text) == "> [!WARNING]\n> Stop."
     assert syntax_for("a.adoc").as_markdown(text) != "> [!WARNING]\n> Stop."
+
+
+def test_a_line_that_only_starts_like_an_admonition_is_prose() -> None:
+    text = "??? what does this alert even mean\n\nNobody knows."
+    assert as_markdown(text) == text
