@@ -56,7 +56,7 @@ from retrieval.intent import (
     heading_kinds,
     question_intent,
 )
-from retrieval.lexicon import spelled_words, with_long_forms, written_in
+from retrieval.lexicon import said_plainly, spelled_words, with_long_forms, written_in
 from retrieval.names import as_titled, as_written, document_names, naming_terms, query_names
 from retrieval.outline import OutlineCache, Part, within
 from retrieval.permissions import readable
@@ -292,7 +292,8 @@ class ExtractiveAnswerer:
         query = reading.text
         if vector is None:
             embed = self._dense_query or self._searcher.embedder.embed_query
-            vector = embed(query)
+            # "bounce" is "restart" to an on-call engineer, unless the runbooks say "bounce"
+            vector = embed(said_plainly(query, written_in(doc_freq)))
         names = query_names(query, doc_freq, snap.term_stats.n_docs) | reading.named
         if flt is not None and flt.anchor:
             names = names | {normalize_name(flt.anchor)}

@@ -43,8 +43,25 @@ SHORTHAND = frozenset(
 # Shorthand for a word runbooks also write out (several words: each is a long form): a
 # question's "prod" or "creds" is read with the long form beside it, so "Production" or
 # "Rotating credentials" matches too.
+# On-call slang for what runbooks write plainly: the language model knows these words in
+# their everyday sense only (a ball bounces), so the question it embeds says it plainly.
+SLANG: Mapping[str, str] = MappingProxyType(
+    {
+        "bounce": "restart",
+        "bounced": "restarted",
+        "bouncing": "restarting",
+        "kick": "restart",
+        "nuke": "delete",
+        "wipe": "delete",
+        "grow": "resize expand",
+        "bump": "increase",
+        "hung": "stuck",
+        "flipping": "flapping",
+    }
+)
 LONG_FORMS: Mapping[str, str] = MappingProxyType(
     {
+        **SLANG,
         "prod": "production",
         "prd": "production",
         "stg": "staging",
@@ -79,20 +96,24 @@ LONG_FORMS: Mapping[str, str] = MappingProxyType(
         "pv": "persistentvolume",
         "pvc": "persistentvolumeclaim",
         "pvcs": "persistentvolumeclaims",
-        # on-call slang for what runbooks write plainly
-        "bounce": "restart",
-        "bounced": "restarted",
-        "bouncing": "restarting",
-        "kick": "restart",
-        "nuke": "delete",
-        "wipe": "delete",
-        "grow": "resize expand",
-        "bump": "increase",
-        "hung": "stuck",
-        "flipping": "flapping",
     }
 )
-_SHORT_WORD = re.compile(r"(?<![\w./-])(" + "|".join(LONG_FORMS) + r")(?![\w/-])", re.I)
+# a word alone, not part of a name, a path, a flag or a file ("bump.sh", "prod.example")
+_ALONE = r"(?<![\w./-])({})(?![\w/-]|\.\w)"
+_SHORT_WORD = re.compile(_ALONE.format("|".join(LONG_FORMS)), re.I)
+_SLANG_WORD = re.compile(_ALONE.format("|".join(SLANG)), re.I)
+
+
+def said_plainly(text: str, used: Callable[[str], bool] = lambda w: False) -> str:
+    """``text`` with on-call slang replaced by what runbooks write ("bounce the pod" ->
+    "restart the pod"): the question as the language model should read it. A word the
+    runbooks ``used`` themselves keeps its own sense there ("a high bounce rate")."""
+
+    def plain(m: re.Match[str]) -> str:
+        word = m.group(1)
+        return word if used(word) else SLANG[word.lower()]
+
+    return _SLANG_WORD.sub(plain, text)
 
 
 def written_in(doc_freq: Mapping[str, int]) -> Callable[[str], bool]:

@@ -1,6 +1,6 @@
 from retrieval.confidence import everyday_terms, gather_evidence
 from retrieval.evidence import TermStats, unknown_entities
-from retrieval.lexicon import Lexicon, with_long_forms, written_in
+from retrieval.lexicon import Lexicon, said_plainly, with_long_forms, written_in
 from retrieval.tokenize import tokenize
 
 
@@ -143,3 +143,14 @@ def test_shorthand_is_read_as_the_runbooks_write_it() -> None:
     assert with_long_forms("the cert expired", used) == "the certificate expired"
     # no long form written: the question keeps its word (and its absence counts)
     assert with_long_forms("grow the disk", used) == "grow the disk"
+
+
+def test_slang_is_said_plainly_for_the_language_model_and_shorthand_kept() -> None:
+    assert said_plainly("Bounce the pods on prod") == "restart the pods on prod"
+    plain = said_plainly("grow the PVC, the job is hung")
+    assert plain == "resize expand the PVC, the job is stuck"
+    for text in ("kick-start the build", "bump.sh failed"):  # part of a name: as written
+        assert said_plainly(text) == text
+    # a word the runbooks write themselves keeps their sense: an email's bounce rate
+    used = written_in(TermStats.from_doc_terms({"a": tokenize("high bounce rate")}).doc_freq)
+    assert said_plainly("the bounce rate doubled", used) == "the bounce rate doubled"
