@@ -8,7 +8,7 @@ for definitions.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from core.fences import fence_closes, fence_open
 
@@ -62,3 +62,27 @@ def inline_reference(m: re.Match[str], refs: Mapping[str, str]) -> str:
     if url is not None:
         return f"[{m['text']}]({url})"
     return m["text"] if ref is not None else m.group(0)
+
+
+# an inline link's target: "](target)", "](<target>)", "](target "title")"
+_INLINE_TARGET = re.compile(r"(\]\(\s*<?)([^)\s>]+)(>?(?:\s+\"[^\"]*\")?\s*\))")
+
+
+def with_links(markdown: str, links: Sequence[tuple[str, str]]) -> str:
+    """``markdown`` with its links pointed elsewhere: ``links`` maps a target as written
+    to its address, and a reference's ``[label]`` (in brackets) to its address; other
+    links are left as written."""
+    if not links:
+        return markdown
+    targets = {t: u for t, u in links if not t.startswith("[")}
+    labels = {t[1:-1]: u for t, u in links if t.startswith("[") and t.endswith("]")}
+
+    def inline(m: re.Match[str]) -> str:
+        url = targets.get(m[2])
+        return f"{m[1]}{url}{m[3]}" if url is not None else m[0]
+
+    def reference(m: re.Match[str]) -> str:
+        url = labels.get(ref_key(m["ref"] or m["text"]))
+        return f"[{m['text']}]({url})" if url is not None else m[0]
+
+    return REFERENCE_LINK.sub(reference, _INLINE_TARGET.sub(inline, markdown))

@@ -190,6 +190,9 @@ class Citation(Frozen):
     note: str | None = None  # what part of a cut procedure is shown: "steps 1-3 of 7"
     # a quoted table row's header and separator lines, verbatim from the same table
     header: str | None = None
+    # the quote's links to other runbooks, as written, with that runbook's URL (a site
+    # address such as "/manual/purge-cache" does not resolve on the code host)
+    links: tuple[tuple[str, str], ...] = ()
 
 
 class Suggestion(Frozen):

@@ -15,7 +15,8 @@ from urllib.parse import quote_plus
 
 from core.doc_ids import reference_id
 from core.heading_text import plain_heading, plain_section
-from core.link_references import link_definitions
+from core.link_references import REFERENCE_LINK, link_definitions, ref_key
+from core.markup import syntax_for
 from core.models import (
     MISSING_DETAIL,
     AbstainReason,
@@ -60,7 +61,7 @@ from retrieval.lexicon import said_plainly, spelled_words, with_long_forms, writ
 from retrieval.names import as_titled, as_written, document_names, naming_terms, query_names
 from retrieval.outline import OutlineCache, Part, within
 from retrieval.permissions import readable
-from retrieval.pointers import pointed_to, pointed_within
+from retrieval.pointers import pointed_to, pointed_within, runbook_links
 from retrieval.query import drop_links
 from retrieval.search import HybridSearcher, group_by_document
 from retrieval.snapshot import Snapshot
@@ -786,12 +787,41 @@ class ExtractiveAnswerer:
         for q in quote_parts(part, parts, r.terms, r.snapshot.term_stats, acting=acting):
             p = q.part
             line = p.line_of(q.start)
-            out.append(
-                make_citation(
-                    p.chunk, q.start, q.end, q.text, line, today, p.section, q.note, q.header
-                )
+            cited = make_citation(
+                p.chunk, q.start, q.end, q.text, line, today, p.section, q.note, q.header
             )
+            links = self._runbook_urls(p, q.text, r)
+            out.append(cited.model_copy(update={"links": links}) if links else cited)
         return out
+
+    def _runbook_urls(self, part: Part, text: str, r: Retrieval) -> tuple[tuple[str, str], ...]:
+        """The quote's links to other runbooks (by file path, site address or reference),
+        each with the URL of that runbook at its indexed revision (of the section its
+        #anchor names): a site address would not resolve on the code host. Only runbooks
+        that whoever may read the quoting one may read too."""
+        body = syntax_for(part.chunk.path).as_markdown(text)
+        refs = self._link_definitions(part, r)
+        access = set(part.chunk.metadata.access)
+        out: dict[str, str] = {}
+        for target, doc, anchor in runbook_links(part, body, r.snapshot.site_pages, refs):
+            chunks = r.snapshot.chunks_by_source.get(doc)
+            if target.startswith("#") or not chunks or target in out:
+                continue
+            if not access <= set(chunks[0].metadata.access):
+                continue
+            parts = self._parts(doc, chunks[0], r)
+            heading = anchored_heading(parts, anchor) if anchor else None
+            section = next((p for p in parts if p.heading_path == heading), None)
+            url = chunk_url(section.chunk) if section else chunk_url(chunks[0], 1)
+            if url:
+                out[target] = url
+        # a reference link ("[the restore][restore]") by its label, in brackets
+        for m in REFERENCE_LINK.finditer(body):
+            label = ref_key(m["ref"] or m["text"])
+            url = out.get(refs.get(label, ""))
+            if url is not None:
+                out[f"[{label}]"] = url
+        return tuple(out.items())
 
     def _followed(
         self,

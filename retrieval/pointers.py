@@ -51,12 +51,29 @@ def _links(
     ``pages`` reads links by site address too."""
     others: set[tuple[str, str]] = set()
     own: set[str] = set()
+    for _target, doc, anchor in runbook_links(part, body, pages, refs):
+        if doc == part.chunk.source_id:
+            own.add(anchor)
+        else:
+            others.add((doc, anchor))
+    own.discard("")
+    return others, own
+
+
+def runbook_links(
+    part: Part, text: str, pages: SitePages | None, refs: Mapping[str, str]
+) -> list[tuple[str, str, str]]:
+    """(target as written, document id, anchor) of each link in ``text`` (Markdown, of
+    ``part``'s document) that names a runbook of its source or a section of its own
+    (``#anchor``: its own id): inline links, reference ones ``refs`` defines, by file
+    path or by site address (``pages``)."""
     if refs:
-        body = REFERENCE_LINK.sub(lambda m: inline_reference(m, refs), body)
-    for m in _INLINE_LINK.finditer(body):
+        text = REFERENCE_LINK.sub(lambda m: inline_reference(m, refs), text)
+    out = []
+    for m in _INLINE_LINK.finditer(text):
         target = m.group(1)
         if target.startswith("#"):
-            own.add(target[1:])
+            out.append((target, part.chunk.source_id, target[1:]))
             continue
         found = _document_target(target, part.chunk.path)
         if found is not None:
@@ -67,12 +84,8 @@ def _links(
             if site_doc is None:
                 continue
             doc, anchor = site_doc, target.partition("#")[2]
-        if doc == part.chunk.source_id:
-            own.add(anchor)
-        else:
-            others.add((doc, anchor))
-    own.discard("")
-    return others, own
+        out.append((target, doc, anchor))
+    return out
 
 
 def pointed_to(

@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import pytest
 import redis
@@ -38,16 +38,17 @@ def markdown_document(text: str, title: str, path: str) -> Document:
 
 @contextmanager
 def runtime_over(
-    files: dict[str, str], tmp_path: Path, embedder: FastEmbedder
+    files: dict[str, str], tmp_path: Path, embedder: FastEmbedder, **settings: Any
 ) -> Iterator[Runtime]:
-    """A Runtime over a fresh index of ``files`` (path -> text) in a folder of their own."""
+    """A Runtime over a fresh index of ``files`` (path -> text) in a folder of their own;
+    ``settings`` override the defaults."""
     from bot.settings import load_settings
 
     root = tmp_path / "runbooks"
     for rel, text in files.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
-    rt = Runtime(load_settings(data_dir=tmp_path / "data"), embedder=embedder)
+    rt = Runtime(load_settings(data_dir=tmp_path / "data", **settings), embedder=embedder)
     try:
         rt.ingest(root)
         yield rt

@@ -54,6 +54,7 @@ from bot.slack.blockkit import (
 )
 from bot.slack.mrkdwn import first_command, plain_text, to_mrkdwn
 from bot.slack.presentation import Audience, Contact, DocFacts, View
+from core.link_references import with_links
 from core.markdown import TABLE_ROW
 from core.markup import syntax_for
 from core.models import MISSING_DETAIL, Answer, AnswerWarning, Citation, Suggestion
@@ -135,7 +136,9 @@ def quote_markdown(citation: Citation, *, header: bool = False) -> str:
     text = citation.quote
     if header and citation.header:
         text = f"{citation.header}\n{text}"
-    return syntax_for(citation.path).as_markdown(text)
+    # links to other runbooks point at them at the indexed revision (a site address such
+    # as "/manual/purge-cache" does not resolve on the code host)
+    return with_links(syntax_for(citation.path).as_markdown(text), citation.links)
 
 
 def _quote_mrkdwn(citation: Citation) -> str:

@@ -288,6 +288,16 @@ def test_a_quoted_table_row_is_shown_under_its_header_and_says_which_row() -> No
     assert "• *`ReplicaLag`* · behind · promote" in shown(plain)  # no header: the cells
 
 
+def test_a_link_to_another_runbook_by_site_address_links_that_runbook() -> None:
+    quote = "Purge it: see [purging the cache](/manual/purge-cache) and [the CDN][cdn]."
+    target = "https://github.com/acme/runbooks/blob/0123/source/manual/purge-cache.html.md#L1"
+    linked = cite(quote=quote, links=(("/manual/purge-cache", target), ("[cdn]", f"{target}9")))
+    body = shown(render(answer(citations=(linked,))))
+    assert f"<{target}|purging the cache>" in body and f"<{target}9|the CDN>" in body
+    plain = shown(render(answer(citations=(cite(quote=quote),))))
+    assert "github.com/manual" not in plain and "purging the cache" in plain  # text only
+
+
 def test_a_gap_between_two_quotes_of_one_section_is_shown() -> None:
     adjacent = (cite(start=0, end=40), cite(start=42, end=80, quote="and then"))
     apart = (cite(start=0, end=40), cite(start=400, end=440, quote="How to fix:"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.link_references import REFERENCE_LINK, inline_reference, link_definitions
+from core.link_references import REFERENCE_LINK, inline_reference, link_definitions, with_links
 
 TEXT = """See [restoring a backup][Restore] and [the dashboard].
 
@@ -31,3 +31,16 @@ def test_references_read_as_inline_links_when_defined() -> None:
         "See [restoring a backup](../common/restore.md) and "
         "[the dashboard](https://grafana.example/d/x). Disk [U_] and gone."
     )
+
+
+def test_links_are_pointed_at_the_addresses_given_and_others_left() -> None:
+    text = (
+        "See [purge](/manual/purge-cache), [restore][r] and [docs](https://x.example/d).\n"
+        "And [gone][nowhere]."
+    )
+    links = [("/manual/purge-cache", "https://git.example/blob/v1/purge.md#L1"), ("[r]", "U")]
+    assert with_links(text, links) == (
+        "See [purge](https://git.example/blob/v1/purge.md#L1), [restore](U) and "
+        "[docs](https://x.example/d).\nAnd [gone][nowhere]."
+    )
+    assert with_links(text, []) == text

@@ -608,14 +608,16 @@ def test_a_step_that_links_a_procedure_by_its_site_address_is_followed(
     docs/queues/common/consumer-restart.md): such a pointer is followed as a file link is."""
     alert = LEDGER_ALERT.replace(
         "../common/consumer-restart.md", "/queues/common/consumer-restart/"
-    )
+    ).replace("../common/broker-credentials.md", "/queues/common/broker-credentials/")
     files = with_samples(
         {
             "docs/queues/alerts/ledger-consumer-stalled.md": alert,
             "docs/queues/common/consumer-restart.md": CONSUMER_RESTART,
+            "docs/queues/common/broker-credentials.md": BROKER_CREDENTIALS,  # sre only
         }
     )
-    with runtime_over(files, tmp_path, embedder) as rt:
+    template = "https://git.example/ops/runbooks/blob/main/{path}#L{line}"
+    with runtime_over(files, tmp_path, embedder, source_url_template=template) as rt:
         answer = rt.extractive.answer("ledger consumer stalled, how do i restart it", EVERYONE)
         paths = [c.path for c in answer.citations]
         assert paths[:2] == [
@@ -623,6 +625,18 @@ def test_a_step_that_links_a_procedure_by_its_site_address_is_followed(
             "docs/queues/common/consumer-restart.md",
         ]
         assert "3. Scale it up again" in answer.citations[1].quote
+        # the step's site address, as written, with the procedure's own URL
+        procedure = (
+            "https://git.example/ops/runbooks/blob/main/docs/queues/common/consumer-restart.md"
+        )
+        assert dict(answer.citations[0].links) == {
+            "/queues/common/consumer-restart/": f"{procedure}#L1"
+        }
+        # a runbook that not everyone who reads the alert may read gets no address
+        q = "ledger consumer stalled with broker authentication failures, rotate the credentials"
+        rotate = rt.extractive.answer(q, EVERYONE)
+        step = next(c for c in rotate.citations if "broker-credentials" in c.quote)
+        assert step.links == ()
 
 
 LEDGER_DISK = """# Ledger Disk Filling Up
