@@ -14,6 +14,7 @@ import re
 from dataclasses import replace
 
 from core.markdown import MARKDOWN, iter_lines
+from core.site_markdown import as_markdown as site_as_markdown
 
 _STATEMENT = re.compile(r"^(import|export)\b")
 # a statement ends on a line ending in ";", or naming its module ('from "x"', 'import "x"')
@@ -38,4 +39,11 @@ def body_start(text: str, start: int) -> int:
     return end
 
 
-MDX = replace(MARKDOWN, name="mdx", suffixes=(".mdx",), body_start=body_start)
+def as_markdown(text: str) -> str:
+    """An MDX page as Markdown: site markup and its components' tag lines."""
+    return site_as_markdown(text, jsx=True)
+
+
+MDX = replace(
+    MARKDOWN, name="mdx", suffixes=(".mdx",), body_start=body_start, as_markdown=as_markdown
+)

@@ -11,12 +11,14 @@ constructs that plain Markdown (and Slack) show as noise:
 - MkDocs (Python-Markdown) admonitions: ``!!! warning "Title"`` (or the collapsible
   ``???`` and ``???+``) over a body indented four spaces;
 - Docusaurus and VitePress admonitions: ``:::danger[Title]`` (or ``::: danger Title``)
-  … ``:::``.
+  … ``:::``, and MDX components on lines of their own: ``<Admonition type="warning">``,
+  ``<Tabs>`` with a ``<TabItem label="AWS">`` per tab.
 
 :func:`as_markdown` rewrites them as CommonMark: a ref as the path it names (so the
 link resolves, and a step that only points at that page is followed like any link),
 code as a fenced block, a callout as a quote that opens with GitHub's alert marker
-(``> [!WARNING]``), or with its title in bold for a kind GitHub has no marker for.
+(``> [!WARNING]``), or with its title in bold for a kind GitHub has no marker for; a
+tab as its label in bold, other components' tags dropped.
 Fenced code is left as it is. Quotes keep the file's own text; this is for reading it.
 """
 
@@ -82,8 +84,10 @@ KINDS: Mapping[str, str] = MappingProxyType(
 )
 
 
-def as_markdown(text: str) -> str:
-    """``text`` with site generators' shortcodes and admonitions as CommonMark."""
+def as_markdown(text: str, *, jsx: bool = False) -> str:
+    """``text`` with site generators' shortcodes and admonitions as CommonMark; ``jsx``
+    (an MDX page): its components' tag lines too (in Markdown, "<Namespace>" alone on a
+    line is a placeholder, not a component)."""
     lines = text.split("\n")
     out: list[str] = []
     i = 0
@@ -95,7 +99,7 @@ def as_markdown(text: str) -> str:
             out.extend(lines[i:end])
             i = end
             continue
-        for convert in (_mkdocs, _colons, _shortcode):
+        for convert in (_mkdocs, _colons, _shortcode, *((_jsx,) if jsx else ())):
             done = convert(lines, i)
             if done is not None:
                 converted, i = done
@@ -119,13 +123,15 @@ def _ref_target(m: re.Match[str]) -> str:
     return next(g for g in (m["dq"], m["bq"], m["bare"]) if g is not None)
 
 
-def _callout(indent: str, kind: str, title: str | None, body: list[str]) -> list[str]:
+def _callout(
+    indent: str, kind: str, title: str | None, body: list[str], *, jsx: bool = False
+) -> list[str]:
     """A callout as a CommonMark quote: its marker (or bold title) and its body."""
     marker = KINDS.get(kind.lower())
     title = (title or "").strip()
     if title.lower() == kind.lower():
         title = ""
-    inner = as_markdown("\n".join(body)).split("\n") if body else []
+    inner = as_markdown("\n".join(body), jsx=jsx).split("\n") if body else []
     while inner and not inner[-1].strip():
         inner.pop()
     if marker is not None:
@@ -214,6 +220,33 @@ def _shortcode(lines: list[str], i: int) -> tuple[list[str], int] | None:
         kind = next((c for c in candidates if c.lower() in KINDS), name)
         return _callout(indent, kind, named.get("title"), _trimmed(body)), j + 1
     return None
+
+
+# a line that is one JSX element's tag (MDX): <Tabs>, <TabItem value="aws" label="AWS">,
+# </TabItem>, <Admonition type="warning" title="…">
+_JSX_LINE = re.compile(
+    r"^(?P<indent>[ \t]*)<(?P<close>/)?(?P<name>[A-Z][a-z][\w.]*)(?P<args>[^<>]*?)/?>[ \t]*$"
+)
+
+
+def _jsx(lines: list[str], i: int) -> tuple[list[str], int] | None:
+    """An MDX component's tag line: an ``<Admonition>`` as a callout, a tab's label as a
+    bold line, other components' tags dropped (their text stays)."""
+    m = _JSX_LINE.match(lines[i])
+    if m is None:
+        return None
+    _positional, named = _args(m["args"])
+    if m["name"] == "Admonition" and not m["close"]:
+        closing = re.compile(r"^[ \t]*</Admonition>[ \t]*$")
+        j = next((k for k in range(i + 1, len(lines)) if closing.match(lines[k])), None)
+        if j is not None:
+            kind = named.get("type") or "note"
+            body = _trimmed(lines[i + 1 : j])
+            return _callout(m["indent"], kind, named.get("title"), body, jsx=True), j + 1
+    if m["name"] == "TabItem" and not m["close"]:
+        label = named.get("label") or named.get("value")
+        return ([f"**{label}**"] if label else []), i + 1  # a tab's body is not indented
+    return [], i + 1
 
 
 def _args(text: str) -> tuple[list[str], dict[str, str]]:

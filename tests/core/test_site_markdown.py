@@ -123,3 +123,40 @@ def test_markdown_and_mdx_read_them_asciidoc_does_not() -> None:
 def test_a_line_that_only_starts_like_an_admonition_is_prose() -> None:
     text = "??? what does this alert even mean\n\nNobody knows."
     assert as_markdown(text) == text
+
+
+def test_mdx_components_show_their_tabs_and_admonitions() -> None:
+    text = """<Tabs>
+  <TabItem value="aws" label="AWS">
+
+Run `aws rds reboot-db-instance --db-instance-identifier db-1`.
+
+  </TabItem>
+  <TabItem value="gcp">
+
+Run `gcloud sql instances restart db-1`.
+
+  </TabItem>
+</Tabs>
+
+<Admonition type="danger" title="Primary only">
+Never on a replica.
+</Admonition>
+
+Text with <Inline /> in it."""
+    assert syntax_for("a.md").as_markdown(text) == text  # Markdown: "<Namespace>" is text
+    assert syntax_for("docs/restart.mdx").as_markdown(text).split("\n") == [
+        "**AWS**",
+        "",
+        "Run `aws rds reboot-db-instance --db-instance-identifier db-1`.",
+        "",
+        "**gcp**",
+        "",
+        "Run `gcloud sql instances restart db-1`.",
+        "",
+        "",
+        "> [!DANGER] **Primary only**",
+        "> Never on a replica.",
+        "",
+        "Text with <Inline /> in it.",  # inside a line: left as written
+    ]
