@@ -40,8 +40,7 @@ def _documents(citations: tuple[Citation, ...]) -> list[str]:
                 out[-1] = "  |"
                 if shown.gap:
                     out += ["  | …", "  |"]
-            shown_text = f"{c.header}\n{c.quote}" if c.header else c.quote
-            out += [f"  | {ln}" for ln in shown_text.splitlines()]
+            out += [f"  | {ln}" for ln in c.shown_text.splitlines()]
             if c.note:
                 out.append(f"  ({c.note}; the rest is in the runbook)")
             out.append("")

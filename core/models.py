@@ -194,6 +194,11 @@ class Citation(Frozen):
     # address such as "/manual/purge-cache" does not resolve on the code host)
     links: tuple[tuple[str, str], ...] = ()
 
+    @property
+    def shown_text(self) -> str:
+        """The quote as shown: a table's row under the table's header."""
+        return f"{self.header}\n{self.quote}" if self.header else self.quote
+
 
 class Suggestion(Frozen):
     """A runbook close to the question that may not answer it: linked, never quoted."""

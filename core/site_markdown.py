@@ -155,11 +155,10 @@ def _mkdocs(lines: list[str], i: int) -> tuple[list[str], int] | None:
             break
         body.append(ln.expandtabs(4)[width:] if ln.strip() else "")
         j += 1
-    while body and not body[-1].strip():
+    while body and not body[-1].strip():  # trailing blank lines are not the admonition's
         body.pop()
         j -= 1
-    while body and not body[0].strip():
-        body.pop(0)
+    body = _trimmed(body)
     if not body and not m["title"]:
         return None  # "??? what is this" at the start of a line: prose, not an admonition
     return _callout(indent, m["kind"], m["title"], body), j

@@ -7,7 +7,7 @@ is weak; the thresholds live in :mod:`retrieval.answer_config`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Protocol
@@ -800,7 +800,8 @@ class ExtractiveAnswerer:
         #anchor names): a site address would not resolve on the code host. Only runbooks
         that whoever may read the quoting one may read too."""
         body = syntax_for(part.chunk.path).as_markdown(text)
-        refs = self._link_definitions(part, r)
+        # the document's definitions, read only when the quote may use one
+        refs = self._link_definitions(part, r) if REFERENCE_LINK.search(body) else {}
         access = set(part.chunk.metadata.access)
         out: dict[str, str] = {}
         for target, doc, anchor in runbook_links(part, body, r.snapshot.site_pages, refs):
@@ -840,7 +841,7 @@ class ExtractiveAnswerer:
         refs = self._link_definitions(part, r)
         target = pointed_to(part, r.snapshot.site_pages, refs)
         if target is None:
-            return self._followed_within(part, r)
+            return self._followed_within(part, r, refs)
         source_id, anchor = target
         chunks = r.snapshot.chunks_by_source.get(source_id)
         if not chunks:
@@ -853,9 +854,12 @@ class ExtractiveAnswerer:
         chosen = choose_parts(ranked, intent, self._config.sections, detail, what_to_do)
         return (chosen[0].part, parts) if chosen else None
 
-    def _followed_within(self, part: Part, r: Retrieval) -> tuple[Part, list[Part]] | None:
-        """The section of ``part``'s own runbook that its one ``#anchor`` link names."""
-        anchor = pointed_within(part, r.snapshot.site_pages, self._link_definitions(part, r))
+    def _followed_within(
+        self, part: Part, r: Retrieval, refs: Mapping[str, str]
+    ) -> tuple[Part, list[Part]] | None:
+        """The section of ``part``'s own runbook that its one ``#anchor`` link names
+        (``refs``: the runbook's link definitions)."""
+        anchor = pointed_within(part, r.snapshot.site_pages, refs)
         if anchor is None:
             return None
         parts = self._parts(part.chunk.source_id, part.chunk, r)

@@ -38,7 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from core.heading_text import plain_heading
-from core.markdown import TABLE_ROW, TABLE_SEPARATOR, group_blocks, split_blocks
+from core.markdown import TABLE_ROW, TABLE_SEPARATOR, group_blocks, iter_lines, split_blocks
 from core.markup import syntax_for
 from core.models import normalize_name
 from retrieval.asked_detail import Detail
@@ -612,12 +612,12 @@ def _table_row(
 ) -> Quote | None:
     """The one row of a long table (an alert per row) that the question's words pick
     out, with the table's header; None when the unit is no table or no row stands out."""
-    lines: list[tuple[int, int]] = []  # (start, end) of each line of the unit
-    pos = s
-    for line in body[s:e].split("\n"):
-        lines.append((pos, pos + len(line)))
-        pos += len(line) + 1
-    if len(lines) < 4 or not TABLE_SEPARATOR.match(body[lines[1][0] : lines[1][1]]):
+    lines = [(a, b) for a, b, _line in iter_lines(body[:e], s)]
+    if (
+        len(lines) < 4
+        or not TABLE_ROW.match(body[lines[0][0] : lines[0][1]])
+        or not TABLE_SEPARATOR.match(body[lines[1][0] : lines[1][1]])
+    ):
         return None
     rows = [(a, b) for a, b in lines[2:] if TABLE_ROW.match(body[a:b])]
     scored = sorted(

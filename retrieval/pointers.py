@@ -8,8 +8,9 @@ the engineer a link in place of the steps; the answer follows it and quotes the
 procedure too.
 
 A part is a pointer when its text is short, holds no steps or code of its own, and
-links to exactly one other document of the same source by a relative path that stays
-inside the source.
+links to exactly one other document of the same source: by a relative path that stays
+inside the source, by the address the team's site serves it at (:mod:`site_pages`), or
+by a reference link whose ``[label]: url`` definition is elsewhere in the runbook.
 
 A pointer within the runbook works the same way: "Despite its name, this access no
 longer grants admin rights. See [Temporary Production Admin access](#temporary-...)."

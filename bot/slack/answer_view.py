@@ -52,7 +52,7 @@ from bot.slack.blockkit import (
     user_mention,
     usergroup_mention,
 )
-from bot.slack.mrkdwn import first_command, plain_text, to_mrkdwn
+from bot.slack.mrkdwn import first_command, plain_text, table_cells, to_mrkdwn
 from bot.slack.presentation import Audience, Contact, DocFacts, View
 from core.link_references import with_links
 from core.markdown import TABLE_ROW
@@ -133,9 +133,7 @@ def quote_markdown(citation: Citation, *, header: bool = False) -> str:
     """The quote as Markdown for display: an AsciiDoc or reStructuredText runbook's
     titles, code blocks and warnings in Markdown's form (the quote itself stays
     verbatim). ``header``: a quoted table row under its table's header, as shown."""
-    text = citation.quote
-    if header and citation.header:
-        text = f"{citation.header}\n{text}"
+    text = citation.shown_text if header else citation.quote
     # links to other runbooks point at them at the indexed revision (a site address such
     # as "/manual/purge-cache" does not resolve on the code host)
     return with_links(syntax_for(citation.path).as_markdown(text), citation.links)
@@ -501,7 +499,7 @@ def _first_words(markdown: str) -> str:
         rest = first[alert.end() :] or (lines[1] if len(lines) > 1 else "")
         return f"{alert['kind'].upper()}: {rest}".strip()
     if TABLE_ROW.match(first):  # a table's row: its cells
-        return " · ".join(c.strip() for c in first.strip().strip("|").split("|"))
+        return " · ".join(table_cells(first))
     return first
 
 

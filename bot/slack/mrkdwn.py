@@ -130,24 +130,19 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
             i = _code_block(lines, i, fence, out)
             joinable = False
             continue
-        if TABLE_ROW.match(line) and i + 1 < len(lines) and TABLE_SEPARATOR.match(lines[i + 1]):
+        headed = i + 1 < len(lines) and bool(TABLE_SEPARATOR.match(lines[i + 1]))
+        if TABLE_ROW.match(line) and (headed or len(table_cells(line)) > 1):
+            # a table; or its rows without their header (a row quoted alone): one line each
             steps.number(line)
             rows = [line]
-            i += 2
+            i += 2 if headed else 1
             while i < len(lines) and TABLE_ROW.match(lines[i]):
                 rows.append(lines[i])
                 i += 1
-            out.extend(_table(rows, base_url))
-            joinable = False
-            continue
-        if TABLE_ROW.match(line) and len(_cells(line)) > 1:
-            # rows without their header (a table's row quoted alone): one line each
-            steps.number(line)
-            rows = []
-            while i < len(lines) and TABLE_ROW.match(lines[i]):
-                rows.append(lines[i])
-                i += 1
-            out.extend(["", *(_row_line(_cells(r), (), base_url) for r in rows), ""])
+            if headed:
+                out.extend(_table(rows, base_url))
+            else:
+                out.extend(["", *(_row_line(table_cells(r), (), base_url) for r in rows), ""])
             joinable = False
             continue
         if _QUOTE.match(line):
@@ -467,7 +462,8 @@ def _emphasis(text: str) -> str:
 # --------------------------------------------------------------------------- tables
 
 
-def _cells(row: str) -> list[str]:
+def table_cells(row: str) -> list[str]:
+    """A table row's cells, trimmed; an escaped pipe (``\\|``) is a pipe in its cell."""
     row = row.strip()
     if row.startswith("|"):
         row = row[1:]
@@ -479,7 +475,7 @@ def _cells(row: str) -> list[str]:
 def _table(rows: Sequence[str], base_url: str | None) -> list[str]:
     """A Markdown table as aligned columns in a code block, or one line per row when
     that would be wider than a thread pane."""
-    table = [_cells(r) for r in rows]
+    table = [table_cells(r) for r in rows]
     width = max(len(r) for r in table)
     table = [r + [""] * (width - len(r)) for r in table]
     plain = [[_cell_text(c) for c in r] for r in table]
