@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from core.fences import fence_closes, fence_open
+from core.wiki_links import WIKI_LINK, page_half, shown_text
 
 # a definition line: "[label]: url" or "[label]: <url> "title""
 LINK_DEFINITION = re.compile(
@@ -70,12 +71,24 @@ _INLINE_TARGET = re.compile(r"(\]\(\s*<?)([^)\s>]+)(>?(?:\s+\"[^\"]*\")?\s*\))")
 
 def with_links(markdown: str, links: Sequence[tuple[str, str]]) -> str:
     """``markdown`` with its links pointed elsewhere: ``links`` maps a target as written
-    to its address, and a reference's ``[label]`` (in brackets) to its address; other
-    links are left as written."""
+    to its address, a reference's ``[label]`` (in brackets) to its address, and a wiki
+    link as written (``[[text|Page]]``) to its page's address, where it becomes an inline
+    link with the text a reader sees; other links are left as written."""
     if not links:
         return markdown
+    wiki = {t: u for t, u in links if t.startswith("[[")}
     targets = {t: u for t, u in links if not t.startswith("[")}
     labels = {t[1:-1]: u for t, u in links if t.startswith("[") and t.endswith("]")}
+    labels = {k: u for k, u in labels.items() if not k.startswith("[")}
+
+    def wiki_link(m: re.Match[str]) -> str:
+        url = wiki.get(m[0])
+        if url is None or m["embed"]:
+            return m[0]
+        return f"[{shown_text(m['inner'], page_half(m['inner'], url))}]({url})"
+
+    if wiki:
+        markdown = WIKI_LINK.sub(wiki_link, markdown)
 
     def inline(m: re.Match[str]) -> str:
         url = targets.get(m[2])

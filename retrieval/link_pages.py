@@ -19,13 +19,16 @@ import re
 from collections.abc import Sequence
 
 from core.models import Chunk
+from core.wiki_links import WIKI_LINK, as_words
 from retrieval.spans import section_text
 
 LINK_LIST_SHARE = 0.8  # of the characters as written, link targets included
 READ_LINK_SHARE = 0.6  # of the text as read: link text
-# a link: [text](target), [text][ref] or a bare address; a reader sees its text
+# a link: [text](target), [text][ref], [[wiki page]] or a bare address; a reader sees
+# its text
 _LINK = re.compile(
-    r"\[(?P<text>[^\]\n]*)\]\([^)\s]*\)|\[(?P<ref>[^\]\n]*)\]\[[^\]\n]*\]|(?P<bare>https?://\S+)"
+    r"\[(?P<text>[^\]\n]*)\]\([^)\s]*\)|\[(?P<ref>[^\]\n]*)\]\[[^\]\n]*\]"
+    r"|(?P<wiki>" + WIKI_LINK.pattern + r")|(?P<bare>https?://\S+)"
 )
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s*", re.MULTILINE)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
@@ -64,7 +67,8 @@ def read_link_share(text: str) -> float:
     last = 0
     for m in _LINK.finditer(body):
         words = m.group("text") if m.group("text") is not None else m.group("ref")
-        words = words if words is not None else m.group("bare")
+        if words is None:
+            words = as_words(m.group("wiki")) if m.group("wiki") else m.group("bare")
         linked += _visible(words)
         shown += [body[last : m.start()], words]
         last = m.end()

@@ -9,8 +9,9 @@ procedure too.
 
 A part is a pointer when its text is short, holds no steps or code of its own, and
 links to exactly one other document of the same source: by a relative path that stays
-inside the source, by the address the team's site serves it at (:mod:`site_pages`), or
-by a reference link whose ``[label]: url`` definition is elsewhere in the runbook.
+inside the source, by the address the team's site serves it at (:mod:`site_pages`), by
+a reference link whose ``[label]: url`` definition is elsewhere in the runbook, or by a
+wiki link (``See [[Restart the pod]].``, :mod:`core.wiki_links`).
 
 A pointer within the runbook works the same way: "Despite its name, this access no
 longer grants admin rights. See [Temporary Production Admin access](#temporary-...)."
@@ -27,13 +28,13 @@ from collections.abc import Mapping
 from core.doc_ids import reference_id
 from core.link_references import REFERENCE_LINK, inline_reference
 from core.markup import DOCUMENT_SUFFIXES, syntax_for
+from core.wiki_links import WIKI_LINK, resolve
 from retrieval.outline import Part
-from retrieval.site_pages import SitePages
+from retrieval.site_pages import SCHEME, SitePages
 
 POINTER_MAX_CHARS = 400  # longer text says more than where to look
 _INLINE_LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _STEPS_OR_CODE = re.compile(r"^\s*(?:\d+[.)]\s|```|~~~|\$ |    \S)", re.MULTILINE)
-_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 
 
 def _pointer_body(part: Part) -> str | None:
@@ -67,10 +68,11 @@ def runbook_links(
     """(target as written, document id, anchor) of each link in ``text`` (Markdown, of
     ``part``'s document) that names a runbook of its source or a section of its own
     (``#anchor``: its own id): inline links, reference ones ``refs`` defines, by file
-    path or by site address (``pages``)."""
+    path or by site address (``pages``), and wiki links (their target as written is the
+    whole link, ``[[text|Page]]``)."""
+    out = _wiki_links(part, text, pages)
     if refs:
         text = REFERENCE_LINK.sub(lambda m: inline_reference(m, refs), text)
-    out = []
     for m in _INLINE_LINK.finditer(text):
         target = m.group(1)
         if target.startswith("#"):
@@ -86,6 +88,27 @@ def runbook_links(
                 continue
             doc, anchor = site_doc, target.partition("#")[2]
         out.append((target, doc, anchor))
+    return out
+
+
+def _wiki_links(part: Part, text: str, pages: SitePages | None) -> list[tuple[str, str, str]]:
+    """(the link as written, document id, anchor) of each wiki link of ``text`` that names
+    a page of the index, or a heading of its own page (``[[#Logs]]``)."""
+    out: list[tuple[str, str, str]] = []
+    own = part.chunk.source_id
+    for m in WIKI_LINK.finditer(text):
+        if m["embed"]:
+            continue
+        inner = m["inner"]
+        if inner.strip().startswith("#"):
+            out.append((m[0], own, inner.split("|")[0].strip()[1:].strip()))
+            continue
+        if pages is None:
+            continue
+        found = resolve(inner, lambda name: pages.find_page(name, part.chunk.path, own))
+        if found is not None:
+            doc, _half, anchor = found
+            out.append((m[0], doc, anchor))
     return out
 
 
@@ -120,7 +143,7 @@ def _document_target(target: str, within: str) -> tuple[str, str] | None:
     """(path inside the source, anchor) of a relative link to a runbook file; None for
     an address, an anchor of the same page, another kind of file, or a path that
     leaves the source."""
-    if _SCHEME.match(target) or target.startswith(("#", "/")):
+    if SCHEME.match(target) or target.startswith(("#", "/")):
         return None
     path, _, anchor = target.partition("#")
     path = path.partition("?")[0]

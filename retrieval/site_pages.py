@@ -12,6 +12,10 @@ document's source:
 - an address from the site's root names the one document whose path ends with it (a
   site is often served from a folder of the repository: ``source/``, ``content/``);
   two or more such documents name none.
+
+A wiki link (``[[Restart the pod]]``, :mod:`core.wiki_links`) names a page by its file
+name, wherever in the source it lies; of two pages of that name, the one in the linking
+page's folder.
 """
 
 from __future__ import annotations
@@ -23,10 +27,11 @@ from collections.abc import Iterable
 
 from core.doc_ids import local_id, source_of
 from core.markup import DOCUMENT_SUFFIXES
+from core.wiki_links import page_key
 
 _FOLDER_PAGES = ("index", "_index", "readme")
 _PAGE_SUFFIX = re.compile(r"\.html?$", re.I)  # "purge-cache.html.md" is served as a page
-_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
+SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)  # "https:", "mailto:": an address elsewhere
 
 
 def _stem(path: str) -> str:
@@ -48,9 +53,15 @@ class SitePages:
     def __init__(self, doc_ids: Iterable[str]) -> None:
         self._by_stem: dict[tuple[str | None, str], set[str]] = defaultdict(set)
         self._by_tail: dict[tuple[str | None, str], set[str]] = defaultdict(set)
+        self._by_page: dict[tuple[str | None, str], set[str]] = defaultdict(set)
         for doc in doc_ids:
             source = source_of(doc)
-            stem = _stem(local_id(doc))
+            path = local_id(doc)
+            key = page_key(path)
+            self._by_page[(source, key.rsplit("/", 1)[-1])].add(doc)
+            if "/" in key:
+                self._by_page[(source, key)].add(doc)
+            stem = _stem(path)
             self._by_stem[(source, stem)].add(doc)
             parts = stem.split("/")
             for i in range(len(parts)):
@@ -60,7 +71,7 @@ class SitePages:
         """The id of the document the link ``target`` names, written in the document at
         path ``within`` (id ``within_id``); None for an address elsewhere, a file that is
         no runbook, or a link that names no indexed document, or several."""
-        if _SCHEME.match(target) or target.startswith(("#", "//")):
+        if SCHEME.match(target) or target.startswith(("#", "//")):
             return None
         path = target.partition("#")[0].partition("?")[0].strip()
         if not path or path in ("/", ".", "./"):
@@ -73,4 +84,17 @@ class SitePages:
             if joined.startswith("../") or joined == "..":
                 return None
             found = self._by_stem.get((source, _stem(joined)), set())
+        return next(iter(found)) if len(found) == 1 else None
+
+    def find_page(self, name: str, within: str, within_id: str) -> str | None:
+        """The id of the document a wiki link's page ``name`` names, written in the
+        document at path ``within`` (id ``within_id``); None when none or several do."""
+        key = page_key(name).strip("/")
+        if not key or key.startswith("."):
+            return None
+        source = source_of(within_id)
+        found = self._by_page.get((source, key), set())
+        if len(found) > 1:  # the page beside the linking one
+            folder = posixpath.dirname(within)
+            found = {d for d in found if posixpath.dirname(local_id(d)) == folder}
         return next(iter(found)) if len(found) == 1 else None

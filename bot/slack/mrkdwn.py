@@ -43,6 +43,7 @@ from core.link_references import (
     prose_lines,
 )
 from core.markdown import SETEXT_UNDERLINE, TABLE_ROW, TABLE_SEPARATOR
+from core.wiki_links import as_words
 
 TABLE_WIDTH = 60  # wider tables are shown one row per line
 
@@ -391,7 +392,8 @@ def _inline(text: str, base_url: str | None) -> str:
     def as_text(fragment: str) -> str:
         return _SLOT.sub(lambda m: plain[int(m[1])], fragment)
 
-    masked = _html_as_markdown(_CODE_SPAN.sub(code, text))
+    # a wiki link that is no link to an indexed runbook here reads as its words
+    masked = as_words(_html_as_markdown(_CODE_SPAN.sub(code, text)))
     masked = _TEMPLATE_TAG.sub("", _TEMPLATED_LINK.sub(lambda m: m["text"], masked))
     masked = _LINKISH.sub(lambda m: slot(_link(m, base_url, as_text), ""), masked)
     return _SLOT.sub(lambda m: kept[int(m[1])], _emphasis(escape(masked)))
@@ -512,7 +514,7 @@ def plain_text(markdown: str, *, references: bool = True) -> str:
     """One line of Markdown as plain words (what a phone notification shows): code ticks,
     emphasis and link targets dropped, a link (or, with ``references``, a reference
     link) as its text."""
-    text = _CODE_SPAN.sub(lambda m: m.group(2), markdown)
+    text = as_words(_CODE_SPAN.sub(lambda m: m.group(2), markdown))
     text = _LINKISH.sub(lambda m: m["label"] or m["auto"] or m["bare"] or "", text)
     if references:
         text = REFERENCE_LINK.sub(lambda m: m["text"], text)

@@ -203,6 +203,7 @@ _RAW_MARKDOWN = (
         ),
     ),
     ("admonition", re.compile(r"^\s*(!!!|\?\?\?\+?|:{3,})\s*[A-Za-z]", re.M)),
+    ("wiki link", re.compile(r"\[\[(?!\s)[^\[\]\n]+(?<!\s)\]\]")),
     ("raw html", re.compile(r"&lt;/?(?:details|summary|a|img|p|div|center)\b", re.I)),
 )
 _FENCE_TAG = re.compile(r"```[a-z]+\n")

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.slack.mrkdwn import code_blocks, first_command, to_mrkdwn
+from core.link_references import with_links
 from core.markup import DOCUMENT_SUFFIXES, syntax_for
 from tests.bot.block_checks import markdown_leaks
 from tests.conftest import SAMPLE_RUNBOOKS
@@ -42,6 +43,21 @@ def test_links_images_autolinks_and_relative_links() -> None:
     assert "<https://status.example.com>" in out
     assert "<https://grafana.example.com/d/abc?x=1&amp;y=2>." in out  # the final dot stays text
     assert "mail" in out and "mailto" not in out
+
+
+def test_wiki_links_read_as_words_and_shell_tests_stay_code() -> None:
+    out = to_mrkdwn(
+        "See [[Restart-the-pod]] and [[logs|Checking-the-logs#Errors]], not `[[ -f x ]]`.\n\n"
+        "```\n[[ -f /etc/x ]] && echo [[Page]]\n```"
+    )
+    assert out.startswith("See Restart the pod and logs, not `[[ -f x ]]`.")
+    assert "[[ -f /etc/x ]] &amp;&amp; echo [[Page]]" in out  # code as written, escaped
+    assert not leaks(out)
+    url = "https://git.example/wiki/blob/abc/Restart-the-pod.md#L1"
+    linked = to_mrkdwn(
+        with_links("See [[restart it|Restart-the-pod]].", [("[[restart it|Restart-the-pod]]", url)])
+    )
+    assert linked == f"See <{url}|restart it>."
 
 
 def test_code_in_a_links_text_keeps_the_link_whole() -> None:

@@ -44,3 +44,12 @@ def test_links_are_pointed_at_the_addresses_given_and_others_left() -> None:
         "[docs](https://x.example/d).\nAnd [gone][nowhere]."
     )
     assert with_links(text, []) == text
+
+
+def test_a_wiki_link_becomes_a_link_with_the_text_a_reader_sees() -> None:
+    url = "https://git.example/wiki/blob/abc/Restart-the-pod.md#L1"
+    text = "First [[restart it|Restart-the-pod]], then [[Restart the pod|again]]; [[Other]]."
+    links = [("[[restart it|Restart-the-pod]]", url), ("[[Restart the pod|again]]", url)]
+    assert with_links(text, links) == (
+        f"First [restart it]({url}), then [again]({url}); [[Other]]."
+    )

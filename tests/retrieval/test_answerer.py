@@ -639,6 +639,46 @@ def test_a_step_that_links_a_procedure_by_its_site_address_is_followed(
         assert step.links == ()
 
 
+def test_a_wiki_link_to_a_procedure_is_followed_and_linked(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """A wiki's runbooks link pages by name, the text first in a GitHub wiki
+    ("[[Restarting a queue consumer|Consumer-restart]]") and the page first elsewhere
+    ("[[Broker-credentials|rotating the credentials]]"): the page the link names is
+    followed like a file link, and the link goes to it at its indexed revision."""
+    alert = LEDGER_ALERT.replace(
+        "[Restarting a queue consumer](../common/consumer-restart.md)",
+        "[[Restarting a queue consumer|Consumer-restart]]",
+    ).replace(
+        "[Rotating broker credentials](../common/broker-credentials.md)",
+        "[[Broker credentials|rotating the broker credentials]]",
+    )
+    files = with_samples(
+        {
+            "wiki/Ledger-consumer-stalled.md": alert,
+            "wiki/Consumer-restart.md": CONSUMER_RESTART,
+            "wiki/Broker-credentials.md": BROKER_CREDENTIALS,  # sre only
+        }
+    )
+    template = "https://git.example/ops/runbooks/blob/main/{path}#L{line}"
+    with runtime_over(files, tmp_path, embedder, source_url_template=template) as rt:
+        answer = rt.extractive.answer("ledger consumer stalled, how do i restart it", EVERYONE)
+        paths = [c.path for c in answer.citations]
+        assert paths[:2] == ["wiki/Ledger-consumer-stalled.md", "wiki/Consumer-restart.md"]
+        assert "3. Scale it up again" in answer.citations[1].quote
+        procedure = "https://git.example/ops/runbooks/blob/main/wiki/Consumer-restart.md"
+        assert dict(answer.citations[0].links) == {
+            "[[Restarting a queue consumer|Consumer-restart]]": f"{procedure}#L1"
+        }
+        q = "ledger consumer stalled with broker authentication failures, rotate the credentials"
+        sre = rt.extractive.answer(q, SearchFilter(groups=("everyone", "sre")))
+        assert "wiki/Broker-credentials.md" in [c.path for c in sre.citations]
+        public = rt.extractive.answer(q, EVERYONE)
+        assert all(c.path != "wiki/Broker-credentials.md" for c in public.citations)
+        step = next(c for c in public.citations if "Broker credentials" in c.quote)
+        assert step.links == ()  # not everyone who reads the alert may read it
+
+
 LEDGER_DISK = """# Ledger Disk Filling Up
 
 ## Meaning

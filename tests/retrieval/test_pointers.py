@@ -203,3 +203,24 @@ def test_a_reference_link_points_by_the_documents_own_definition() -> None:
     assert pointed_to(step) is None  # the definition is not in the step
     refs = link_definitions("\n\n".join(p.body for p in parts))
     assert pointed_to(step, refs=refs) == ("policy/common/propagator-logs", "")
+
+
+def test_a_wiki_link_points_at_the_page_it_names_in_either_order() -> None:
+    text = ALERT.replace(
+        "[Checking the Policy Propagator Logs](../../common/propagator-logs.md)",
+        "[[Checking the logs|Propagator-logs]]",
+    ).replace(
+        "[Restarting the Propagator](../../common/propagator-restart.md#restart-on-the-hub)",
+        "[[Propagator restart#Restart on the hub|restarting the propagator]]",
+    )
+    text = text.replace("[the description](#description)", "[[#Description]]")
+    d = markdown_document(text, "Policy Propagator Has a High Error Rate", ALERT_PATH)
+    by_heading = {p.heading: p for p in document_parts(chunk_document(d, 0))}
+    pages = SitePages([d.source_id, "wiki/Propagator-logs", "wiki/Propagator-restart"])
+    assert pointed_to(by_heading["1. Check the Logs"]) is None  # without the index's pages
+    assert pointed_to(by_heading["1. Check the Logs"], pages) == ("wiki/Propagator-logs", "")
+    assert pointed_to(by_heading["2. Restart the Pod"], pages) == (
+        "wiki/Propagator-restart",
+        "Restart on the hub",
+    )
+    assert pointed_within(by_heading["5. Look above"], pages) == "Description"

@@ -78,6 +78,15 @@ def test_long_link_targets_do_not_make_a_runbook_an_index() -> None:
     assert not is_link_list([hit("playbook", PLAYBOOK, 0.03).chunk])
 
 
+def test_a_wiki_home_page_of_page_links_is_an_index() -> None:
+    home = "# Home\n\n- [[Restart the pod]]\n- [[Failover|Database-failover]]\n- [[Disk full]]\n"
+    assert mostly_links(home)
+    assert not mostly_links(
+        "When [[Disk full]] fires, stop the writer first, then compact the tables and "
+        "watch the volume until it drops below eighty percent."
+    )
+
+
 def test_an_index_stays_an_index_however_it_is_measured() -> None:
     for index in (INDEX, GENERATED_INDEX):
         assert mostly_links(index), index

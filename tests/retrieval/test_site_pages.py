@@ -36,3 +36,23 @@ def test_an_address_from_the_site_root_names_the_one_document_ending_with_it() -
 def test_addresses_elsewhere_name_no_runbook() -> None:
     for target in ("https://example.com/x", "//cdn.example.com/x", "#anchor", "/", "mailto:a@b"):
         assert PAGES.find(target, *WITHIN) is None
+
+
+def test_a_wiki_page_name_names_the_file_of_that_name_anywhere_in_its_source() -> None:
+    pages = SitePages(
+        [
+            "wiki:Restart-the-pod",
+            "wiki:ops/Disk_Full",
+            "wiki:queues/Logs",
+            "wiki:payments/Logs",
+            "other:Broker",
+        ]
+    )
+    within = ("queues/Consumer-stalled.md", "wiki:queues/Consumer-stalled")
+    assert pages.find_page("Restart the pod", *within) == "wiki:Restart-the-pod"
+    assert pages.find_page("disk full", *within) == "wiki:ops/Disk_Full"
+    assert pages.find_page("ops/Disk Full", *within) == "wiki:ops/Disk_Full"
+    assert pages.find_page("Logs", *within) == "wiki:queues/Logs"  # the one beside it
+    assert pages.find_page("Logs", "Home.md", "wiki:Home") is None  # two, neither beside
+    assert pages.find_page("Broker", *within) is None  # another source's page
+    assert pages.find_page("Nowhere", *within) is None
