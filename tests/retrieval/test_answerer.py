@@ -601,6 +601,17 @@ def test_a_step_that_points_at_a_shared_procedure_is_followed(
                 assert text[c.start : c.end] == c.quote
 
 
+LINKED = "https://git.example/ops/runbooks/blob/main/{path}#L{line}"
+
+
+def ledger_runbooks(alert: str, alert_path: str, restart: str, credentials: str) -> dict[str, str]:
+    """The ledger alert, the shared restart procedure and the broker credentials one
+    (readable by sre only), at the paths given, beside the sample runbooks."""
+    return with_samples(
+        {alert_path: alert, restart: CONSUMER_RESTART, credentials: BROKER_CREDENTIALS}
+    )
+
+
 def test_a_step_that_links_a_procedure_by_its_site_address_is_followed(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
@@ -609,15 +620,13 @@ def test_a_step_that_links_a_procedure_by_its_site_address_is_followed(
     alert = LEDGER_ALERT.replace(
         "../common/consumer-restart.md", "/queues/common/consumer-restart/"
     ).replace("../common/broker-credentials.md", "/queues/common/broker-credentials/")
-    files = with_samples(
-        {
-            "docs/queues/alerts/ledger-consumer-stalled.md": alert,
-            "docs/queues/common/consumer-restart.md": CONSUMER_RESTART,
-            "docs/queues/common/broker-credentials.md": BROKER_CREDENTIALS,  # sre only
-        }
+    files = ledger_runbooks(
+        alert,
+        "docs/queues/alerts/ledger-consumer-stalled.md",
+        "docs/queues/common/consumer-restart.md",
+        "docs/queues/common/broker-credentials.md",
     )
-    template = "https://git.example/ops/runbooks/blob/main/{path}#L{line}"
-    with runtime_over(files, tmp_path, embedder, source_url_template=template) as rt:
+    with runtime_over(files, tmp_path, embedder, source_url_template=LINKED) as rt:
         answer = rt.extractive.answer("ledger consumer stalled, how do i restart it", EVERYONE)
         paths = [c.path for c in answer.citations]
         assert paths[:2] == [
@@ -653,15 +662,13 @@ def test_a_wiki_link_to_a_procedure_is_followed_and_linked(
         "[Rotating broker credentials](../common/broker-credentials.md)",
         "[[Broker credentials|rotating the broker credentials]]",
     )
-    files = with_samples(
-        {
-            "wiki/Ledger-consumer-stalled.md": alert,
-            "wiki/Consumer-restart.md": CONSUMER_RESTART,
-            "wiki/Broker-credentials.md": BROKER_CREDENTIALS,  # sre only
-        }
+    files = ledger_runbooks(
+        alert,
+        "wiki/Ledger-consumer-stalled.md",
+        "wiki/Consumer-restart.md",
+        "wiki/Broker-credentials.md",
     )
-    template = "https://git.example/ops/runbooks/blob/main/{path}#L{line}"
-    with runtime_over(files, tmp_path, embedder, source_url_template=template) as rt:
+    with runtime_over(files, tmp_path, embedder, source_url_template=LINKED) as rt:
         answer = rt.extractive.answer("ledger consumer stalled, how do i restart it", EVERYONE)
         paths = [c.path for c in answer.citations]
         assert paths[:2] == ["wiki/Ledger-consumer-stalled.md", "wiki/Consumer-restart.md"]
