@@ -13,7 +13,9 @@ section that restates the alert (Meaning) scores closer. Asked only what to do (
 firing, what do i do"), Meaning and Impact restate the alert as Symptoms do, and when
 the runbook's check leads on its words, its own action section goes first beside it.
 Asked what it means or whether it matters, the section that explains goes before the
-steps that lead on the question's words.
+steps that lead on the question's words. Asked whether to do a thing ("can i just
+silence it if it flaps"), the section that speaks of it (Alert Behavior: "should not be
+silenced") keeps the lead over an action section that shares none of the question's words.
 
 A part that only introduces its subsections ("The following two approaches can be
 used:") is never quoted alone: its subsections are.
@@ -416,6 +418,9 @@ def choose_parts(
         and _same_runbook(chosen[1].part, lead.part, base)
         and _acts(chosen[1].part)
         and not _acts(lead.part)
+        # "can i just silence it if it flaps": the section that speaks of it (Alert
+        # Behavior: "should not be silenced") stays first before steps that do not
+        and (what_to_do or intent != "act" or chosen[1].lexical > 0 or lead.lexical == 0)
     ):
         # "what do I do": the action first, the check it needs after it; "how do I …"
         # or a bare alert: the steps before the section that explains the alert

@@ -872,3 +872,35 @@ def test_asked_where_to_start_the_first_numbered_step_leads() -> None:
     assert from_the_first_step([scored["Symptoms"]], ranked) == [scored["Symptoms"]]
     first = scored["1. Identify the Redis master"]
     assert from_the_first_step([first, second], ranked) == [first, second]
+
+
+WAL_ALERT = """# PatroniWALGenerationSaturation
+
+## Overview
+
+Write-ahead log generation on the primary is above its saturation threshold.
+
+## Alert Behavior
+
+The alert clears once WAL generation falls below 150 MB/s. It should not be silenced:
+even when it resolves by itself, find out what wrote so much.
+
+## Possible Resolutions
+
+Look at the largest writers in pg_stat_statements and throttle the batch job.
+"""
+
+
+def test_asked_whether_to_act_the_part_that_speaks_of_it_stays_before_silent_steps() -> None:
+    """ "can i just silence it if it flaps": the part that says (Alert Behavior: "should
+    not be silenced") leads; the steps that share none of the question's words follow.
+    Asked what to do, the steps still lead."""
+    parts = parts_of(WAL_ALERT)
+    stats = TermStats.from_doc_terms({"w": tokenize(WAL_ALERT), "other": tokenize("unrelated")})
+    question = "it fired and cleared itself after 10 min. can i just silence it if it flaps again?"
+    scored = rank_parts(parts, tokenize(question), stats, lambda p: 0.4, "act", SectionWeights())
+    assert scored[0].part.heading == "Alert Behavior"
+    chosen = choose_parts(scored, "act", SectionWeights(second_ratio=0.3))
+    assert [c.part.heading for c in chosen] == ["Alert Behavior", "Possible Resolutions"]
+    asked = choose_parts(scored, "act", SectionWeights(second_ratio=0.3), what_to_do=True)
+    assert [c.part.heading for c in asked] == ["Possible Resolutions", "Alert Behavior"]
