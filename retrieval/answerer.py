@@ -33,6 +33,7 @@ from core.models import (
 from core.redact import redact
 from retrieval.answer_config import AnswerConfig
 from retrieval.asked_detail import Detail, asked_detail
+from retrieval.asks import asks, refers_back
 from retrieval.composer import (
     ScoredPart,
     anchored_heading,
@@ -48,7 +49,7 @@ from retrieval.confidence import Evidence, everyday_terms, gather_evidence
 from retrieval.contrast import seen_fine, set_aside
 from retrieval.doc_warnings import document_warnings
 from retrieval.embeddings import Vectors
-from retrieval.evidence import query_terms, unknown_entities
+from retrieval.evidence import coverage, query_terms, unknown_entities
 from retrieval.intent import (
     Intent,
     asks_about_past,
@@ -67,12 +68,17 @@ from retrieval.search import HybridSearcher, group_by_document
 from retrieval.snapshot import Snapshot
 from retrieval.spelling import Reading, corrected
 from retrieval.stubs import stub
+from retrieval.tokenize import tokenize
 from retrieval.topics import rank_topics, topics
 
 RUNBOOK_TYPES = ("runbook", "adr", "doc")
 INCIDENT_TYPES = ("incident",)
 INACTIVE_STATUSES = frozenset({"superseded", "deprecated"})
 LEAD_WINDOW = 3  # ranked documents considered for the answer's lead
+# an ask of a compound question that a second runbook answers: it names this many terms
+# of the index, and that runbook holds this share of them (IDF-weighted)
+OTHER_ASK_MIN_TERMS = 3
+OTHER_ASK_COVERAGE = 0.8
 LEAD_MARGIN = 0.3  # confidence by which a lower-ranked document must beat the first
 UNSURE_TEXT = "Not sure these answer it: the closest runbooks."
 REASON_TEXT: dict[str, str] = {
@@ -477,6 +483,7 @@ class ExtractiveAnswerer:
             # the runbook asked about is only "TODO": say so, never quote another one
             return self._not_answered(r, flt, [], warnings, link, today, unwritten=unwritten)
         citations = self._cite(chosen, r, today, follow=flt or SearchFilter())
+        citations += self._other_ask(chosen, citations, confident, r, today)
         detail = asked_detail(r.question)
         if (
             not pinned
@@ -528,6 +535,45 @@ class ExtractiveAnswerer:
             generation=r.generation,
             confidence=round(chosen.confidence, 4),
         )
+
+    def _other_ask(
+        self,
+        chosen: Candidate,
+        citations: Sequence[Citation],
+        confident: Sequence[Candidate],
+        r: Retrieval,
+        today: date,
+    ) -> tuple[Citation, ...]:
+        """Quotes from a second runbook for the ask of a compound question that the
+        chosen runbook's quotes leave out (:mod:`asks`): one of the closest runbooks,
+        confident on its own, that holds the words the quotes miss and nearly all of that
+        ask's; its best part for that ask alone. None when no runbook is."""
+        parts = asks(r.question)
+        if len(parts) < 2:
+            return ()
+        stats = r.snapshot.term_stats
+        used = written_in(stats.doc_freq)
+        quoted = {t for c in citations for t in tokenize(f"{c.section}\n{c.quote}")}
+        best: tuple[float, Candidate, str, tuple[str, ...]] | None = None
+        for ask in parts:
+            wanted = set(query_terms(with_long_forms(ask, used)))
+            terms = tuple(t for t in r.terms if t in wanted and stats.doc_freq.get(t, 0))
+            missing = {t for t in terms if t not in quoted}
+            if not missing or len(terms) < OTHER_ASK_MIN_TERMS or refers_back(ask):
+                continue
+            for c in confident[: self._config.max_suggestions]:
+                if c.doc.source_id == chosen.doc.source_id or not c.active:
+                    continue
+                held = r.snapshot.doc_terms.get(c.doc.source_id, frozenset())
+                share = coverage(terms, held, stats)
+                answers = missing <= held and share >= OTHER_ASK_COVERAGE
+                if answers and (best is None or share > best[0]):
+                    best = (share, c, ask, terms)
+        if best is None:
+            return ()
+        _share, cand, ask, terms = best
+        quotes = self._cite(cand, replace(r, question=ask, terms=terms), today)
+        return tuple(q for q in quotes if q.section == quotes[0].section) if quotes else ()
 
     def _not_answered(
         self,

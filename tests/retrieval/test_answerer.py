@@ -686,6 +686,49 @@ def test_a_wiki_link_to_a_procedure_is_followed_and_linked(
         assert step.links == ()  # not everyone who reads the alert may read it
 
 
+CONSUMER_LOGS = """# Reading the queue consumer logs
+
+1. Fetch the last hour of the ledger consumer logs:
+   `kubectl -n queues logs deploy/ledger-consumer --since=1h > consumer.log`.
+2. Attach the log file to the incident ticket and look for `offset commit failed`.
+"""
+
+
+def test_each_ask_of_a_compound_question_is_answered_from_its_runbook(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """ "how do i restart X and where do i attach the log file": the restart procedure
+    and the logs one are both quoted, each for its ask; one ask, or a second ask about
+    the first one's subject ("is it safe"), gets one runbook."""
+    files = with_samples(
+        {
+            "queues/common/consumer-restart.md": CONSUMER_RESTART,
+            "queues/common/consumer-logs.md": CONSUMER_LOGS,
+        }
+    )
+    with runtime_over(files, tmp_path, embedder) as rt:
+        q = (
+            "how do i restart the ledger queue consumer and where do i attach the consumer "
+            "log file for the incident ticket"
+        )
+        answer = rt.extractive.answer(q, EVERYONE)
+        assert answer.state == "answer", (answer.reason, answer.confidence)
+        paths = {c.path for c in answer.citations}
+        assert paths == {"queues/common/consumer-restart.md", "queues/common/consumer-logs.md"}
+        one = rt.extractive.answer("how do i restart the ledger queue consumer", EVERYONE)
+        assert {c.path for c in one.citations} == {"queues/common/consumer-restart.md"}
+        # the second ask is about the first one's subject: one runbook answers both
+        back = rt.extractive.answer(
+            "how do i restart the ledger queue consumer and is it safe during business hours",
+            EVERYONE,
+        )
+        assert {c.path for c in back.citations} == {"queues/common/consumer-restart.md"}
+        for a in (answer, one, back):
+            for c in a.citations:
+                text = (tmp_path / "runbooks" / c.path).read_text(encoding="utf-8")
+                assert text[c.start : c.end] == c.quote
+
+
 LEDGER_DISK = """# Ledger Disk Filling Up
 
 ## Meaning
