@@ -84,10 +84,12 @@ def shown_text(inner: str, page: int | None = None) -> str:
 
 
 def page_half(inner: str, url: str) -> int | None:
-    """Which half of a link names the page at ``url`` (by its file name), if either."""
-    name = page_key(url.partition("#")[0].partition("?")[0].rstrip("/").rsplit("/", 1)[-1])
+    """Which half of a link names the page at ``url`` (a segment of its path: the file
+    on a code host, the page of a wiki's ``/wiki/Page/<commit>``), if either."""
+    path = url.partition("#")[0].partition("?")[0].split("://", 1)[-1]
+    segments = {page_key(s) for s in path.split("/")[1:] if s}
     for i, half in enumerate(halves(inner)):
-        if name and page_key(target(half).page).rsplit("/", 1)[-1] == name:
+        if page_key(target(half).page).rsplit("/", 1)[-1] in segments:
             return i
     return None
 

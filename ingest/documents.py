@@ -114,8 +114,8 @@ _DOC_TYPE_ALIASES = {
 @dataclass(frozen=True)
 class DocumentConfig:
     default_access_group: str = "everyone"
-    # {commit} {revision} {path} {repo_path} {line}; a link needing a commit or git blob id
-    # is left out when the file is not in a git checkout
+    # {commit} {revision} {path} {repo_path} {page} {name} {line}; a link needing a commit
+    # or git blob id is left out when the file is not in a git checkout
     url_template: str | None = None
     extra_keys: frozenset[str] = frozenset()  # more front matter keys to accept silently
 

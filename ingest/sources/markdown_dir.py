@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from core.doc_ids import document_id, path_id
+from core.markup import DOCUMENT_SUFFIXES
 from ingest.documents import (
     PARSE_VERSION,
     DocumentConfig,
@@ -60,11 +61,18 @@ def file_url(src: SourceFile, git: GitInfo, revision: str, template: str | None)
             repo_path = src.path.resolve().relative_to(git.toplevel).as_posix()
         except ValueError:
             repo_path = src.rel
+    page = src.rel
+    for suffix in DOCUMENT_SUFFIXES:  # a wiki or a site serves the page without it
+        if page.lower().endswith(suffix):
+            page = page[: -len(suffix)]
+            break
     return (
         template.replace("{revision}", revision)
         .replace("{commit}", commit or "")
         .replace("{path}", src.rel)
         .replace("{repo_path}", repo_path)
+        .replace("{page}", page)
+        .replace("{name}", page.rsplit("/", 1)[-1])
     )
 
 

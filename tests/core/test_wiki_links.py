@@ -53,3 +53,5 @@ def test_the_half_that_names_a_page() -> None:
     assert page_half("restart it first|Restart the pod", url) == 1
     assert page_half("Restart-the-pod|restart it first", url) == 0
     assert page_half("one|two", url) is None
+    wiki = "https://github.example/acme/ops/wiki/Restart-the-pod/0a1b2c3"  # at a revision
+    assert page_half("restart it first|Restart the pod", wiki) == 1

@@ -276,6 +276,21 @@ def test_links_are_built_only_from_what_is_known(tmp_path: Path) -> None:
     assert doc.metadata.updated == date(2024, 2, 3)
 
 
+def test_a_wiki_or_site_links_the_page_without_its_suffix(tmp_path: Path) -> None:
+    write(tmp_path, "ops/Restart-the-pod.md", "# Restart the pod\n\ntext\n")
+    write(tmp_path, "manual/purge-cache.html.md", "# Purge\n\ntext\n")
+    _commit_all(tmp_path)
+    head = subprocess.run(
+        ["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    wiki = DocumentConfig("everyone", "https://github.example/acme/ops/wiki/{name}/{commit}")
+    doc = parse_one(tmp_path, "ops/Restart-the-pod.md", wiki).document
+    assert doc.metadata.url == f"https://github.example/acme/ops/wiki/Restart-the-pod/{head}"
+    site = DocumentConfig("everyone", "https://docs.example/{page}")
+    doc = parse_one(tmp_path, "manual/purge-cache.html.md", site).document
+    assert doc.metadata.url == "https://docs.example/manual/purge-cache.html"
+
+
 def _commit_all(root: Path) -> None:
     env = {
         **os.environ,
