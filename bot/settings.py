@@ -23,7 +23,7 @@ DEFAULT_SOURCE_URL = "https://github.com/acme/runbooks/blob/{commit}/{path}#L{li
 DEFAULT_SLACK_AUTHORIZE_URL = "https://slack.com/openid/connect/authorize"
 WEB_CALLBACK_PATH = "/auth/slack/callback"
 _HTTP_ADDRESS = re.compile(r"^https?://[^/?#\s]+(/[^?#\s]*)?$")
-_GITHUB_REPO = re.compile(r"^https://github\.com/([^/{}]+)/([^/{}]+)/")
+_GITHUB_REPO = re.compile(r"^https://github\.com/([^/{}]+)/([^/{}]+)/([^/{}]*)")
 
 
 def _env(name: str, *aliases: str, default: Any = None) -> Any:
@@ -233,7 +233,9 @@ class Settings(BaseSettings):
         m = _GITHUB_REPO.match(self.source_url_template or "")
         if m is None:
             return None
-        return f"https://github.com/search?type=code&q=repo%3A{m[1]}%2F{m[2]}+{{query}}"
+        # a GitHub wiki's pages are searched as wikis, not as code
+        kind = "wikis" if m[3] == "wiki" else "code"
+        return f"https://github.com/search?type={kind}&q=repo%3A{m[1]}%2F{m[2]}+{{query}}"
 
     @property
     def source_settings(self) -> dict[str, dict[str, Any]]:
