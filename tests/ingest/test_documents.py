@@ -266,10 +266,7 @@ def test_links_are_built_only_from_what_is_known(tmp_path: Path) -> None:
     assert doc.metadata.url == "https://git.example/blob/main/r.md#L{line}"
     assert doc.metadata.updated is None
 
-    _commit_all(tmp_path)
-    head = subprocess.run(
-        ["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
+    head = _commit_all(tmp_path)
     with_git = DocumentConfig("everyone", "https://git.example/blob/{commit}/{path}#L{line}")
     doc = parse_one(tmp_path, "r.md", with_git).document
     assert doc.metadata.url == f"https://git.example/blob/{head}/r.md#L{{line}}"
@@ -279,10 +276,7 @@ def test_links_are_built_only_from_what_is_known(tmp_path: Path) -> None:
 def test_a_wiki_or_site_links_the_page_without_its_suffix(tmp_path: Path) -> None:
     write(tmp_path, "ops/Restart-the-pod.md", "# Restart the pod\n\ntext\n")
     write(tmp_path, "manual/purge-cache.html.md", "# Purge\n\ntext\n")
-    _commit_all(tmp_path)
-    head = subprocess.run(
-        ["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
+    head = _commit_all(tmp_path)
     wiki = DocumentConfig("everyone", "https://github.example/acme/ops/wiki/{name}/{commit}")
     doc = parse_one(tmp_path, "ops/Restart-the-pod.md", wiki).document
     assert doc.metadata.url == f"https://github.example/acme/ops/wiki/Restart-the-pod/{head}"
@@ -291,7 +285,8 @@ def test_a_wiki_or_site_links_the_page_without_its_suffix(tmp_path: Path) -> Non
     assert doc.metadata.url == "https://docs.example/manual/purge-cache.html"
 
 
-def _commit_all(root: Path) -> None:
+def _commit_all(root: Path) -> str:
+    """Commit every file of ``root`` (a new repository); the commit's id."""
     env = {
         **os.environ,
         "GIT_AUTHOR_DATE": "2024-02-03T10:00:00Z",
@@ -303,6 +298,8 @@ def _commit_all(root: Path) -> None:
         ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "x"],
     ):
         subprocess.run(["git", "-C", str(root), *cmd], check=True, env=env)
+    head = ["git", "-C", str(root), "rev-parse", "HEAD"]
+    return subprocess.run(head, capture_output=True, text=True, check=True).stdout.strip()
 
 
 def test_byte_order_mark_keeps_the_h1(tmp_path: Path) -> None:
