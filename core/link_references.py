@@ -78,8 +78,9 @@ def with_links(markdown: str, links: Sequence[tuple[str, str]]) -> str:
         return markdown
     wiki = {t: u for t, u in links if t.startswith("[[")}
     targets = {t: u for t, u in links if not t.startswith("[")}
-    labels = {t[1:-1]: u for t, u in links if t.startswith("[") and t.endswith("]")}
-    labels = {k: u for k, u in labels.items() if not k.startswith("[")}
+    labels = {
+        t[1:-1]: u for t, u in links if t.startswith("[") and t.endswith("]") and t not in wiki
+    }
 
     def wiki_link(m: re.Match[str]) -> str:
         url = wiki.get(m[0])

@@ -19,6 +19,16 @@ SYNTAXES: dict[str, Syntax] = {s.name: s for s in (MARKDOWN, MDX, ASCIIDOC, REST
 DOCUMENT_SUFFIXES: tuple[str, ...] = tuple(x for s in SYNTAXES.values() for x in s.suffixes)
 
 
+def without_suffix(path: str) -> str:
+    """``path`` without its runbook suffix (``.md``, ``.adoc``, …; any letter case), as a
+    wiki or a documentation site names the page."""
+    lowered = path.lower()
+    for suffix in DOCUMENT_SUFFIXES:
+        if lowered.endswith(suffix):
+            return path[: -len(suffix)]
+    return path
+
+
 def syntax_for(path: str) -> Syntax:
     """The syntax a file is written in, by its suffix; Markdown when none says."""
     lowered = path.lower()

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
-from core.markup import DOCUMENT_SUFFIXES
+from core.markup import without_suffix
 
 # "[[page]]", "[[a|b]]", "![[embed]]"; never across lines or around other brackets, and
 # never with a space inside its brackets: "[[ -f /etc/hosts ]]" is a shell test
@@ -55,11 +55,7 @@ def target(half: str) -> WikiTarget:
 def page_key(name: str) -> str:
     """A page name (or a document path's file name) as pages match: lower case, no
     runbook suffix, words joined by one hyphen."""
-    key = name.strip().lower()
-    for suffix in DOCUMENT_SUFFIXES:
-        if key.endswith(suffix):
-            key = key[: -len(suffix)]
-            break
+    key = without_suffix(name.strip()).lower()
     return "/".join(_JOINERS.sub("-", part).strip("-") for part in key.split("/"))
 
 

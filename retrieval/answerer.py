@@ -548,7 +548,7 @@ class ExtractiveAnswerer:
         chosen runbook's quotes leave out (:mod:`asks`): one of the closest runbooks,
         confident on its own, that holds the words the quotes miss and nearly all of that
         ask's; its best part for that ask alone. None when no runbook is."""
-        parts = asks(r.question)
+        parts = asks(r.query or r.question)  # as read: its terms are r.terms
         if len(parts) < 2:
             return ()
         stats = r.snapshot.term_stats
@@ -561,7 +561,7 @@ class ExtractiveAnswerer:
             missing = {t for t in terms if t not in quoted}
             if not missing or len(terms) < OTHER_ASK_MIN_TERMS or refers_back(ask):
                 continue
-            for c in confident[: self._config.max_suggestions]:
+            for c in confident[:LEAD_WINDOW]:
                 if c.doc.source_id == chosen.doc.source_id or not c.active:
                     continue
                 held = r.snapshot.doc_terms.get(c.doc.source_id, frozenset())
@@ -572,7 +572,7 @@ class ExtractiveAnswerer:
         if best is None:
             return ()
         _share, cand, ask, terms = best
-        quotes = self._cite(cand, replace(r, question=ask, terms=terms), today)
+        quotes = self._cite(cand, replace(r, question=ask, query=ask, terms=terms), today)
         return tuple(q for q in quotes if q.section == quotes[0].section) if quotes else ()
 
     def _not_answered(

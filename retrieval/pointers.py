@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from core.doc_ids import reference_id
 from core.link_references import REFERENCE_LINK, inline_reference
 from core.markup import DOCUMENT_SUFFIXES, syntax_for
-from core.wiki_links import WIKI_LINK, resolve
+from core.wiki_links import WIKI_LINK, halves, resolve, target
 from retrieval.outline import Part
 from retrieval.site_pages import SCHEME, SitePages
 
@@ -100,8 +100,9 @@ def _wiki_links(part: Part, text: str, pages: SitePages | None) -> list[tuple[st
         if m["embed"]:
             continue
         inner = m["inner"]
-        if inner.strip().startswith("#"):
-            out.append((m[0], own, inner.split("|")[0].strip()[1:].strip()))
+        first = target(halves(inner)[0])
+        if not first.page:  # "[[#Logs]]": a heading of its own page
+            out.append((m[0], own, first.anchor))
             continue
         if pages is None:
             continue

@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from core.doc_ids import local_id, source_of
-from core.markup import DOCUMENT_SUFFIXES
+from core.markup import without_suffix
 from core.wiki_links import page_key
 
 _FOLDER_PAGES = ("index", "_index", "readme")
@@ -37,12 +37,7 @@ SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)  # "https:", "mailto:": an add
 def _stem(path: str) -> str:
     """A document path as the site serves it: lowercase, no runbook or page suffix, a
     folder's index page as the folder."""
-    p = path.lower()
-    for suffix in DOCUMENT_SUFFIXES:
-        if p.endswith(suffix):
-            p = p[: -len(suffix)]
-            break
-    p = _PAGE_SUFFIX.sub("", p)
+    p = _PAGE_SUFFIX.sub("", without_suffix(path).lower())
     head, _, last = p.rpartition("/")
     return head if last in _FOLDER_PAGES and head else p
 

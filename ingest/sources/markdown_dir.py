@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from core.doc_ids import document_id, path_id
-from core.markup import DOCUMENT_SUFFIXES
+from core.markup import without_suffix
 from ingest.documents import (
     PARSE_VERSION,
     DocumentConfig,
@@ -61,11 +61,7 @@ def file_url(src: SourceFile, git: GitInfo, revision: str, template: str | None)
             repo_path = src.path.resolve().relative_to(git.toplevel).as_posix()
         except ValueError:
             repo_path = src.rel
-    page = src.rel
-    for suffix in DOCUMENT_SUFFIXES:  # a wiki or a site serves the page without it
-        if page.lower().endswith(suffix):
-            page = page[: -len(suffix)]
-            break
+    page = without_suffix(src.rel)  # a wiki or a site serves the page without it
     return (
         template.replace("{revision}", revision)
         .replace("{commit}", commit or "")
