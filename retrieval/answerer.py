@@ -62,7 +62,7 @@ from retrieval.lexicon import said_plainly, spelled_words, with_long_forms, writ
 from retrieval.names import as_titled, as_written, document_names, naming_terms, query_names
 from retrieval.outline import OutlineCache, Part, within
 from retrieval.permissions import readable
-from retrieval.pointers import pointed_to, pointed_within, runbook_links
+from retrieval.pointers import named_within, pointed_to, pointed_within, runbook_links
 from retrieval.query import drop_links
 from retrieval.search import HybridSearcher, group_by_document
 from retrieval.snapshot import Snapshot
@@ -904,12 +904,11 @@ class ExtractiveAnswerer:
         self, part: Part, r: Retrieval, refs: Mapping[str, str]
     ) -> tuple[Part, list[Part]] | None:
         """The section of ``part``'s own runbook that its one ``#anchor`` link names
-        (``refs``: the runbook's link definitions)."""
+        (``refs``: the runbook's link definitions), or that it names in words."""
         anchor = pointed_within(part, r.snapshot.site_pages, refs)
-        if anchor is None:
-            return None
         parts = self._parts(part.chunk.source_id, part.chunk, r)
-        heading = anchored_heading(parts, anchor)
+        # a pointer by #anchor, or one that names the section in words
+        heading = anchored_heading(parts, anchor) if anchor else named_within(part, parts)
         if heading is None:
             return None
         if part.under(heading) or within(heading, part.heading_path):

@@ -16,16 +16,19 @@ wiki link (``See [[Restart the pod]].``, :mod:`core.wiki_links`).
 A pointer within the runbook works the same way: "Despite its name, this access no
 longer grants admin rights. See [Temporary Production Admin access](#temporary-...)."
 Quoting that alone shows where the answer is, not the answer; the section its one
-``#anchor`` names is quoted after it.
+``#anchor`` names is quoted after it. So is the one section with steps or a command
+that such a step names in words, without a link: "you can use defrag to gain some
+time" above ``### Defrag``.
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from core.doc_ids import reference_id
+from core.heading_text import plain_heading
 from core.link_references import REFERENCE_LINK, inline_reference
 from core.markup import DOCUMENT_SUFFIXES, syntax_for
 from core.wiki_links import WIKI_LINK, halves, resolve, target
@@ -33,6 +36,8 @@ from retrieval.outline import Part
 from retrieval.site_pages import SCHEME, SitePages
 
 POINTER_MAX_CHARS = 400  # longer text says more than where to look
+MIN_NAMED_CHARS = 4  # a heading this short ("Fix") is a word of any sentence
+_WORDS = re.compile(r"[a-z0-9]+(?:[-_.][a-z0-9]+)*")
 _INLINE_LINK = re.compile(r"\[[^\]\n]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _STEPS_OR_CODE = re.compile(r"^\s*(?:\d+[.)]\s|```|~~~|\$ |    \S)", re.MULTILINE)
 
@@ -138,6 +143,27 @@ def pointed_within(
         return None
     others, own = _links(part, body, pages, refs or {})
     return own.pop() if not others and len(own) == 1 else None
+
+
+def named_within(part: Part, parts: Sequence[Part]) -> tuple[str, ...] | None:
+    """The heading path of the one other section of the part's runbook that the part,
+    a pointer with no link, names in words and that holds the steps or commands: "In
+    the meantime before migration happens, you can use defrag to gain some time." above
+    ``### Defrag``; None when it names none or several, or is no pointer."""
+    body = _pointer_body(part)
+    if body is None or _INLINE_LINK.search(body) or WIKI_LINK.search(body):
+        return None
+    words = " ".join(_WORDS.findall(body.lower()))
+    found: set[tuple[str, ...]] = set()
+    for p in parts:
+        if not p.heading_path or part.under(p.heading_path) or p.under(part.heading_path):
+            continue  # the part itself, a section that holds it, or one inside it
+        if not p.holds_answer or not _STEPS_OR_CODE.search(p.body):
+            continue
+        name = " ".join(_WORDS.findall(plain_heading(p.heading).lower()))
+        if len(name) >= MIN_NAMED_CHARS and re.search(rf"\b{re.escape(name)}\b", words):
+            found.add(p.heading_path)
+    return found.pop() if len(found) == 1 else None
 
 
 def _document_target(target: str, within: str) -> tuple[str, str] | None:

@@ -771,6 +771,28 @@ def test_a_step_that_points_at_a_section_of_its_own_runbook_is_followed(
             assert text[c.start : c.end] == c.quote
 
 
+def test_a_step_that_names_a_section_of_its_own_runbook_in_words_is_followed(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """ "Until it is attached, compact the ledger tables to buy time.", no link: the
+    section of that name, with its steps, is quoted after the step."""
+    unlinked = LEDGER_DISK.replace(
+        "[compact the ledger tables](#compact-the-ledger-tables)", "compact the ledger tables"
+    )
+    files = with_samples({"ledger/alerts/ledger-disk.md": unlinked})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        answer = rt.extractive.answer(
+            "ledger disk almost full, how do we plan capacity for the ledger database", EVERYONE
+        )
+        assert answer.state == "answer", (answer.reason, answer.confidence)
+        sections = [c.section for c in answer.citations]
+        assert sections[:2] == [
+            "Mitigation > Plan for capacity",
+            "Mitigation > Compact the ledger tables",
+        ]
+        assert "3. Start the writer again" in answer.citations[1].quote
+
+
 LEDGER_EXPORTER = """# LedgerExporterDown
 
 ## Meaning

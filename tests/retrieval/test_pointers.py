@@ -5,7 +5,7 @@ from __future__ import annotations
 from core.link_references import link_definitions
 from ingest.chunker import chunk_document
 from retrieval.outline import Part, document_parts
-from retrieval.pointers import pointed_to, pointed_within
+from retrieval.pointers import named_within, pointed_to, pointed_within
 from retrieval.site_pages import SitePages
 from tests.conftest import markdown_document
 
@@ -106,6 +106,75 @@ Plan a bigger volume; until then [compact the store](filling-up.md#compact) to g
     by_heading = {p.heading: p for p in document_parts(chunk_document(d, 0))}
     assert pointed_within(by_heading["Capacity planning"]) == "compact"
     assert pointed_to(by_heading["Capacity planning"]) is None
+
+
+NAMED = """# Disk Filling Up
+
+## Diagnosis
+
+Check the volume: `df -h /var/lib/store`.
+
+## Mitigation
+
+### Capacity planning
+
+Plan a bigger volume. In the meantime, you can use defrag to gain some time.
+
+### Rollback
+
+Follow the execution steps, but set the old size instead of the new one.
+
+### Impact
+
+Writes stop once the disk is full; the impact grows with every hour.
+
+### Execution
+
+1. Resize the volume: `store resize --size 200G`.
+
+### Defrag
+
+```shell
+$ store defrag
+```
+
+### Compact and defrag
+
+Compacting and defragmenting together, with the run log as the guide:
+
+1. Run `store compact --all && store defrag`.
+"""
+
+
+def test_a_short_step_that_names_a_section_with_steps_points_at_it() -> None:
+    d = markdown_document(NAMED, "Disk Filling Up", "storage/alerts/filling-up.md")
+    parts = document_parts(chunk_document(d, 0))
+    by_heading = {p.heading: p for p in parts}
+    assert named_within(by_heading["Capacity planning"], parts) == (
+        "Disk Filling Up",
+        "Mitigation",
+        "Defrag",
+    )
+    assert named_within(by_heading["Rollback"], parts) == (
+        "Disk Filling Up",
+        "Mitigation",
+        "Execution",
+    )
+    # "impact" names a section without steps; a section with steps names no other
+    assert named_within(by_heading["Impact"], parts) is None
+    assert named_within(by_heading["Compact and defrag"], parts) is None
+    assert named_within(by_heading["Diagnosis"], parts) is None
+
+
+def test_a_step_naming_two_sections_with_steps_or_linking_one_names_none() -> None:
+    text = NAMED.replace("you can use defrag", "you can use defrag or follow the execution")
+    d = markdown_document(text, "Disk Filling Up", "storage/alerts/filling-up.md")
+    parts = document_parts(chunk_document(d, 0))
+    assert named_within(next(p for p in parts if p.heading == "Capacity planning"), parts) is None
+    linked = NAMED.replace("use defrag", "use [defrag](https://store.example/defrag)")
+    d = markdown_document(linked, "Disk Filling Up", "storage/alerts/filling-up.md")
+    parts = document_parts(chunk_document(d, 0))
+    assert named_within(next(p for p in parts if p.heading == "Capacity planning"), parts) is None
 
 
 ADOC_ALERT = """= Disk Filling Up
