@@ -1,5 +1,8 @@
 """Find the Markdown files under a folder, honouring .runbookignore and excludes.
 
+A wiki's ``_Sidebar``, ``_Footer`` and ``_Header`` pages are no runbooks: the wiki shows
+them around every page.
+
 Only regular files inside the folder are read (symlinks are resolved and must stay
 inside it); binary, oversized, non-UTF-8 and empty files are skipped with a reason.
 """
@@ -15,11 +18,14 @@ from pathlib import Path
 
 import pathspec
 
-from core.markup import DOCUMENT_SUFFIXES
+from core.markup import DOCUMENT_SUFFIXES, without_suffix
 from ingest.sources.base import Skipped
 
 IGNORE_FILE = ".runbookignore"
 ALWAYS_SKIPPED_DIRS = frozenset({".git", "node_modules", ".venv", "__pycache__"})
+# a wiki's (GitHub's, Gollum's) sidebar, footer and header frame every page of their
+# folder: navigation and contact lines, no runbook of their own
+WIKI_FRAMES = frozenset({"_sidebar", "_footer", "_header"})
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,8 @@ def scan(root: Path, excludes: Sequence[str] = (), max_bytes: int = 1_000_000) -
         dirnames[:] = sorted(d for d in dirnames if d not in ALWAYS_SKIPPED_DIRS)
         for name in sorted(filenames):
             if not name.lower().endswith(DOCUMENT_SUFFIXES):
+                continue
+            if without_suffix(name).lower() in WIKI_FRAMES:
                 continue
             full = Path(dirpath) / name
             rel = full.relative_to(root).as_posix()

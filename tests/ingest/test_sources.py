@@ -33,6 +33,19 @@ def test_scan_reports_bad_files_and_honours_ignores(tmp_path: Path) -> None:
     assert "drafts/wip.md" not in reasons and "templates/t.md" not in reasons
 
 
+def test_a_wikis_sidebar_footer_and_header_are_no_runbooks(tmp_path: Path) -> None:
+    (tmp_path / "Home.md").write_text("# Home\n\n[[Restart the pod]]\n", encoding="utf-8")
+    (tmp_path / "Restart-the-pod.md").write_text("# Restart\n\n1. Delete it.\n", encoding="utf-8")
+    (tmp_path / "_Sidebar.md").write_text("* [[Home]]\n* [[Restart the pod]]\n", encoding="utf-8")
+    (tmp_path / "_Footer.md").write_text("Questions? Ask in #ops-help.\n", encoding="utf-8")
+    (tmp_path / "db").mkdir()
+    (tmp_path / "db" / "_header.adoc").write_text("Database pages\n", encoding="utf-8")
+    (tmp_path / "db" / "_index.md").write_text("# Database\n\nFailover steps.\n", encoding="utf-8")
+    found = scan(tmp_path)
+    assert [f.rel for f in found.files] == ["Home.md", "Restart-the-pod.md", "db/_index.md"]
+    assert found.skipped == ()  # not a problem to report: no runbook was left out
+
+
 def test_links_out_of_the_root_are_never_read(tmp_path: Path) -> None:
     root = tmp_path / "runbooks"
     outside = tmp_path / "outside"
