@@ -5,7 +5,8 @@ show up raw. :func:`to_mrkdwn` converts what runbooks use:
 
 * ``**x**`` / ``__x__`` -> ``*x*``, ``*x*`` -> ``_x_``, ``~~x~~`` -> ``~x~``;
 * headings (``## x``, or ``x`` underlined with ``===`` / ``---``) -> bold lines;
-  ``- item`` -> ``• item`` (nested ``◦``), numbered steps stay;
+  ``- item`` -> ``• item`` (nested ``◦``), numbered steps stay; a task list's
+  ``- [ ] step`` / ``- [x] step`` -> ``☐ step`` / ``☑ step``;
 * a hard-wrapped paragraph or list item -> one line (Slack wraps it to the pane);
 * ``[t](u)`` and ``![t](u)`` -> ``<u|t>`` (relative links resolved against the quoted
   file's URL), bare and ``<…>`` URLs -> links; reference links (``[t][r]``, ``[t]``)
@@ -51,6 +52,8 @@ _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _BULLET = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<rest>.*)$")
 _NUMBERED = re.compile(r"^(?P<indent>[ \t]*)(?P<n>\d{1,3})[.)][ \t]+(?P<rest>.*)$")
+# a task list's box (GitHub, GitLab): "- [ ] Apply the change", "- [x] Announce it"
+_TASK = re.compile(r"^\[(?P<done>[ xX])\][ \t]+")
 _QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?(?P<rest>.*)$")
 _RULE = re.compile(r"^[ \t]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _COMMENT_ONE_LINE = re.compile(r"<!--.*?-->", re.S)
@@ -327,16 +330,29 @@ def _line(line: str, base_url: str | None, number: int | None = None) -> str:
     bullet = _BULLET.match(line)
     if bullet is not None:
         level = _level(bullet["indent"])
+        task = _TASK.match(bullet["rest"])
+        if task is not None:  # the box is the item's mark
+            rest = bullet["rest"][task.end() :]
+            return f"{'    ' * level}{_box(task)} {_inline(rest, base_url)}"
         mark = "•" if level == 0 else "◦"
         return f"{'    ' * level}{mark} {_inline(bullet['rest'], base_url)}"
     numbered = _NUMBERED.match(line)
     if numbered is not None:
         level = _level(numbered["indent"])
         shown = number if number is not None else numbered["n"]
-        return f"{'    ' * level}{shown}. {_inline(numbered['rest'], base_url)}"
+        rest = numbered["rest"]
+        task = _TASK.match(rest)
+        if task is not None:
+            rest = f"{_box(task)} {_inline(rest[task.end() :], base_url)}"
+            return f"{'    ' * level}{shown}. {rest}"
+        return f"{'    ' * level}{shown}. {_inline(rest, base_url)}"
     lead = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip(" "))
     indent = "    " * min(_level(" " * lead), 3) if lead >= 2 else ""
     return indent + _inline(line.strip(), base_url)
+
+
+def _box(task: re.Match[str]) -> str:
+    return "☐" if task["done"] == " " else "☑"
 
 
 def _level(indent: str) -> int:

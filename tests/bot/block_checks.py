@@ -194,6 +194,7 @@ _RAW_MARKDOWN = (
     ("heading", re.compile(r"^\s*#{1,6}\s", re.M)),
     ("quoted warning", re.compile(r"^\s*(>|&gt;)\s*(\*\*|\[!)", re.M)),
     ("list dash", re.compile(r"^\s*[-+]\s+\S", re.M)),
+    ("task box", re.compile(r"^\s*(?:[•◦]|\d+\.)\s+\[[ xX]\]\s", re.M)),
     ("html comment", re.compile(r"&lt;!--")),
     ("table row", re.compile(r"^\s*\|.*\|\s*$", re.M)),
     (

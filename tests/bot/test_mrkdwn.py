@@ -251,6 +251,28 @@ def test_lists_become_bullets_and_keep_their_nesting() -> None:
     assert out == "• one\n    ◦ nested `code`\n• two\n• three"
 
 
+def test_a_task_lists_boxes_are_shown_as_boxes() -> None:
+    """GitLab's change checklists: "- [ ] step" shows a box, not "• [ ] step"."""
+    out = to_mrkdwn(
+        "- [ ] Disable enforcement in `gprd-base-stor-gitaly`\n"
+        "- [x] Apply it: `knife ssh roles:gitaly 'sudo chef-client'`\n"
+        "  - [ ] That should go down to 0\n"
+        "* [X] Announce it\n"
+        "1. [ ] Rotate the token\n"
+        "- [the runbook](restart.md) first\n"
+        "- [ ]no box without a space"
+    )
+    assert out.splitlines() == [
+        "☐ Disable enforcement in `gprd-base-stor-gitaly`",
+        "☑ Apply it: `knife ssh roles:gitaly 'sudo chef-client'`",
+        "    ☐ That should go down to 0",
+        "☑ Announce it",
+        "1. ☐ Rotate the token",
+        "• the runbook first",
+        "• [ ]no box without a space",
+    ]
+
+
 def test_narrow_table_is_aligned_in_a_code_block_and_wide_one_is_one_line_per_row() -> None:
     narrow = to_mrkdwn("| pool | size |\n|---|--:|\n| `checkout` | **40** |\n| orders | 20 |")
     assert "```\npool      size\n--------  ----\ncheckout  40\norders    20\n```" in narrow
