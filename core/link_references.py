@@ -2,13 +2,14 @@
 ``[ref]: url`` definition anywhere in the document (often at its end).
 
 Labels match case-insensitively, whitespace collapsed (CommonMark). Code is never read
-for definitions.
+for definitions, and brackets inside inline code (``node['gitaly']['token']``) are no
+reference.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from core.fences import fence_closes, fence_open
 from core.wiki_links import WIKI_LINK, page_half, shown_text
@@ -22,6 +23,23 @@ REFERENCE_LINK = re.compile(
     r"(?<![\]!\\])\[(?P<text>[^\[\]\n]+(?:\n[^\[\]\n]+)?)\]"
     r"(?:\[(?P<ref>[^\[\]\n]*)\]|(?![(:\[]))"
 )
+
+# inline code: a run of backticks, its text, the same run again
+CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
+
+
+def sub_references(text: str, repl: Callable[[re.Match[str]], str]) -> str:
+    """``REFERENCE_LINK.sub(repl, text)``, leaving the brackets of inline code as written:
+    ``default_attributes['omnibus-gitlab']['gitaly']`` is code, not two references."""
+    code = [m.span() for m in CODE_SPAN.finditer(text)]
+    if not code:
+        return REFERENCE_LINK.sub(repl, text)
+
+    def outside(m: re.Match[str]) -> str:
+        inside = any(start <= m.start() < end for start, end in code)
+        return m.group(0) if inside else repl(m)
+
+    return REFERENCE_LINK.sub(outside, text)
 
 
 def ref_key(label: str) -> str:
@@ -99,4 +117,4 @@ def with_links(markdown: str, links: Sequence[tuple[str, str]]) -> str:
         url = labels.get(ref_key(m["ref"] or m["text"]))
         return f"[{m['text']}]({url})" if url is not None else m[0]
 
-    return REFERENCE_LINK.sub(reference, _INLINE_TARGET.sub(inline, markdown))
+    return sub_references(_INLINE_TARGET.sub(inline, markdown), reference)

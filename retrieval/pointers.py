@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 
 from core.doc_ids import reference_id
 from core.heading_text import plain_heading
-from core.link_references import REFERENCE_LINK, inline_reference
+from core.link_references import inline_reference, sub_references
 from core.markup import DOCUMENT_SUFFIXES, syntax_for
 from core.wiki_links import WIKI_LINK, halves, resolve, target
 from retrieval.outline import Part
@@ -77,7 +77,7 @@ def runbook_links(
     whole link, ``[[text|Page]]``)."""
     out = _wiki_links(part, text, pages)
     if refs:
-        text = REFERENCE_LINK.sub(lambda m: inline_reference(m, refs), text)
+        text = sub_references(text, lambda m: inline_reference(m, refs))
     for m in _INLINE_LINK.finditer(text):
         target = m.group(1)
         if target.startswith("#"):

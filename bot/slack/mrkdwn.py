@@ -37,11 +37,12 @@ from urllib.parse import urljoin
 
 from bot.slack.blockkit import FENCE, escape, safe_url
 from core.link_references import (
+    CODE_SPAN,
     LINK_DEFINITION,
-    REFERENCE_LINK,
     inline_reference,
     link_definitions,
     prose_lines,
+    sub_references,
 )
 from core.markdown import SETEXT_UNDERLINE, TABLE_ROW, TABLE_SEPARATOR
 from core.wiki_links import as_words
@@ -76,7 +77,6 @@ _ALERT_EMOJI = {
 }
 
 # inline: code spans first, then links and URLs, then emphasis on the plain text
-_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)")
 # a link's text may hold escaped or balanced brackets ("[\\[Daily\\]Job](…)", "[[Gprd]
 # Route …](…)"); its target may be empty ("[the query]()": the text alone)
 _LABELLED = (
@@ -198,7 +198,7 @@ def _references(text: str) -> str:
 
     def flush() -> None:
         if run:
-            out.append(REFERENCE_LINK.sub(lambda m: inline_reference(m, refs), "\n".join(run)))
+            out.append(sub_references("\n".join(run), lambda m: inline_reference(m, refs)))
             run.clear()
 
     for line, outside in zip(lines, prose, strict=True):
@@ -409,7 +409,7 @@ def _inline(text: str, base_url: str | None) -> str:
         return _SLOT.sub(lambda m: plain[int(m[1])], fragment)
 
     # a wiki link that is no link to an indexed runbook here reads as its words
-    masked = as_words(_html_as_markdown(_CODE_SPAN.sub(code, text)))
+    masked = as_words(_html_as_markdown(CODE_SPAN.sub(code, text)))
     masked = _TEMPLATE_TAG.sub("", _TEMPLATED_LINK.sub(lambda m: m["text"], masked))
     masked = _LINKISH.sub(lambda m: slot(_link(m, base_url, as_text), ""), masked)
     return _SLOT.sub(lambda m: kept[int(m[1])], _emphasis(escape(masked)))
@@ -530,10 +530,10 @@ def plain_text(markdown: str, *, references: bool = True) -> str:
     """One line of Markdown as plain words (what a phone notification shows): code ticks,
     emphasis and link targets dropped, a link (or, with ``references``, a reference
     link) as its text."""
-    text = as_words(_CODE_SPAN.sub(lambda m: m.group(2), markdown))
+    if references:  # brackets in code are code: "node['gitaly']" stays as written
+        markdown = sub_references(markdown, lambda m: m["text"])
+    text = as_words(CODE_SPAN.sub(lambda m: m.group(2), markdown))
     text = _LINKISH.sub(lambda m: m["label"] or m["auto"] or m["bare"] or "", text)
-    if references:
-        text = REFERENCE_LINK.sub(lambda m: m["text"], text)
     text = _ESCAPED.sub(r"\1", _BOLD_ITALIC.sub(r"\2", text))
     return " ".join(_plain_emphasis(text).split())
 
@@ -554,7 +554,7 @@ def first_command(markdown: str) -> str | None:
         command = _first_code_line(block)
         if command:
             return command
-    for m in _CODE_SPAN.finditer(markdown):
+    for m in CODE_SPAN.finditer(markdown):
         span = " ".join(m.group(2).split())
         if _COMMAND_SPAN.match(span) and re.search(r"\s-{1,2}[A-Za-z]|\s\w+/\w", span):
             return span

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.slack.mrkdwn import code_blocks, first_command, to_mrkdwn
+from bot.slack.mrkdwn import code_blocks, first_command, plain_text, to_mrkdwn
 from core.link_references import with_links
 from core.markup import DOCUMENT_SUFFIXES, syntax_for
 from tests.bot.block_checks import markdown_leaks
@@ -341,6 +341,14 @@ def test_a_quote_is_converted_whole_and_its_code_stays_code() -> None:
     assert not leaks(out)
     # a blank quoted line is a blank line: a lone ">" would show as it is
     assert not any(line.strip() == ">" for line in out.splitlines())
+
+
+def test_brackets_in_inline_code_stay_byte_for_byte() -> None:
+    """GitLab's chef attributes: no "reference" inside code loses its brackets."""
+    attribute = "`default_attributes['omnibus-gitlab']['gitlab_rb']['gitaly'] = true`"
+    assert to_mrkdwn(f"- [ ] Set {attribute} in `gprd`") == f"☐ Set {attribute} in `gprd`"
+    assert to_mrkdwn("Run `a[b][c]` now") == "Run `a[b][c]` now"
+    assert plain_text("Set `node['gitaly']['token']` first") == "Set node['gitaly']['token'] first"
 
 
 def test_a_reference_links_text_may_wrap_onto_the_next_line() -> None:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from core.link_references import REFERENCE_LINK, inline_reference, link_definitions, with_links
+from core.link_references import (
+    REFERENCE_LINK,
+    inline_reference,
+    link_definitions,
+    sub_references,
+    with_links,
+)
 
 TEXT = """See [restoring a backup][Restore] and [the dashboard].
 
@@ -30,6 +36,16 @@ def test_references_read_as_inline_links_when_defined() -> None:
     assert got == (
         "See [restoring a backup](../common/restore.md) and "
         "[the dashboard](https://grafana.example/d/x). Disk [U_] and gone."
+    )
+
+
+def test_brackets_inside_inline_code_are_no_reference() -> None:
+    refs = {"restore": "../common/restore.md", "gitaly": "G"}
+    line = "Set `node['gitaly'][restore]` then ``[restore][gitaly]`` and [restore][gitaly]."
+    got = sub_references(line, lambda m: inline_reference(m, refs))
+    assert got == "Set `node['gitaly'][restore]` then ``[restore][gitaly]`` and [restore](G)."
+    assert with_links(line, [("[gitaly]", "U")]) == (
+        "Set `node['gitaly'][restore]` then ``[restore][gitaly]`` and [restore](U)."
     )
 
 
