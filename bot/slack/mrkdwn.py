@@ -9,7 +9,7 @@ show up raw. :func:`to_mrkdwn` converts what runbooks use:
   ``- [ ] step`` / ``- [x] step`` -> ``☐ step`` / ``☑ step``;
 * a hard-wrapped paragraph or list item -> one line (Slack wraps it to the pane);
 * ``[t](u)`` and ``![t](u)`` -> ``<u|t>`` (relative links resolved against the quoted
-  file's URL), bare and ``<…>`` URLs -> links; reference links (``[t][r]``, ``[t]``)
+  file's URL), bare (balanced parentheses kept) and ``<…>`` URLs -> links; reference links (``[t][r]``, ``[t]``)
   too when the quote holds their ``[r]: u`` line, which is dropped, and shown as their
   text when it does not; a link or emphasis wrapped over two lines is one, and so is
   emphasis around code or a link (``**Note the `date` field.**``); a link's text may hold
@@ -85,7 +85,10 @@ _LABELLED = (
 )
 _LINKISH = re.compile(
     _LABELLED + r"|<(?P<auto>https?://[^>\s]+)>"
-    r"|(?P<bare>https?://[^\s<>()\[\]`\ue000]+[^\s<>()\[\]`\ue000.,;:!?'\"])"
+    # a bare URL may hold balanced parentheses (a PromQL graph link's "count(…)"), and
+    # does not end on punctuation or on the parenthesis of the prose around it
+    r"|(?P<bare>https?://(?:[^\s<>()\[\]`\ue000]|\([^\s<>()\[\]`\ue000]*\))*"
+    r"(?:[^\s<>()\[\]`\ue000.,;:!?'\"]|\([^\s<>()\[\]`\ue000]*\)))"
 )
 # a site generator's template: a link whose target it builds ("[jumpbox]({{ site.baseurl }}{%
 # link _docs/ops/bosh.md %})") shows as its text, a tag ("{% asset x.png %}") as nothing

@@ -343,6 +343,17 @@ def test_a_quote_is_converted_whole_and_its_code_stays_code() -> None:
     assert not any(line.strip() == ">" for line in out.splitlines())
 
 
+def test_a_bare_url_keeps_its_balanced_parentheses_and_leaves_the_prose_around_it() -> None:
+    graph = "https://thanos.example/graph?g0.expr=count(up%7Bjob%3D%22x%22%7D)%20or%20vector(0)"
+    assert to_mrkdwn(f"- {graph}&g0.tab=0") == f"• <{graph}&amp;g0.tab=0>"
+    assert to_mrkdwn("(see https://x.example/a) and https://x.example/b.") == (
+        "(see <https://x.example/a>) and <https://x.example/b>."
+    )
+    assert to_mrkdwn("https://en.example.org/wiki/Foo_(bar), ok") == (
+        "<https://en.example.org/wiki/Foo_(bar)>, ok"
+    )
+
+
 def test_brackets_in_inline_code_stay_byte_for_byte() -> None:
     """GitLab's chef attributes: no "reference" inside code loses its brackets."""
     attribute = "`default_attributes['omnibus-gitlab']['gitlab_rb']['gitaly'] = true`"
