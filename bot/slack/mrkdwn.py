@@ -9,11 +9,12 @@ show up raw. :func:`to_mrkdwn` converts what runbooks use:
   ``- [ ] step`` / ``- [x] step`` -> ``☐ step`` / ``☑ step``;
 * a hard-wrapped paragraph or list item -> one line (Slack wraps it to the pane);
 * ``[t](u)`` and ``![t](u)`` -> ``<u|t>`` (relative links resolved against the quoted
-  file's URL), bare (balanced parentheses kept) and ``<…>`` URLs -> links; reference links (``[t][r]``, ``[t]``)
-  too when the quote holds their ``[r]: u`` line, which is dropped, and shown as their
-  text when it does not; a link or emphasis wrapped over two lines is one, and so is
-  emphasis around code or a link (``**Note the `date` field.**``); a link's text may hold
-  brackets (``[\\[Daily\\]Job](u)``), and one with no target shows its text;
+  file's URL), bare (balanced parentheses kept) and ``<…>`` URLs -> links; reference
+  links (``[t][r]``, ``[t]``) too when the quote holds their ``[r]: u`` line, which is
+  dropped, and shown as their text when it does not; a link or emphasis wrapped over two
+  lines is one, and so is emphasis around code or a link (``**Note the `date`
+  field.**``); a link's text may hold brackets (``[\\[Daily\\]Job](u)``), and one with
+  no target shows its text;
 * ``> **WARNING:** …`` and ``> [!WARNING]`` -> one visible ``:warning: *WARNING:* …`` line;
   any other quote is converted whole and its prose lines quoted (``> …``), its fenced code
   shown as code;
