@@ -334,29 +334,26 @@ def _line(line: str, base_url: str | None, number: int | None = None) -> str:
     bullet = _BULLET.match(line)
     if bullet is not None:
         level = _level(bullet["indent"])
-        task = _TASK.match(bullet["rest"])
-        if task is not None:  # the box is the item's mark
-            rest = bullet["rest"][task.end() :]
-            return f"{'    ' * level}{_box(task)} {_inline(rest, base_url)}"
-        mark = "•" if level == 0 else "◦"
-        return f"{'    ' * level}{mark} {_inline(bullet['rest'], base_url)}"
+        box, text = _item(bullet["rest"], base_url)
+        mark = box or ("•" if level == 0 else "◦")  # a task's box is the item's mark
+        return f"{'    ' * level}{mark} {text}"
     numbered = _NUMBERED.match(line)
     if numbered is not None:
         level = _level(numbered["indent"])
         shown = number if number is not None else numbered["n"]
-        rest = numbered["rest"]
-        task = _TASK.match(rest)
-        if task is not None:
-            rest = f"{_box(task)} {_inline(rest[task.end() :], base_url)}"
-            return f"{'    ' * level}{shown}. {rest}"
-        return f"{'    ' * level}{shown}. {_inline(rest, base_url)}"
+        box, text = _item(numbered["rest"], base_url)
+        return f"{'    ' * level}{shown}. {box + ' ' if box else ''}{text}"
     lead = len(line.expandtabs(4)) - len(line.expandtabs(4).lstrip(" "))
     indent = "    " * min(_level(" " * lead), 3) if lead >= 2 else ""
     return indent + _inline(line.strip(), base_url)
 
 
-def _box(task: re.Match[str]) -> str:
-    return "☐" if task["done"] == " " else "☑"
+def _item(rest: str, base_url: str | None) -> tuple[str | None, str]:
+    """A list item's task box (``☐``, ``☑``; None when it is no task) and its text."""
+    task = _TASK.match(rest)
+    if task is None:
+        return None, _inline(rest, base_url)
+    return ("☐" if task["done"] == " " else "☑"), _inline(rest[task.end() :], base_url)
 
 
 def _level(indent: str) -> int:
@@ -534,9 +531,10 @@ def plain_text(markdown: str, *, references: bool = True) -> str:
     """One line of Markdown as plain words (what a phone notification shows): code ticks,
     emphasis and link targets dropped, a link (or, with ``references``, a reference
     link) as its text."""
+    text = as_words(markdown)  # a wiki link first: "[[Page]]" holds no reference
     if references:  # brackets in code are code: "node['gitaly']" stays as written
-        markdown = sub_references(markdown, lambda m: m["text"])
-    text = as_words(CODE_SPAN.sub(lambda m: m.group(2), markdown))
+        text = sub_references(text, lambda m: m["text"])
+    text = CODE_SPAN.sub(lambda m: m.group(2), text)
     text = _LINKISH.sub(lambda m: m["label"] or m["auto"] or m["bare"] or "", text)
     text = _ESCAPED.sub(r"\1", _BOLD_ITALIC.sub(r"\2", text))
     return " ".join(_plain_emphasis(text).split())

@@ -360,6 +360,10 @@ def test_brackets_in_inline_code_stay_byte_for_byte() -> None:
     assert to_mrkdwn(f"- [ ] Set {attribute} in `gprd`") == f"☐ Set {attribute} in `gprd`"
     assert to_mrkdwn("Run `a[b][c]` now") == "Run `a[b][c]` now"
     assert plain_text("Set `node['gitaly']['token']` first") == "Set node['gitaly']['token'] first"
+    # a wiki link is read before references: its words, not "[Restart the pod]"
+    assert plain_text("See [[Restart the pod]] and [the docs][d]") == (
+        "See Restart the pod and the docs"
+    )
 
 
 def test_a_reference_links_text_may_wrap_onto_the_next_line() -> None:
