@@ -612,6 +612,16 @@ def ledger_runbooks(alert: str, alert_path: str, restart: str, credentials: str)
     )
 
 
+def assert_restart_followed(rt: Runtime, alert: str, procedure: str, link: str) -> None:
+    """Asked to restart, the alert's step is quoted, then the restart procedure it points
+    at, with its steps; the step's link, as written, goes to the procedure's own URL."""
+    answer = rt.extractive.answer("ledger consumer stalled, how do i restart it", EVERYONE)
+    assert [c.path for c in answer.citations][:2] == [alert, procedure]
+    assert "3. Scale it up again" in answer.citations[1].quote
+    url = f"https://git.example/ops/runbooks/blob/main/{procedure}#L1"
+    assert dict(answer.citations[0].links) == {link: url}
+
+
 def test_a_step_that_links_a_procedure_by_its_site_address_is_followed(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
@@ -627,20 +637,13 @@ def test_a_step_that_links_a_procedure_by_its_site_address_is_followed(
         "docs/queues/common/broker-credentials.md",
     )
     with runtime_over(files, tmp_path, embedder, source_url_template=LINKED) as rt:
-        answer = rt.extractive.answer("ledger consumer stalled, how do i restart it", EVERYONE)
-        paths = [c.path for c in answer.citations]
-        assert paths[:2] == [
+        # the step's site address, as written, with the procedure's own URL
+        assert_restart_followed(
+            rt,
             "docs/queues/alerts/ledger-consumer-stalled.md",
             "docs/queues/common/consumer-restart.md",
-        ]
-        assert "3. Scale it up again" in answer.citations[1].quote
-        # the step's site address, as written, with the procedure's own URL
-        procedure = (
-            "https://git.example/ops/runbooks/blob/main/docs/queues/common/consumer-restart.md"
+            "/queues/common/consumer-restart/",
         )
-        assert dict(answer.citations[0].links) == {
-            "/queues/common/consumer-restart/": f"{procedure}#L1"
-        }
         # a runbook that not everyone who reads the alert may read gets no address
         q = "ledger consumer stalled with broker authentication failures, rotate the credentials"
         rotate = rt.extractive.answer(q, EVERYONE)
@@ -669,14 +672,12 @@ def test_a_wiki_link_to_a_procedure_is_followed_and_linked(
         "wiki/Broker-credentials.md",
     )
     with runtime_over(files, tmp_path, embedder, source_url_template=LINKED) as rt:
-        answer = rt.extractive.answer("ledger consumer stalled, how do i restart it", EVERYONE)
-        paths = [c.path for c in answer.citations]
-        assert paths[:2] == ["wiki/Ledger-consumer-stalled.md", "wiki/Consumer-restart.md"]
-        assert "3. Scale it up again" in answer.citations[1].quote
-        procedure = "https://git.example/ops/runbooks/blob/main/wiki/Consumer-restart.md"
-        assert dict(answer.citations[0].links) == {
-            "[[Restarting a queue consumer|Consumer-restart]]": f"{procedure}#L1"
-        }
+        assert_restart_followed(
+            rt,
+            "wiki/Ledger-consumer-stalled.md",
+            "wiki/Consumer-restart.md",
+            "[[Restarting a queue consumer|Consumer-restart]]",
+        )
         q = "ledger consumer stalled with broker authentication failures, rotate the credentials"
         sre = rt.extractive.answer(q, SearchFilter(groups=("everyone", "sre")))
         assert "wiki/Broker-credentials.md" in [c.path for c in sre.citations]
