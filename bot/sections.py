@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from core.models import Answer, Citation, normalize_name
-from retrieval.answerer import chunk_url, make_citation
+from retrieval.citations import chunk_url, make_citation
 from retrieval.composer import quote_part, quote_parts
 from retrieval.evidence import query_terms
 from retrieval.intent import SectionKind, heading_kinds

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from core.models import AnswerWarning, DocumentMetadata
+from core.models import AnswerWarning, Chunk, DocumentMetadata
 
 
 def stale_limit(meta: DocumentMetadata, stale_after_days: int) -> int:
@@ -54,3 +54,20 @@ def document_warnings(
             )
         )
     return out
+
+
+def superseded_note(old: Chunk, new: Chunk | None) -> AnswerWarning:
+    """``old`` is superseded or deprecated: the answer comes from ``new``, or, with
+    none, is not to be followed without checking."""
+    m = old.metadata
+    status = m.status
+    by = f" by {m.superseded_by}" if m.superseded_by else ""
+    if new is not None:
+        msg = (
+            f"'{old.title}' also matches but is {status}{by}; "
+            f"this answer comes from the current '{new.title}'."
+        )
+    else:
+        msg = f"'{old.title}' is {status}{by}; do not follow it without checking."
+    kind = "deprecated" if status == "deprecated" else "superseded"
+    return AnswerWarning(kind=kind, message=msg, source_id=old.source_id)

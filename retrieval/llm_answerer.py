@@ -30,9 +30,11 @@ from pydantic import BaseModel, ConfigDict, StrictBool, StrictStr, ValidationErr
 
 from core.models import Answer, AnswerWarning, Chunk, Citation, SearchFilter
 from core.redact import redact
-from retrieval.answerer import Candidate, ExtractiveAnswerer, Retrieval, make_citation
+from retrieval.answerer import ExtractiveAnswerer
+from retrieval.citations import make_citation
 from retrieval.doc_warnings import document_warnings
 from retrieval.errors import RetrievalError
+from retrieval.retrieved import Candidate, Retrieval
 from retrieval.spans import section_text
 
 log = logging.getLogger("runbook_bot.llm")

@@ -15,7 +15,7 @@ from markupsafe import Markup, escape
 from core.heading_text import plain_section
 from core.markup import syntax_for
 from core.models import Answer, AnswerWarning, Chunk, Citation
-from retrieval.answerer import chunk_url
+from retrieval.citations import chunk_url
 
 ABSTAIN_HEADLINE = "No runbook covers this"
 UNSURE_HEADLINE = "Not sure these answer it"

@@ -1,0 +1,42 @@
+"""Runbooks and sections that exist only as a placeholder ("TODO: not written yet"):
+the answer says so rather than quote another runbook or leave a fix out silently."""
+
+from __future__ import annotations
+
+from core.heading_text import plain_heading
+from core.models import normalize_name
+from retrieval.intent import heading_kinds, question_intent
+from retrieval.outline import Part
+from retrieval.retrieved import Candidate, Retrieval
+from retrieval.runbook_parts import RunbookParts
+from retrieval.stubs import stub
+from retrieval.topics import topics
+
+
+def unwritten_runbook(parts: RunbookParts, cand: Candidate, r: Retrieval) -> list[Part] | None:
+    """The parts of the runbook the answer would come from, when not one of them is
+    written ("_TODO: this playbook has not been written yet._"): in a file of
+    playbooks, the one the question names; else the document's runbook."""
+    whole = parts.parts(cand.doc.source_id, cand.chunk, r)
+    named = [
+        members
+        for heading, members in (topics(whole, by_name=True) or {}).items()
+        if normalize_name(heading) in r.names
+    ]
+    runbook = named[0] if named else parts.runbooks(cand, r)[0]
+    if not runbook or not all(stub(p.body) for p in runbook):
+        return None
+    return runbook
+
+
+def unwritten_action(parts: RunbookParts, cand: Candidate, r: Retrieval) -> str | None:
+    """The action section of the runbook when the question asks what to do and every
+    part of that section is a stub ("TODO"): the engineer is told, not left to
+    wonder why the answer shows no fix."""
+    if question_intent(r.question) not in ("act", "procedure", "unspecified"):
+        return None
+    runbook = parts.runbooks(cand, r)[0]
+    acting = [p for p in runbook if "act" in heading_kinds(p.own_path)]
+    if not acting or not all(stub(p.body) for p in acting):
+        return None
+    return plain_heading(acting[0].own_path[-1]) if acting[0].own_path else None
