@@ -383,6 +383,11 @@ def _squeeze(text: str) -> str:
 # a file's page on a code host: GitHub and GitLab (/blob/, /-/blob/), Gitea and Bitbucket
 # (/src/), raw files
 _FORGE_FILE = re.compile(r"^https?://[^/]+/.+?/(?:-/)?(?:blob|src|raw|tree)/")
+# a wiki page's address (GitHub's "/wiki/Page", at a revision "/wiki/Page/<commit>";
+# GitLab's "/-/wikis/Page"): its pages and files sit side by side in the wiki's root
+_WIKI_PAGE = re.compile(
+    r"^(https?://[^/?#]+/[^?#]+?/(?:wiki|-/wikis)/)[^/?#]+(?:/[0-9a-f]{7,40})?/?(?:[?#]|$)"
+)
 _ESCAPED = re.compile(r"\\([\[\]\\`*_])")  # "\\[" in a link's text shows as "["
 _SLOT_OPEN, _SLOT_CLOSE = "\ue000", "\ue001"  # private-use characters no runbook holds
 _SLOT = re.compile(_SLOT_OPEN + r"(\d+)" + _SLOT_CLOSE)
@@ -467,7 +472,10 @@ def _resolve(url: str, base_url: str | None) -> str | None:
         # an address on the team's documentation site ("/manual/purge-cache"), not a
         # path on the code host the quote links to: shown as text, never a broken link
         return None
-    return urljoin(base_url.split("#", 1)[0], url)
+    wiki = _WIKI_PAGE.match(base_url)
+    # the wiki shows the page at "/wiki/Page", so "images/x.png" is "/wiki/images/x.png"
+    # there, never a path under the page's revision
+    return urljoin(wiki[1] if wiki else base_url.split("#", 1)[0], url)
 
 
 def _emphasis(text: str) -> str:

@@ -155,6 +155,23 @@ def test_html_github_renders_shows_as_its_text_links_and_labels() -> None:
     assert not leaks(out), leaks(out)
 
 
+@pytest.mark.parametrize(
+    "base",
+    [
+        "https://github.com/acme/ops/wiki/Restart-the-pod/0123456789abcdef0123456789abcdef01234567",
+        "https://github.com/acme/ops/wiki/Restart-the-pod",
+        "https://gitlab.example/acme/ops/-/wikis/Restart-the-pod#L4",
+    ],
+)
+def test_a_wiki_page_resolves_relative_links_against_the_wiki_root(base: str) -> None:
+    root = base.split("/Restart-the-pod")[0]
+    out = to_mrkdwn(
+        "See ![the graph](images/pods.png) and [the rota](files/rota.pdf).", base_url=base
+    )
+    assert f"<{root}/images/pods.png|the graph>" in out
+    assert f"<{root}/files/rota.pdf|the rota>" in out
+
+
 def test_code_nested_in_a_list_is_unindented_and_byte_for_byte() -> None:
     command = (
         "kubectl -n db exec -it db-0 -- psql -U postgres -c \\\n"
