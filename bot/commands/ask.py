@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from bot.commands.options import csv_list
+from bot.commands.options import csv_list, words
 from bot.commands.output import EXIT_OK, err, out, print_json
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ HELP = "answer a question with quoted, cited runbook spans"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("question")
+    parser.add_argument("question", type=words)
     who = parser.add_mutually_exclusive_group()
     who.add_argument(
         "--groups", type=csv_list, default=None, help="access groups (comma separated)"

@@ -31,6 +31,15 @@ def csv_list(value: str) -> tuple[str, ...]:
     return tuple(v.strip() for v in value.split(",") if v.strip())
 
 
+def words(value: str) -> str:
+    """A question or query: it needs a word or a name (``""``, ``"?"`` asks nothing)."""
+    if not any(ch.isalnum() for ch in value):
+        raise argparse.ArgumentTypeError(
+            'ask in words, e.g. "checkout-api database connection refused"'
+        )
+    return value
+
+
 def positive_int(value: str) -> int:
     try:
         n = int(value)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from bot.commands.options import csv_list, search_filter
+from bot.commands.options import csv_list, search_filter, words
 from bot.commands.output import EXIT_OK, out, print_json
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ SNIPPET_LINES = 4
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("query")
+    parser.add_argument("query", type=words)
     parser.add_argument("--k", type=int, default=5)
     parser.add_argument(
         "--groups", type=csv_list, default=None, help="access groups (comma separated)"

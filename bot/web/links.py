@@ -21,8 +21,10 @@ _MAX_ENCODED_PER_CHAR = 12
 
 
 def clean_question(question: str) -> str:
-    """The question as the web pages use it: redacted, on one line."""
-    return " ".join(redact(question).split())
+    """The question as the web pages use it: redacted, on one line; empty when it holds
+    no word or name (``"?"`` asks nothing, and the closest runbooks to nothing are noise)."""
+    text = " ".join(redact(question).split())
+    return text if any(ch.isalnum() for ch in text) else ""
 
 
 def ask_url(base_url: str, question: str) -> str:

@@ -222,6 +222,18 @@ def test_a_secret_in_a_question_never_reaches_an_address_or_the_log(site: Site) 
     assert link is not None and SECRET_VALUE not in link
 
 
+def test_a_question_without_words_goes_back_to_the_ask_page(site: Site) -> None:
+    with site.client() as browser:
+        site.sign_in(browser, ALICE)
+        token = site.csrf(browser)
+        for blank in ("?", " ... ", "!!"):
+            assert location(browser.get("/ask", params={"q": blank})) == "/"
+            assert location(browser.post("/ask", data={"q": blank, "csrf": token})) == "/"
+        assert browser.get("/ask", params={"q": "disk full"}).status_code == 200
+    asked = [r.question for r in site.runtime.query_log.recent(5)]
+    assert asked == ["disk full"]  # nothing was answered for the blanks
+
+
 # --------------------------------------------------------------------------- scopes
 
 

@@ -106,3 +106,16 @@ def test_a_cold_ask_imports_only_the_query_path(
     heavy = [m for m in loaded if any(m == n or m.startswith(n + ".") for n in NOT_FOR_ASKING)]
     assert heavy == []
     assert "bot.runtime" in loaded  # the check sees what the query path did import
+
+
+@pytest.mark.parametrize("command", ["ask", "search"])
+@pytest.mark.parametrize("question", ["", "   ", " ? "])
+def test_a_question_without_words_is_a_usage_error_not_closest_runbooks(
+    sample_data_dir: Path, command: str, question: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["--data-dir", str(sample_data_dir), command, question])
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    assert "ask in words" in captured.err
+    assert captured.out == ""  # no "closest runbooks" to nothing
