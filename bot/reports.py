@@ -30,6 +30,7 @@ from urllib.parse import unquote
 
 from core.models import Chunk, DocumentMetadata
 from core.redact import redact
+from retrieval.citations import chunk_url
 from retrieval.doc_warnings import stale_limit
 from state.querylog import Feedback, QueryRecord
 
@@ -148,7 +149,7 @@ def documents_from_chunks(chunks: Iterable[Chunk]) -> list[DocInfo]:
 
 def _doc_info(chunk: Chunk, links: tuple[str, ...]) -> DocInfo:
     m = chunk.metadata
-    url = m.url.replace("{line}", "1") if m.url else None
+    url = chunk_url(chunk, 1)
     return DocInfo(
         source_id=chunk.source_id,
         path=chunk.path,
