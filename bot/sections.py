@@ -22,11 +22,11 @@ from datetime import date
 
 from core.models import Answer, Citation, normalize_name
 from retrieval.citations import chunk_url, make_citation
-from retrieval.composer import quote_part, quote_parts
 from retrieval.evidence import query_terms
 from retrieval.intent import SectionKind, heading_kinds
 from retrieval.outline import OutlineCache, Part
 from retrieval.query import parse_alert_text
+from retrieval.quote_spans import quote_part, quote_parts
 from retrieval.snapshot import Snapshot
 from retrieval.tokenize import tokenize
 from retrieval.topics import topic_of

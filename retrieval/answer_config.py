@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from retrieval.composer import SectionWeights
 from retrieval.confidence import ConfidenceModel
+from retrieval.part_ranking import SectionWeights
 
 # Fitted by `make quality` (scripts/quality.py) on every corpus in ../shared/corpora
 # plus the repository's own question sets (tests/fixtures/corpora, the sample

@@ -21,7 +21,7 @@ Some questions ask for a thing a runbook either shows or does not:
   a PromQL expression or a metric's name in code.
 
 A part that shows the detail answers such a question better than one that only
-explains, so it ranks higher (:mod:`retrieval.composer`). A runbook on the topic that
+explains, so it ranks higher (:mod:`retrieval.part_ranking`). A runbook on the topic that
 shows none of it does not answer the question: quoting it as if it did is a near
 miss, and the closest runbooks are offered instead (:mod:`retrieval.answerer`).
 

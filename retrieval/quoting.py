@@ -12,19 +12,13 @@ from core.markup import syntax_for
 from core.models import Citation, SearchFilter
 from retrieval.asked_detail import Detail, asked_detail
 from retrieval.citations import chunk_url, make_citation
-from retrieval.composer import (
-    SectionWeights,
-    anchored_heading,
-    choose_parts,
-    from_the_first_step,
-    lead_in,
-    lead_with,
-    quote_parts,
-)
+from retrieval.composer import choose_parts, from_the_first_step
 from retrieval.intent import Intent, asks_what_to_do, asks_where_to_start, question_intent
 from retrieval.outline import Part, within
+from retrieval.part_ranking import SectionWeights, anchored_heading, lead_in, lead_with
 from retrieval.permissions import readable
 from retrieval.pointers import named_within, pointed_to, pointed_within, runbook_links
+from retrieval.quote_spans import quote_parts
 from retrieval.retrieved import Candidate, Retrieval, current
 from retrieval.runbook_parts import RunbookParts
 

@@ -8,18 +8,18 @@ from collections.abc import Sequence
 from core.link_references import link_definitions
 from core.models import Chunk, normalize_name
 from retrieval.asked_detail import asked_detail
-from retrieval.composer import (
+from retrieval.composer import shared_depth
+from retrieval.contrast import seen_fine, set_aside
+from retrieval.intent import asks_what_to_do, question_intent
+from retrieval.names import document_names, naming_terms
+from retrieval.outline import OutlineCache, Part
+from retrieval.part_ranking import (
     ScoredPart,
     SectionWeights,
     anchored_heading,
     lead_with,
     rank_parts,
-    shared_depth,
 )
-from retrieval.contrast import seen_fine, set_aside
-from retrieval.intent import asks_what_to_do, question_intent
-from retrieval.names import document_names, naming_terms
-from retrieval.outline import OutlineCache, Part
 from retrieval.retrieved import Candidate, Retrieval
 from retrieval.topics import rank_topics
 

@@ -27,11 +27,11 @@ from collections.abc import Callable, Sequence
 
 from core.heading_text import plain_heading
 from core.models import normalize_name
-from retrieval.composer import SectionWeights
 from retrieval.evidence import TermStats, coverage
 from retrieval.intent import heading_kinds
 from retrieval.names import written_as_name
 from retrieval.outline import Part
+from retrieval.part_ranking import SectionWeights
 from retrieval.tokenize import tokenize
 
 MIN_TOPICS = 3

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from retrieval.composer import SectionWeights, rank_parts
 from retrieval.contrast import opens_on_state, says_state, seen_fine, set_aside
 from retrieval.evidence import TermStats
+from retrieval.part_ranking import SectionWeights, rank_parts
 from retrieval.tokenize import tokenize
 from tests.retrieval.test_composer import parts_of
 

@@ -8,10 +8,10 @@ import pytest
 
 from core.models import SearchFilter
 from ingest.chunker import chunk_document
-from retrieval.composer import SectionWeights
 from retrieval.embeddings import FastEmbedder
 from retrieval.evidence import TermStats
 from retrieval.outline import Part, document_parts
+from retrieval.part_ranking import SectionWeights
 from retrieval.tokenize import tokenize
 from retrieval.topics import rank_topics, topic_of, topics
 from tests.conftest import markdown_document, runtime_over

@@ -1,0 +1,231 @@
+"""The parts of the chosen runbook ranked as answers to the question.
+
+The question's intent (:mod:`retrieval.intent`) and section-level evidence rank the
+parts: the words of the question found in the part and in its own heading, the dense
+similarity of the chunk it lies in, and whether its heading path offers what was asked
+(``Mitigation > Restart pgbouncer`` for "what do I do"). Asked only what to do ("…
+firing, what do i do"), Meaning and Impact restate the alert as Symptoms do.
+
+A part that only introduces its subsections ("The following two approaches can be
+used:") is never quoted alone: its subsections are.
+
+A link into the runbook (an alert's ``runbook_url`` ending in ``#mitigation``) names
+the section to lead with: its part (or subsection) that matches the question best
+leads whatever was asked.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from core.models import normalize_name
+from retrieval.asked_detail import Detail
+from retrieval.contrast import opens_on_state, says_state
+from retrieval.evidence import TermStats, coverage
+from retrieval.intent import Intent, heading_kinds, intent_match
+from retrieval.outline import Part
+from retrieval.tokenize import tokenize
+
+
+@dataclass(frozen=True)
+class SectionWeights:
+    """How section-level evidence adds up (fitted across corpora, leave-one-out)."""
+
+    lexical: float = 0.5  # IDF share of the question's terms in the part
+    heading: float = 0.5  # ... in the part's own heading
+    dense: float = 0.5  # cosine of the chunk the part lies in
+    intent: float = 0.1  # the heading path offers what was asked
+    # ... when asked what it means or what fires it: the symptoms such a question repeats
+    # are in every section, the kind of section it wants is not
+    intent_explain: float = 0.15
+    symptoms: float = 0.4  # restating the symptoms answers no request for action or a check
+    ruled_out: float = 0.4  # a part headed by what the question sets aside ("not a tenant's")
+    detail: float = 0.15  # asked for a command or a value: a part that shows it
+    second_ratio: float = 0.85  # a second part this close to the lead is quoted too
+    complement_ratio: float = 0.6  # ... or this close, when it is the complementary step
+    complement_min_lexical: float = 0.15  # and holds this share of the question's terms
+
+
+@dataclass(frozen=True)
+class ScoredPart:
+    part: Part
+    score: float
+    lexical: float
+    anchored: bool = False  # the section a link's #anchor points at: it leads
+    shows_detail: bool = False  # it shows the command or value the question asks for
+
+
+def rank_parts(
+    parts: Sequence[Part],
+    terms: Sequence[str],
+    stats: TermStats,
+    dense_of: Callable[[Part], float],
+    intent: Intent,
+    weights: SectionWeights,
+    names: frozenset[str] = frozenset(),
+    naming: frozenset[str] = frozenset(),
+    ruled_out: frozenset[str] = frozenset(),
+    detail: Detail | None = None,
+    what_to_do: bool = False,
+    seen: frozenset[str] = frozenset(),
+) -> list[ScoredPart]:
+    """The document's parts, best answer first.
+
+    ``names`` are the identifiers the question names (its alert name), ``naming`` the
+    words of the document's name the question gives (``pgbouncer``, ``single``,
+    ``core`` of ``pgbouncer_single_core``): they tell which document, not which part,
+    so in a part's body they are no evidence; a part whose own heading is the name is.
+    ``ruled_out`` are the words of what the question sets aside ("not a tenant's"):
+    no evidence either, and a part headed by them is the case the question rules out.
+    ``detail``: the question asks to see a command ("syntax?") or a value ("how long
+    before it fires"), which a part that shows it answers better than one that only
+    explains (:mod:`retrieval.asked_detail`). ``what_to_do``: the question asks only
+    what to do ("… firing, what do i do"): what the alert means restates it, as its
+    symptoms do, and the check before acting is the second part instead. ``seen``: the
+    healthy states the question reports ("the pod is Running"); a part headed by one is
+    the check the asker has done or the case they have ruled out, and a section that
+    opens on one ("If the pod is running, …") is the branch they are in, its checks with it.
+    """
+    body_terms = [t for t in terms if normalize_name(t) not in names]
+    # a question that is nothing but the name (a bare alert): its words are all there is
+    body_terms = [t for t in body_terms if t not in naming] or body_terms
+    body_terms = [t for t in body_terms if t not in ruled_out]
+    # a value asked for ("at what lag does it go critical") is often in the symptoms or
+    # the introduction, which restate the alert for any other question
+    fact = detail is not None and detail.fact
+    explaining = intent in ("meaning", "define")
+    intent_weight = weights.intent_explain if explaining else weights.intent
+    if fact and intent == "unspecified":
+        intent_weight = 0.0  # "how often does the renewer run": no kind of section is asked for
+    branches = _seen_branches(parts, seen)
+    out = []
+    # (A small preference for earlier parts, "the usual case first", lowered lead_hit
+    # by 0.02-0.1 on every corpus: it favours Overview and Symptoms over the action.)
+    for p in quotable(parts):
+        lexical = coverage(body_terms, p.terms, stats)
+        shows = detail is not None and detail.shown_in(p.chunk.path, p.body)
+        score = (
+            weights.lexical * lexical
+            + weights.heading * coverage(terms, _own_heading_terms(p), stats)
+            + weights.dense * dense_of(p)
+            + intent_weight * intent_match(intent, p.own_path)
+            - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p, what_to_do))
+            - weights.ruled_out * (_headed_by(p, ruled_out) or _says_seen(p, seen))
+            + weights.ruled_out * any(p.under(b) for b in branches)  # the case it is in
+            + weights.detail * shows
+        )
+        out.append(ScoredPart(p, score, lexical, shows_detail=shows))
+    out.sort(key=lambda s: -s.score)
+    return out
+
+
+def anchored_heading(parts: Sequence[Part], anchor: str) -> tuple[str, ...] | None:
+    """The heading (its path) of the document that a link's ``#anchor`` names, or None.
+
+    GitHub's anchors: the heading lowercased, punctuation dropped, spaces as hyphens, a
+    repeated heading numbered (``#mitigation-1``: the second Mitigation). Compared as
+    names (:func:`normalize_name`), so ``#Mitigation`` matches too. ``parts`` are the
+    whole document's: a repeated heading is numbered across the file."""
+    wanted = normalize_name(anchor)
+    seen: dict[str, int] = {}
+    for path in _headings(parts):
+        name = normalize_name(path[-1])
+        n = seen.get(name, 0)
+        seen[name] = n + 1
+        if wanted and wanted == (f"{name}{n}" if n else name):
+            return path
+    return None
+
+
+def _headings(parts: Sequence[Part]) -> list[tuple[str, ...]]:
+    """Every heading of the document as its path, once, in the document's order."""
+    ordered = sorted(parts, key=lambda p: p.start)
+    paths = (p.heading_path[:n] for p in ordered for n in range(1, len(p.heading_path) + 1))
+    return list(dict.fromkeys(paths))
+
+
+def lead_with(ranked: Sequence[ScoredPart], heading: tuple[str, ...] | None) -> list[ScoredPart]:
+    """``ranked`` with the best part under ``heading`` (the section a link's #anchor
+    points at: its own text or the subsection of it that matches the question best)
+    leading, scored as the best part so that a second part is chosen as usual.
+    Unchanged when no part lies under it, or every part does: then it names the
+    runbook itself."""
+    if heading is None:
+        return list(ranked)
+    under = [s for s in ranked if s.part.under(heading)]
+    if not under or len(under) == len(ranked):
+        return list(ranked)
+    first = under[0]
+    lead = replace(first, score=max(first.score, ranked[0].score), anchored=True)
+    return [lead, *(s for s in ranked if s is not first)]
+
+
+MAX_LEAD_IN_CHARS = 300
+
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s", re.MULTILINE)
+
+_FORWARD = re.compile(r"\b(following|below|these (steps|sections|approaches|options))\b", re.I)
+
+
+def lead_in(part: Part, following: Part | None) -> bool:
+    """A part that only introduces its subsections ("The following two approaches can
+    be used for the diagnosis."): short, no code and no list, pointing ahead, and the
+    next part is one of its own subsections. Quoted alone it shows nothing to do; its
+    subsections are quoted instead."""
+    if following is None or len(following.heading_path) <= len(part.heading_path):
+        return False
+    if not following.under(part.heading_path):
+        return False
+    body = part.body.strip()
+    return (
+        part.body_start > part.start  # the section's first piece, under its own heading
+        and len(body) <= MAX_LEAD_IN_CHARS
+        and "```" not in body
+        and not _LIST_ITEM.search(body)
+        and (body.endswith(":") or bool(_FORWARD.search(body)))
+    )
+
+
+def quotable(parts: Sequence[Part]) -> list[Part]:
+    """The parts that can be quoted on their own: every part but the lead-ins, the
+    lists of links (a generated "Troubleshooting Pointers" index atop a README points at
+    answers instead of holding one) and the stubs ("TODO"), unless the document has
+    nothing else."""
+    ordered = sorted(parts, key=lambda p: p.start)
+    nxt = {id(p): (ordered[i + 1] if i + 1 < len(ordered) else None) for i, p in enumerate(ordered)}
+    out = [p for p in parts if not lead_in(p, nxt[id(p)])]
+    return [p for p in out if p.holds_answer] or out
+
+
+def _headed_by(part: Part, words: frozenset[str]) -> bool:
+    """Do ``words`` name the part: its heading or one above it, not the title?"""
+    return bool(words) and any(words & set(tokenize(h)) for h in part.own_path)
+
+
+def _says_seen(part: Part, seen: frozenset[str]) -> bool:
+    """Does the part's heading, or one above it, speak of a state the asker has seen?"""
+    return any(says_state(h, seen) for h in part.own_path)
+
+
+def _seen_branches(parts: Sequence[Part], seen: frozenset[str]) -> list[tuple[str, ...]]:
+    """Headings of the sections that open on a state the asker has seen ("If the pod is
+    running, the problem might be with Prometheus"): the case the question is in, with
+    the checks nested under it."""
+    return [p.heading_path for p in parts if p.heading_path and opens_on_state(p.body, seen)]
+
+
+def _own_heading_terms(part: Part) -> frozenset[str]:
+    """The part's own heading words, unless its heading is just the document's title."""
+    return part.heading_terms if part.own_path else frozenset()
+
+
+def _only_symptoms(intent: Intent, part: Part, what_to_do: bool = False) -> float:
+    if intent not in ("unspecified", "act", "procedure", "diagnose"):
+        return 0.0
+    if not part.own_path:
+        return 0.5  # the introduction under the title: what the runbook is for, half as much
+    restating = {"symptoms", "meaning", "impact"} if what_to_do else {"symptoms"}
+    kinds = heading_kinds(part.own_path)
+    return 1.0 if kinds and kinds <= restating else 0.0
