@@ -11,7 +11,8 @@ from one corpus:
   no runbook uses ("wake", "till", "morning", a runbook's word with an English prefix
   such as "mid-upgrade") are left out rather than counted as missing;
 - ``absent``: the question has content terms that no indexed document contains or is
-  named by (an alert name that only a file name spells is the document's);
+  named by (an alert name that only a file name spells is the document's), a hyphenated
+  compound of the runbooks' own words aside (``hosted-control-plane``);
 - ``unknown``: it names something neither the runbooks nor the language model
   know (``istio``, ``velero``);
 - ``named``: it names the lead document outright (its alert name).
@@ -115,6 +116,17 @@ def _instance_id(term: str, stats: TermStats) -> bool:
     )
 
 
+def _runbook_words(term: str, stats: TermStats) -> bool:
+    """A hyphenated compound of words the runbooks use (``hosted-control-plane``,
+    ``shared-state``, ``image-registry-storage``): a phrase of their domain or a thing
+    named in it, not something they never mention."""
+    pieces = [p for p in term.split("-") if p]
+    return len(pieces) > 1 and all(
+        (tokens := tokenize(p)) and all(stats.doc_freq.get(t, 0) > 0 for t in tokens)
+        for p in pieces
+    )
+
+
 def dense_z(scores: Sequence[float]) -> float:
     """The first score's standard score among the next ``Z_WINDOW`` (0 if too few)."""
     rest = list(scores[1 : Z_WINDOW + 1])
@@ -145,7 +157,12 @@ def gather_evidence(
         dense=dense,
         dense_z=dense_z(dense_scores),
         coverage=coverage(content, doc_terms, stats),
-        absent=float(any(stats.doc_freq.get(t, 0) == 0 and t not in names for t in content)),
+        absent=float(
+            any(
+                stats.doc_freq.get(t, 0) == 0 and t not in names and not _runbook_words(t, stats)
+                for t in content
+            )
+        ),
         unknown=float(bool(unknown)),
         named=float(named),
     )

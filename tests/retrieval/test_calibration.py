@@ -5,9 +5,12 @@ from __future__ import annotations
 import random
 from dataclasses import replace
 
+import pytest
+
 from retrieval.calibration import Sample, abstention, fit
 from retrieval.confidence import Evidence, dense_z, everyday_terms, gather_evidence
 from retrieval.evidence import TermStats
+from retrieval.tokenize import tokenize
 
 
 def sample(rng: random.Random, answerable: bool) -> Sample:
@@ -100,6 +103,34 @@ def test_a_runbook_word_with_an_english_prefix_or_suffix_is_that_word() -> None:
     assert "search-api" not in everyday_terms("search-api is down", df, vocab)
     # a prefix before a word no runbook uses still leaves that word missing
     assert "mid-migration" not in everyday_terms("mid-migration", df, vocab)
+
+
+@pytest.mark.parametrize(
+    ("term", "absent"),
+    [
+        ("hosted-control-plane", 0.0),  # every part a runbook word: a phrase of their domain
+        ("search-api", 0.0),
+        ("cert-manager", 1.0),  # no runbook says "cert": something they never mention
+        ("velero", 1.0),
+    ],
+)
+def test_a_compound_of_runbook_words_is_not_missing_from_the_index(
+    term: str, absent: float
+) -> None:
+    df = {"host": 3, "control": 5, "plane": 4, "search": 2, "api": 6, "manag": 3, "restart": 7}
+    terms = (*tokenize(term), "restart")
+    ev = gather_evidence(
+        dense=0.6,
+        dense_scores=(0.6, 0.3, 0.3, 0.2, 0.2),
+        terms=terms,
+        doc_terms=frozenset({"restart"}),
+        stats=TermStats(df, 10),
+        everyday=frozenset(),
+        unknown=(),
+        named=False,
+    )
+    assert ev.absent == absent
+    assert ev.coverage < 1.0  # the runbook still lacks the compound itself
 
 
 def test_everyday_words_that_no_runbook_uses_do_not_count_as_missing() -> None:
