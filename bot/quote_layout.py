@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.link_references import with_links
+from core.markup import syntax_for
 from core.models import Citation
 
 ADJACENT = 2  # characters between two quotes of one section that follow each other
@@ -44,3 +46,13 @@ def cut_note(citation: Citation) -> str | None:
     """Which steps a cut procedure shows, as a sentence: "Steps 1-3 of 7"."""
     note = citation.note
     return note[:1].upper() + note[1:] if note else None
+
+
+def quote_markdown(citation: Citation, *, header: bool = False) -> str:
+    """The quote as Markdown for display: an AsciiDoc or reStructuredText runbook's
+    titles, code blocks and warnings in Markdown's form (the quote itself stays
+    verbatim). ``header``: a quoted table row under its table's header, as shown."""
+    text = citation.shown_text if header else citation.quote
+    # links to other runbooks point at them at the indexed revision (a site address such
+    # as "/manual/purge-cache" does not resolve on the code host)
+    return with_links(syntax_for(citation.path).as_markdown(text), citation.links)

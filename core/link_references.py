@@ -118,3 +118,29 @@ def with_links(markdown: str, links: Sequence[tuple[str, str]]) -> str:
         return f"[{m['text']}]({url})" if url is not None else m[0]
 
     return sub_references(_INLINE_TARGET.sub(inline, markdown), reference)
+
+
+def inline_references(text: str) -> str:
+    """Reference links as inline ones: ``[text][ref]``, ``[text][]`` and ``[text]`` with
+    their ``[ref]: url`` definition in the quote become ``[text](url)`` and the definition
+    line goes; ``[text][ref]`` defined elsewhere in the file shows as its text. Code is
+    left as it is."""
+    lines = text.split("\n")
+    prose = prose_lines(lines)
+    refs = link_definitions(text)
+    out: list[str] = []
+    run: list[str] = []  # consecutive prose lines: a link's text may wrap between them
+
+    def flush() -> None:
+        if run:
+            out.append(sub_references("\n".join(run), lambda m: inline_reference(m, refs)))
+            run.clear()
+
+    for line, outside in zip(lines, prose, strict=True):
+        if not outside or not line.strip():
+            flush()
+            out.append(line)
+        elif not LINK_DEFINITION.match(line):
+            run.append(line)
+    flush()
+    return "\n".join(out)

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-from bot.quote_layout import by_runbook, cut_note
+from bot.quote_layout import by_runbook, cut_note, quote_markdown
 from bot.slack import actions as ids
 from bot.slack.blockkit import (
     MENTION_BLOCK,
@@ -54,9 +54,7 @@ from bot.slack.blockkit import (
 )
 from bot.slack.mrkdwn import first_command, plain_text, table_cells, to_mrkdwn
 from bot.slack.presentation import Audience, Contact, DocFacts, View
-from core.link_references import with_links
 from core.markdown import TABLE_ROW
-from core.markup import syntax_for
 from core.models import MISSING_DETAIL, Answer, AnswerWarning, Citation, Suggestion
 
 CLOSEST_OTHER_SERVICE = "Closest match (different service)"
@@ -127,16 +125,6 @@ def _has_mention(text: str) -> bool:
 
 def _block_id(text: str, name: str) -> str | None:
     return f"{MENTION_BLOCK}_{name}" if _has_mention(text) else None
-
-
-def quote_markdown(citation: Citation, *, header: bool = False) -> str:
-    """The quote as Markdown for display: an AsciiDoc or reStructuredText runbook's
-    titles, code blocks and warnings in Markdown's form (the quote itself stays
-    verbatim). ``header``: a quoted table row under its table's header, as shown."""
-    text = citation.shown_text if header else citation.quote
-    # links to other runbooks point at them at the indexed revision (a site address such
-    # as "/manual/purge-cache" does not resolve on the code host)
-    return with_links(syntax_for(citation.path).as_markdown(text), citation.links)
 
 
 def _quote_mrkdwn(citation: Citation) -> str:

@@ -34,15 +34,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator, Sequence
-from urllib.parse import urljoin
 
+from bot.quote_links import resolve_link
 from bot.slack.blockkit import FENCE, escape, safe_url
 from core.link_references import (
     CODE_SPAN,
-    LINK_DEFINITION,
-    inline_reference,
-    link_definitions,
-    prose_lines,
+    inline_references,
     sub_references,
 )
 from core.markdown import SETEXT_UNDERLINE, TABLE_ROW, TABLE_SEPARATOR
@@ -122,7 +119,7 @@ _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 
 def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
     """``markdown`` as escaped Slack mrkdwn; ``base_url`` resolves relative links."""
-    text = _references(_COMMENT_ONE_LINE.sub("", markdown.replace("\r\n", "\n")))
+    text = inline_references(_COMMENT_ONE_LINE.sub("", markdown.replace("\r\n", "\n")))
     lines = text.split("\n")
     out: list[str] = []
     joinable = False  # the last line out is prose a soft-wrapped line continues
@@ -187,32 +184,6 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
         source = line
         i += 1
     return _squeeze("\n".join(out)).strip("\n")
-
-
-def _references(text: str) -> str:
-    """Reference links as inline ones: ``[text][ref]``, ``[text][]`` and ``[text]`` with
-    their ``[ref]: url`` definition in the quote become ``[text](url)`` and the definition
-    line goes; ``[text][ref]`` defined elsewhere in the file shows as its text. Code is
-    left as it is."""
-    lines = text.split("\n")
-    prose = prose_lines(lines)
-    refs = link_definitions(text)
-    out: list[str] = []
-    run: list[str] = []  # consecutive prose lines: a link's text may wrap between them
-
-    def flush() -> None:
-        if run:
-            out.append(sub_references("\n".join(run), lambda m: inline_reference(m, refs)))
-            run.clear()
-
-    for line, outside in zip(lines, prose, strict=True):
-        if not outside or not line.strip():
-            flush()
-            out.append(line)
-        elif not LINK_DEFINITION.match(line):
-            run.append(line)
-    flush()
-    return "\n".join(out)
 
 
 class _Steps:
@@ -382,12 +353,6 @@ def _squeeze(text: str) -> str:
 
 # a file's page on a code host: GitHub and GitLab (/blob/, /-/blob/), Gitea and Bitbucket
 # (/src/), raw files
-_FORGE_FILE = re.compile(r"^https?://[^/]+/.+?/(?:-/)?(?:blob|src|raw|tree)/")
-# a wiki page's address (GitHub's "/wiki/Page", at a revision "/wiki/Page/<commit>";
-# GitLab's "/-/wikis/Page"): its pages and files sit side by side in the wiki's root
-_WIKI_PAGE = re.compile(
-    r"^(https?://[^/?#]+/[^?#]+?/(?:wiki|-/wikis)/)[^/?#]+(?:/[0-9a-f]{7,40})?/?(?:[?#]|$)"
-)
 _ESCAPED = re.compile(r"\\([\[\]\\`*_])")  # "\\[" in a link's text shows as "["
 _SLOT_OPEN, _SLOT_CLOSE = "\ue000", "\ue001"  # private-use characters no runbook holds
 _SLOT = re.compile(_SLOT_OPEN + r"(\d+)" + _SLOT_CLOSE)
@@ -457,25 +422,10 @@ def _link(m: re.Match[str], base_url: str | None, as_text: Callable[[str], str])
     label = as_text(_plain_emphasis(m["label"])).replace("`", "").strip() or m["url"]
     # a link in a link's text ("[[`X`](rules.yml)](x.md)") is its text there
     label = _ESCAPED.sub(r"\1", _LINKISH.sub(lambda n: n["label"] or "", label))
-    target = _resolve(m["url"], base_url) if m["url"] else None
+    target = resolve_link(m["url"], base_url) if m["url"] else None
     safe = safe_url(target)
     shown = escape(" ".join(label.split())).replace("|", "¦")
     return f"<{safe}|{shown}>" if safe else _emphasis(escape(label))
-
-
-def _resolve(url: str, base_url: str | None) -> str | None:
-    if url.lower().startswith(("https://", "http://")):
-        return url
-    if ":" in url.split("/", 1)[0] or not base_url or not safe_url(base_url):
-        return None  # mailto:, javascript:, … or nothing to resolve against
-    if url.startswith("/") and not url.startswith("//") and _FORGE_FILE.search(base_url):
-        # an address on the team's documentation site ("/manual/purge-cache"), not a
-        # path on the code host the quote links to: shown as text, never a broken link
-        return None
-    wiki = _WIKI_PAGE.match(base_url)
-    # the wiki shows the page at "/wiki/Page", so "images/x.png" is "/wiki/images/x.png"
-    # there, never a path under the page's revision
-    return urljoin(wiki[1] if wiki else base_url.split("#", 1)[0], url)
 
 
 def _emphasis(text: str) -> str:

@@ -4,12 +4,12 @@ the lines under alerts (no runbook, fired again, resolved) and in shared channel
 
 from __future__ import annotations
 
+from bot.quote_layout import quote_markdown
 from bot.slack import actions as ids
 from bot.slack.answer_view import (
     contact_text,
     lead_link,
     notification_text,
-    quote_markdown,
     resolved_line,
 )
 from bot.slack.blockkit import (

@@ -45,6 +45,7 @@ from bot.web.config import WebConfig
 from bot.web.errors import FormError, SignInError
 from bot.web.forms import read_form
 from bot.web.links import ASK_PATH, clean_question
+from bot.web.quote_html import quote_html
 from bot.web.session import (
     CSRF_FIELD,
     LOCAL_VIEWER,
@@ -152,6 +153,7 @@ def _environment() -> jinja2.Environment:
         citation_label=present.citation_label,
         by_runbook=by_runbook,
         cut_note=cut_note,
+        quote_html=quote_html,
         warning_text=present.warning_text,
         reason_text=present.reason_text,
         headline=present.headline,

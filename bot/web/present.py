@@ -1,8 +1,9 @@
 """What the pages show of answers, search hits and report rows, in plain words.
 
 Pure functions that the templates call (registered as Jinja2 globals and filters);
-the templates escape everything they print, and links go through :func:`safe_url`,
-so nothing in a runbook becomes markup or a ``javascript:`` link.
+the templates escape everything they print but a quote, which
+:mod:`bot.web.quote_html` renders with raw HTML off, and links go through
+:func:`safe_url`, so nothing in a runbook becomes markup or a ``javascript:`` link.
 """
 
 from __future__ import annotations

@@ -105,6 +105,9 @@ def test_ask_shows_the_citation_link_and_the_stale_warning(page: Page, served: S
     expect(meta).to_contain_text("owner @search-team")
     expect(meta).to_contain_text("days ago")
     expect(page.locator("article.citation .quote").first).not_to_be_empty()
+    # the quoted steps read as a list, their commands as code blocks
+    expect(page.locator("article.citation .quote ol > li").first).to_be_visible()
+    expect(page.locator("article.citation .quote pre code").first).to_contain_text("curl -s")
 
     # the page's address asks the same question again: an "Open in browser" link
     page.goto(page.url)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from bot.web.present import (
@@ -167,6 +168,11 @@ def test_a_quoted_table_row_is_shown_under_its_header() -> None:
             delivery={"request_id": "r-1", "cache_hit": False},
         )
     )
-    pre = html.split("<pre>", 1)[1].split("</pre>", 1)[0]
-    assert pre == f"{header}\n{row}"
+    table = html.split("<table>", 1)[1].split("</table>", 1)[0]
+    assert [c.strip() for c in re.findall(r"<th>(.*?)</th>", table)] == [
+        "Alert",
+        "Meaning",
+        "Action",
+    ]
+    assert "<td><code>ReplicaLag</code></td>" in table and table.count("<tr>") == 2
     assert "Row 3 of 20" in html

@@ -1,0 +1,69 @@
+"""A quote as the web pages show it: its Markdown rendered, the text itself unchanged.
+
+The steps are a numbered list, commands are code blocks byte for byte, a table is a table.
+Nothing in a runbook becomes markup of its own: raw HTML in a quote shows as text
+(markdown-it with ``html`` off), and a link keeps its ``href`` only when it resolves to a
+web address (:func:`bot.quote_links.resolve_link`, the same as in Slack), else its text
+stays. An image is linked, never loaded from wherever the runbook points. Reference links
+read as in Slack, and a wiki link to a page the index holds points at that page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+from markupsafe import Markup
+
+from bot.quote_layout import quote_markdown
+from bot.quote_links import resolve_link
+from core.link_references import inline_references
+from core.models import Citation
+from core.wiki_links import as_words
+
+# "default": CommonMark with tables and strikethrough, no raw HTML, no typography
+_MARKDOWN = MarkdownIt("default", {"html": False, "typographer": False, "linkify": False})
+
+
+def quote_html(citation: Citation) -> Markup:
+    """The citation's quote (a table row under its header) as safe HTML."""
+    markdown = as_words(inline_references(quote_markdown(citation, header=True)))
+    tokens = _MARKDOWN.parse(markdown)
+    for token in tokens:
+        if token.children:
+            token.children = _links(token.children, citation.url)
+    return Markup(_MARKDOWN.renderer.render(tokens, _MARKDOWN.options, {}))
+
+
+def _links(children: Sequence[Token], base_url: str | None) -> list[Token]:
+    """Inline tokens with every link resolved against the quote's source (its text alone
+    when it is no web link) and every image as a link to it."""
+    out: list[Token] = []
+    dropped = 0  # link_open tokens left out, whose link_close goes too
+    for t in children:
+        if t.type == "link_open":
+            url = resolve_link(str(t.attrGet("href") or ""), base_url)
+            if url is None:
+                dropped += 1
+                continue
+            t.attrs = {"href": url, "rel": "noopener noreferrer"}
+        elif t.type == "link_close" and dropped:
+            dropped -= 1
+            continue
+        elif t.type == "image":
+            out.extend(_image_link(t, base_url))
+            continue
+        out.append(t)
+    return out
+
+
+def _image_link(image: Token, base_url: str | None) -> list[Token]:
+    """An image as a link to it, shown as "[image: <alt text>]", or that text alone."""
+    alt = "".join(c.content for c in image.children or ()) or "image"
+    text = Token("text", "", 0, content=f"[image: {alt}]")
+    url = resolve_link(str(image.attrGet("src") or ""), base_url)
+    if url is None:
+        return [text]
+    opened = Token("link_open", "a", 1, attrs={"href": url, "rel": "noopener noreferrer"})
+    return [opened, text, Token("link_close", "a", -1)]

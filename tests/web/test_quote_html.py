@@ -1,0 +1,64 @@
+"""A quote on the web pages: its Markdown rendered, its text and commands unchanged, and
+nothing of the runbook's own becoming markup or a link elsewhere."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from bot.web.quote_html import quote_html
+from tests.web.test_present import citation
+
+URL = "https://github.com/acme/runbooks/blob/abc/ops/db.md#L4"
+COMMAND = 'kubectl -n db exec -it db-0 -- psql -c \'SELECT 1 < 2 AND "a" <> "b";\''
+
+
+def shown(quote: str, url: str | None = URL, **fields: object) -> str:
+    return str(quote_html(citation(quote=quote, url=url, path="ops/db.md", **fields)))
+
+
+def test_steps_are_a_list_and_a_command_is_a_code_block_byte_for_byte() -> None:
+    out = shown(f"1. Check the pool:\n   ```bash\n   {COMMAND}\n   ```\n2. Restart `pgbouncer`.\n")
+    assert out.count("<li>") == 2 and "<ol>" in out
+    code = re.search(r'<pre><code class="language-bash">(.*?)</code></pre>', out, re.S)
+    assert code is not None and html.unescape(code.group(1)) == COMMAND + "\n"
+    assert "<code>pgbouncer</code>" in out
+
+
+def test_html_in_a_runbook_is_text_and_no_script_link_is_made() -> None:
+    out = shown(
+        '<script>alert(1)</script> <img src=x onerror="alert(2)"> '
+        "[click](javascript:alert(3)) [mail](mailto:dba@example.com)"
+    )
+    assert "<script" not in out and "<img" not in out
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in out
+    assert 'href="javascript' not in out and 'href="mailto' not in out
+    assert "click" in out and "mail" in out
+
+
+def test_links_resolve_against_the_quoted_file_as_in_slack() -> None:
+    out = shown(
+        "See [the restore](../db/restore.md), [the manual](/manual/purge-cache) and "
+        "[Grafana](https://grafana.example/d/db)."
+    )
+    assert '<a href="https://github.com/acme/runbooks/blob/abc/db/restore.md"' in out
+    assert '<a href="https://grafana.example/d/db"' in out
+    # a documentation site's address quoted from the code host: text, not a broken link
+    assert "the manual" in out and "/manual/purge-cache" not in out
+    assert 'rel="noopener noreferrer"' in out
+
+
+def test_an_image_is_linked_never_loaded() -> None:
+    out = shown("The pool: ![pool graph](img/pool.png)")
+    assert "<img" not in out
+    assert '<a href="https://github.com/acme/runbooks/blob/abc/ops/img/pool.png"' in out
+    assert "[image: pool graph]" in out
+    assert "<img" not in shown("![pool graph](img/pool.png)", url=None)
+
+
+def test_a_reference_defined_elsewhere_reads_as_its_text() -> None:
+    out = shown(
+        "Follow [the restore][restore] first, then [Grafana][g].\n\n[g]: https://g.example/"
+    )
+    assert "the restore" in out and "[the restore]" not in out
+    assert '<a href="https://g.example/"' in out and ">Grafana</a>" in out
