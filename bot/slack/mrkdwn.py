@@ -37,6 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from bot.quote_links import resolve_link
 from bot.slack.blockkit import FENCE, escape, safe_url
+from core.github_html import HTML_BREAK, HTML_COMMENT, HTML_INLINE, html_as_markdown
 from core.link_references import (
     CODE_SPAN,
     inline_references,
@@ -55,7 +56,6 @@ _NUMBERED = re.compile(r"^(?P<indent>[ \t]*)(?P<n>\d{1,3})[.)][ \t]+(?P<rest>.*)
 _TASK = re.compile(r"^\[(?P<done>[ xX])\][ \t]+")
 _QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?(?P<rest>.*)$")
 _RULE = re.compile(r"^[ \t]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
-_COMMENT_ONE_LINE = re.compile(r"<!--.*?-->", re.S)
 _ALERT_BOLD = re.compile(
     r"^(?:\*\*|__)(?P<kind>warning|caution|danger|important|note|tip|info)"
     r"(?P<colon>:?)(?:\*\*|__)(?P<colon2>:?)[ \t]*(?P<rest>.*)$",
@@ -95,22 +95,6 @@ _TEMPLATED_LINK = re.compile(
     r"!?\[(?P<text>[^\]\n]*)\]\(\(?(?P<target>[^()\n]*(?:\{[{%]|[%}]\})[^()\n]*)\)"
 )
 _TEMPLATE_TAG = re.compile(r"[ \t]?\{%-?.*?-?%\}")
-_HTML_BREAK = re.compile(r"<br\s*/?>", re.I)
-_HTML_INLINE = re.compile(r"</?(?:kbd|code|b|i|em|strong|sup|sub|span|samp|var)\b[^>]*>", re.I)
-# HTML that GitHub renders in Markdown: a link, an image, a collapsed block's label, and
-# the block tags around text (<details>, <p align="center">, <div>)
-_HTML_ANCHOR = re.compile(
-    r"<a\s[^>]*?\bhref\s*=\s*(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)')[^>]*>(?P<text>.*?)</a\s*>",
-    re.I | re.S,
-)
-_HTML_IMAGE = re.compile(r"<img\s[^>]*>", re.I)
-_HTML_ATTR = re.compile(r"\b(?P<name>src|alt)\s*=\s*(?:\"(?P<dq>[^\"]*)\"|'(?P<sq>[^']*)')", re.I)
-_HTML_SUMMARY = re.compile(r"<summary\b[^>]*>(?P<text>.*?)</summary\s*>", re.I | re.S)
-_HTML_BLOCK = re.compile(
-    r"</?(?:details|summary|p|div|center|section|article|font|small|big|u|ins|del|s|"
-    r"strike|mark|abbr|dl|dt|dd|figure|figcaption|picture|source|hr)\b[^>]*>",
-    re.I,
-)
 _BOLD_ITALIC = re.compile(r"(\*\*\*|___)(?=\S)(.+?)(?<=\S)\1")
 _BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _ITALIC = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
@@ -119,7 +103,7 @@ _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 
 def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
     """``markdown`` as escaped Slack mrkdwn; ``base_url`` resolves relative links."""
-    text = inline_references(_COMMENT_ONE_LINE.sub("", markdown.replace("\r\n", "\n")))
+    text = inline_references(HTML_COMMENT.sub("", markdown.replace("\r\n", "\n")))
     lines = text.split("\n")
     out: list[str] = []
     joinable = False  # the last line out is prose a soft-wrapped line continues
@@ -363,7 +347,7 @@ def _inline(text: str, base_url: str | None) -> str:
     converted. Code spans and links are set aside first, so that emphasis around them
     ("**Note the `date` field.**") and code in a link's text ("[`x` logs](…)") convert
     whole."""
-    text = _HTML_BREAK.sub("\n", _HTML_INLINE.sub("", text))
+    text = HTML_BREAK.sub("\n", HTML_INLINE.sub("", text))
     kept: list[str] = []  # what each slot stands for, as mrkdwn
     plain: list[str] = []  # ... and as plain text (a code span inside a link's text)
 
@@ -380,37 +364,10 @@ def _inline(text: str, base_url: str | None) -> str:
         return _SLOT.sub(lambda m: plain[int(m[1])], fragment)
 
     # a wiki link that is no link to an indexed runbook here reads as its words
-    masked = as_words(_html_as_markdown(CODE_SPAN.sub(code, text)))
+    masked = as_words(html_as_markdown(CODE_SPAN.sub(code, text)))
     masked = _TEMPLATE_TAG.sub("", _TEMPLATED_LINK.sub(lambda m: m["text"], masked))
     masked = _LINKISH.sub(lambda m: slot(_link(m, base_url, as_text), ""), masked)
     return _SLOT.sub(lambda m: kept[int(m[1])], _emphasis(escape(masked)))
-
-
-def _html_as_markdown(text: str) -> str:
-    """GitHub-rendered HTML in a line as the Markdown it stands for: ``<a href>`` a link,
-    ``<img>`` an image link, ``<summary>`` a bold label; block tags dropped."""
-    if "<" not in text:
-        return text
-
-    def anchor(m: re.Match[str]) -> str:
-        target = m["dq"] if m["dq"] is not None else m["sq"]
-        label = _HTML_BLOCK.sub("", m["text"]).strip() or target
-        return f"[{label}]({target})"
-
-    def image(m: re.Match[str]) -> str:
-        attrs = {
-            a["name"].lower(): a["dq"] if a["dq"] is not None else a["sq"]
-            for a in _HTML_ATTR.finditer(m[0])
-        }
-        alt = (attrs.get("alt") or "image").strip()
-        return f"![{alt}]({attrs['src']})" if attrs.get("src") else alt
-
-    text = _HTML_ANCHOR.sub(anchor, text)
-    text = _HTML_IMAGE.sub(image, text)
-    text = _HTML_SUMMARY.sub(
-        lambda m: f"**{m['text'].strip()}**" if m["text"].strip() else "", text
-    )
-    return _HTML_BLOCK.sub("", text)
 
 
 def _link(m: re.Match[str], base_url: str | None, as_text: Callable[[str], str]) -> str:

@@ -5,11 +5,14 @@ Nothing in a runbook becomes markup of its own: raw HTML in a quote shows as tex
 (markdown-it with ``html`` off), and a link keeps its ``href`` only when it resolves to a
 web address (:func:`bot.quote_links.resolve_link`, the same as in Slack), else its text
 stays. An image is linked, never loaded from wherever the runbook points. Reference links
-read as in Slack, and a wiki link to a page the index holds points at that page.
+read as in Slack, and a wiki link to a page the index holds points at that page. The HTML
+GitHub renders in Markdown (``<br>``, ``<a href>``, ``<details>``; :mod:`core.github_html`)
+reads as what it stands for; a placeholder such as ``<namespace>`` stays as written.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from markdown_it import MarkdownIt
@@ -18,18 +21,24 @@ from markupsafe import Markup
 
 from bot.quote_layout import quote_markdown
 from bot.quote_links import resolve_link
-from core.link_references import inline_references
+from core.github_html import HTML_BREAK, HTML_COMMENT, HTML_INLINE, html_as_markdown
+from core.link_references import CODE_SPAN, inline_references, prose_lines
+from core.markdown import TABLE_ROW
 from core.models import Citation
 from core.wiki_links import as_words
 
 # "default": CommonMark with tables and strikethrough, no raw HTML, no typography
 _MARKDOWN = MarkdownIt("default", {"html": False, "typographer": False, "linkify": False})
+# a line that starts a block of its own: a list item, a heading, a quote, a fence, a row
+_BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#|>|```|~~~|\|)")
+_BREAK_AT_END = re.compile(r"<br\s*/?>\s*$", re.I)
+_SLOT = re.compile("\ue000(\\d+)\ue001")  # a code span set aside (private-use characters)
 
 
 def quote_html(citation: Citation) -> Markup:
     """The citation's quote (a table row under its header) as safe HTML."""
     markdown = as_words(inline_references(quote_markdown(citation, header=True)))
-    tokens = _MARKDOWN.parse(markdown)
+    tokens = _MARKDOWN.parse(_github_html(markdown))
     for token in tokens:
         if token.children:
             token.children = _links(token.children, citation.url)
@@ -67,3 +76,50 @@ def _image_link(image: Token, base_url: str | None) -> list[Token]:
         return [text]
     opened = Token("link_open", "a", 1, attrs={"href": url, "rel": "noopener noreferrer"})
     return [opened, text, Token("link_close", "a", -1)]
+
+
+def _github_html(markdown: str) -> str:
+    """``markdown`` with the HTML GitHub renders in it as Markdown, in prose only (code,
+    fenced or inline, stays byte for byte): comments go, ``<br>`` breaks the line (a
+    space in a table row), ``<b>`` and the like leave their text."""
+    lines = markdown.split("\n")
+    out: list[str] = []
+    run: list[str] = []  # consecutive prose lines: a comment may span them
+
+    def flush() -> None:
+        if run:
+            prose = HTML_COMMENT.sub("", "\n".join(run)).split("\n")
+            after = [*prose[1:], ""]
+            out.extend(
+                _prose_html(line, nxt) if "<" in line else line
+                for line, nxt in zip(prose, after, strict=True)
+            )
+            run.clear()
+
+    for line, prose in zip(lines, prose_lines(lines), strict=True):
+        if prose:
+            run.append(line)
+        else:
+            flush()
+            out.append(line)
+    flush()
+    return "\n".join(out)
+
+
+def _prose_html(line: str, following: str) -> str:
+    """One prose line with its HTML as Markdown; ``following``: the next line, which a
+    ``<br>`` at the end of this one breaks to only when it continues the paragraph."""
+    code: list[str] = []
+
+    def aside(m: re.Match[str]) -> str:
+        code.append(m[0])
+        return f"\ue000{len(code) - 1}\ue001"
+
+    masked = HTML_INLINE.sub("", CODE_SPAN.sub(aside, line))
+    if TABLE_ROW.match(masked):
+        masked = HTML_BREAK.sub(" ", masked)  # a row is one line
+    else:  # a hard line break: a backslash at the end of a line
+        continues = bool(following.strip()) and not _BLOCK_START.match(following)
+        masked = _BREAK_AT_END.sub("\\\\" if continues else "", masked)
+        masked = HTML_BREAK.sub(lambda _m: "\\\n", masked)
+    return _SLOT.sub(lambda m: code[int(m[1])], html_as_markdown(masked))

@@ -62,3 +62,24 @@ def test_a_reference_defined_elsewhere_reads_as_its_text() -> None:
     )
     assert "the restore" in out and "[the restore]" not in out
     assert '<a href="https://g.example/"' in out and ">Grafana</a>" in out
+
+
+def test_github_html_reads_as_what_it_stands_for_and_code_stays_as_written() -> None:
+    out = shown(
+        "1. **Raise the limit**<br />\n   then wait.<br>See <a href='https://x.example/a'>it</a>.\n"
+        "<!-- a note\nfor editors -->\n<details>\n<summary>The query</summary>\n\n"
+        "```sql\nSELECT '<br>' FROM t; -- <!-- kept -->\n```\n\n</details>\n\n"
+        "Run `get -n <namespace>` for <pod-name>.\n\n| a | b |\n|---|---|\n| x<br>y | <b>z</b> |\n"
+    )
+    assert "<strong>Raise the limit</strong><br>\nthen wait.<br>\nSee" in out
+    assert '<a href="https://x.example/a" rel="noopener noreferrer">it</a>' in out
+    assert "for editors" not in out and "<strong>The query</strong>" in out
+    assert "SELECT '&lt;br&gt;' FROM t; -- &lt;!-- kept --&gt;" in out  # code as written
+    assert "<code>get -n &lt;namespace&gt;</code> for &lt;pod-name&gt;." in out
+    assert "<td>x y</td>" in out and "<td>z</td>" in out
+
+
+def test_a_break_before_a_list_is_no_stray_backslash() -> None:
+    out = shown("2. **Check the shard size**<br />\n   - When sharding is on, count.\n")
+    assert "\\" not in out
+    assert "<strong>Check the shard size</strong>" in out and "<li>When sharding" in out
