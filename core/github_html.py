@@ -5,12 +5,15 @@ item or a table cell, ``<a href>`` and ``<img>``, a collapsed ``<details>`` bloc
 ``<summary>`` label, ``<p align="center">`` around text, comments. Shown elsewhere (Slack,
 the web pages, whose Markdown renderer takes no raw HTML) each reads as what it stands
 for: a link, an image link, a bold label, the text inside; comments go. Placeholders
-such as ``<namespace>`` are no HTML and stay as written.
+such as ``<namespace>`` are no HTML and stay as written, and so does code: a comment in
+a fenced block or a code span is part of the command.
 """
 
 from __future__ import annotations
 
 import re
+
+from core.link_references import CODE_SPAN, prose_lines
 
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 HTML_BREAK = re.compile(r"<br\s*/?>", re.I)
@@ -54,3 +57,38 @@ def html_as_markdown(text: str) -> str:
     text = HTML_IMAGE.sub(image, text)
     text = HTML_SUMMARY.sub(lambda m: f"**{m['text'].strip()}**" if m["text"].strip() else "", text)
     return HTML_BLOCK.sub("", text)
+
+
+def without_comments(markdown: str) -> str:
+    """``markdown`` without its HTML comments, in prose only (one may span lines there);
+    code, fenced or in a span, keeps its comments byte for byte."""
+    lines = markdown.split("\n")
+    out: list[str] = []
+    run: list[str] = []  # consecutive prose lines
+
+    def flush() -> None:
+        if run:
+            out.extend(_uncommented("\n".join(run)).split("\n"))
+            run.clear()
+
+    for line, prose in zip(lines, prose_lines(lines), strict=True):
+        if prose:
+            run.append(line)
+        else:
+            flush()
+            out.append(line)
+    flush()
+    return "\n".join(out)
+
+
+def _uncommented(prose: str) -> str:
+    if "<!--" not in prose:
+        return prose
+    code: list[str] = []
+
+    def aside(m: re.Match[str]) -> str:
+        code.append(m[0])
+        return f"\ue000{len(code) - 1}\ue001"
+
+    kept = HTML_COMMENT.sub("", CODE_SPAN.sub(aside, prose))
+    return re.sub("\ue000(\\d+)\ue001", lambda m: code[int(m[1])], kept)

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 from bot.quote_links import resolve_link
 from bot.slack.blockkit import FENCE, escape, safe_url
-from core.github_html import HTML_BREAK, HTML_COMMENT, HTML_INLINE, html_as_markdown
+from core.github_html import HTML_BREAK, HTML_INLINE, html_as_markdown, without_comments
 from core.link_references import (
     CODE_SPAN,
     inline_references,
@@ -103,7 +103,7 @@ _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 
 def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
     """``markdown`` as escaped Slack mrkdwn; ``base_url`` resolves relative links."""
-    text = inline_references(HTML_COMMENT.sub("", markdown.replace("\r\n", "\n")))
+    text = inline_references(without_comments(markdown.replace("\r\n", "\n")))
     lines = text.split("\n")
     out: list[str] = []
     joinable = False  # the last line out is prose a soft-wrapped line continues

@@ -21,7 +21,7 @@ from markupsafe import Markup
 
 from bot.quote_layout import quote_markdown
 from bot.quote_links import resolve_link
-from core.github_html import HTML_BREAK, HTML_COMMENT, HTML_INLINE, html_as_markdown
+from core.github_html import HTML_BREAK, HTML_INLINE, html_as_markdown, without_comments
 from core.link_references import CODE_SPAN, inline_references, prose_lines
 from core.markdown import TABLE_ROW
 from core.models import Citation
@@ -82,28 +82,12 @@ def _github_html(markdown: str) -> str:
     """``markdown`` with the HTML GitHub renders in it as Markdown, in prose only (code,
     fenced or inline, stays byte for byte): comments go, ``<br>`` breaks the line (a
     space in a table row), ``<b>`` and the like leave their text."""
-    lines = markdown.split("\n")
-    out: list[str] = []
-    run: list[str] = []  # consecutive prose lines: a comment may span them
-
-    def flush() -> None:
-        if run:
-            prose = HTML_COMMENT.sub("", "\n".join(run)).split("\n")
-            after = [*prose[1:], ""]
-            out.extend(
-                _prose_html(line, nxt) if "<" in line else line
-                for line, nxt in zip(prose, after, strict=True)
-            )
-            run.clear()
-
-    for line, prose in zip(lines, prose_lines(lines), strict=True):
-        if prose:
-            run.append(line)
-        else:
-            flush()
-            out.append(line)
-    flush()
-    return "\n".join(out)
+    lines = without_comments(markdown).split("\n")
+    following = [*lines[1:], ""]
+    return "\n".join(
+        _prose_html(line, after) if prose and "<" in line else line
+        for line, prose, after in zip(lines, prose_lines(lines), following, strict=True)
+    )
 
 
 def _prose_html(line: str, following: str) -> str:

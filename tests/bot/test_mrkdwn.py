@@ -453,3 +453,10 @@ def test_setext_headings_are_bold_lines() -> None:
     assert out == "Intro.\n\n*Restart pgbouncer*\n\n1. Drain.\n\n*Other*\nBody."
     # a rule under a paragraph of two lines stays a rule, the lines one paragraph
     assert to_mrkdwn("one\ntwo\n---\n") == "one two"
+
+
+def test_a_comment_in_code_is_part_of_the_command() -> None:
+    md = "Apply it <!-- not yet -->now:\n\n```xml\n<limits><!-- per tenant --></limits>\n```\n"
+    out = to_mrkdwn(md)
+    assert "not yet" not in out
+    assert "&lt;limits&gt;&lt;!-- per tenant --&gt;&lt;/limits&gt;" in out
