@@ -7,7 +7,8 @@ web address (:func:`bot.quote_links.resolve_link`, the same as in Slack), else i
 stays. An image is linked, never loaded from wherever the runbook points. Reference links
 read as in Slack, and a wiki link to a page the index holds points at that page. The HTML
 GitHub renders in Markdown (``<br>``, ``<a href>``, ``<details>``; :mod:`core.github_html`)
-reads as what it stands for; a placeholder such as ``<namespace>`` stays as written.
+reads as what it stands for, and a task list's boxes show as boxes (☐, ☑), as in Slack;
+a placeholder such as ``<namespace>`` stays as written.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from core.wiki_links import as_words
 _MARKDOWN = MarkdownIt("default", {"html": False, "typographer": False, "linkify": False})
 # a line that starts a block of its own: a list item, a heading, a quote, a fence, a row
 _BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#|>|```|~~~|\|)")
+# a task list's item: "- [ ] step", "1. [x] step"
+_TASK_ITEM = re.compile(r"^(?P<item>\s*(?:[-*+]|\d+[.)])[ \t]+)\[(?P<done>[ xX])\][ \t]+")
 _BREAK_AT_END = re.compile(r"<br\s*/?>\s*$", re.I)
 _SLOT = re.compile("\ue000(\\d+)\ue001")  # a code span set aside (private-use characters)
 
@@ -85,9 +88,16 @@ def _github_html(markdown: str) -> str:
     lines = without_comments(markdown).split("\n")
     following = [*lines[1:], ""]
     return "\n".join(
-        _prose_html(line, after) if prose and "<" in line else line
+        _TASK_ITEM.sub(_task_box, _prose_html(line, after) if "<" in line else line)
+        if prose
+        else line
         for line, prose, after in zip(lines, prose_lines(lines), following, strict=True)
     )
+
+
+def _task_box(m: re.Match[str]) -> str:
+    """A task list's box as the box it shows (``- [ ] step`` → ``- ☐ step``)."""
+    return f"{m['item']}{'☐' if m['done'] == ' ' else '☑'} "
 
 
 def _prose_html(line: str, following: str) -> str:

@@ -83,3 +83,9 @@ def test_a_break_before_a_list_is_no_stray_backslash() -> None:
     out = shown("2. **Check the shard size**<br />\n   - When sharding is on, count.\n")
     assert "\\" not in out
     assert "<strong>Check the shard size</strong>" in out and "<li>When sharding" in out
+
+
+def test_a_task_lists_boxes_show_as_boxes() -> None:
+    out = shown("- [ ] Drain the node\n- [x] Page the owner\n\nKeep `- [ ] literal` as code.")
+    assert "<li>☐ Drain the node</li>" in out and "<li>☑ Page the owner</li>" in out
+    assert "<code>- [ ] literal</code>" in out
