@@ -12,9 +12,11 @@ a fenced block or a code span is part of the command.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from core.link_references import CODE_SPAN, prose_lines
 
+_SLOT = re.compile("\ue000(\\d+)\ue001")  # a code span set aside (private-use characters)
 HTML_COMMENT = re.compile(r"<!--.*?-->", re.S)
 HTML_BREAK = re.compile(r"<br\s*/?>", re.I)
 HTML_INLINE = re.compile(r"</?(?:kbd|code|b|i|em|strong|sup|sub|span|samp|var)\b[^>]*>", re.I)
@@ -82,13 +84,17 @@ def without_comments(markdown: str) -> str:
 
 
 def _uncommented(prose: str) -> str:
-    if "<!--" not in prose:
-        return prose
+    return (
+        outside_code(prose, lambda text: HTML_COMMENT.sub("", text)) if "<!--" in prose else prose
+    )
+
+
+def outside_code(text: str, change: Callable[[str], str]) -> str:
+    """``change`` applied to ``text`` with its code spans set aside and put back as written."""
     code: list[str] = []
 
     def aside(m: re.Match[str]) -> str:
         code.append(m[0])
         return f"\ue000{len(code) - 1}\ue001"
 
-    kept = HTML_COMMENT.sub("", CODE_SPAN.sub(aside, prose))
-    return re.sub("\ue000(\\d+)\ue001", lambda m: code[int(m[1])], kept)
+    return _SLOT.sub(lambda m: code[int(m[1])], change(CODE_SPAN.sub(aside, text)))

@@ -22,8 +22,14 @@ from markupsafe import Markup
 
 from bot.quote_layout import quote_markdown
 from bot.quote_links import resolve_link
-from core.github_html import HTML_BREAK, HTML_INLINE, html_as_markdown, without_comments
-from core.link_references import CODE_SPAN, inline_references, prose_lines
+from core.github_html import (
+    HTML_BREAK,
+    HTML_INLINE,
+    html_as_markdown,
+    outside_code,
+    without_comments,
+)
+from core.link_references import inline_references, prose_lines
 from core.markdown import TABLE_ROW
 from core.models import Citation
 from core.wiki_links import as_words
@@ -35,7 +41,6 @@ _BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#|>|```|~~~|\|)")
 # a task list's item: "- [ ] step", "1. [x] step"
 _TASK_ITEM = re.compile(r"^(?P<item>\s*(?:[-*+]|\d+[.)])[ \t]+)\[(?P<done>[ xX])\][ \t]+")
 _BREAK_AT_END = re.compile(r"<br\s*/?>\s*$", re.I)
-_SLOT = re.compile("\ue000(\\d+)\ue001")  # a code span set aside (private-use characters)
 
 
 def quote_html(citation: Citation) -> Markup:
@@ -103,17 +108,14 @@ def _task_box(m: re.Match[str]) -> str:
 def _prose_html(line: str, following: str) -> str:
     """One prose line with its HTML as Markdown; ``following``: the next line, which a
     ``<br>`` at the end of this one breaks to only when it continues the paragraph."""
-    code: list[str] = []
 
-    def aside(m: re.Match[str]) -> str:
-        code.append(m[0])
-        return f"\ue000{len(code) - 1}\ue001"
-
-    masked = HTML_INLINE.sub("", CODE_SPAN.sub(aside, line))
-    if TABLE_ROW.match(masked):
-        masked = HTML_BREAK.sub(" ", masked)  # a row is one line
-    else:  # a hard line break: a backslash at the end of a line
+    def as_markdown(text: str) -> str:
+        text = HTML_INLINE.sub("", text)
+        if TABLE_ROW.match(text):
+            return html_as_markdown(HTML_BREAK.sub(" ", text))  # a row is one line
+        # a hard line break: a backslash at the end of a line
         continues = bool(following.strip()) and not _BLOCK_START.match(following)
-        masked = _BREAK_AT_END.sub("\\\\" if continues else "", masked)
-        masked = HTML_BREAK.sub(lambda _m: "\\\n", masked)
-    return _SLOT.sub(lambda m: code[int(m[1])], html_as_markdown(masked))
+        text = _BREAK_AT_END.sub("\\\\" if continues else "", text)
+        return html_as_markdown(HTML_BREAK.sub(lambda _m: "\\\n", text))
+
+    return outside_code(line, as_markdown)
