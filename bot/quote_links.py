@@ -24,10 +24,10 @@ _WIKI_PAGE = re.compile(
 def resolve_link(url: str, base_url: str | None) -> str | None:
     """The web address a quote's link ``url`` points at, quoted from ``base_url``; None
     when it is no web link or there is nothing to resolve it against."""
-    url = url.strip()
+    url, base_url = url.strip(), (base_url or "").strip()
     if url.lower().startswith(("https://", "http://")):
         return url
-    if ":" in url.split("/", 1)[0] or not base_url or not _WEB.match(base_url.strip()):
+    if ":" in url.split("/", 1)[0] or not _WEB.match(base_url):
         return None  # mailto:, javascript:, … or nothing to resolve against
     if url.startswith("/") and not url.startswith("//") and _FORGE_FILE.search(base_url):
         # an address on the team's documentation site ("/manual/purge-cache"), not a

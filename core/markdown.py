@@ -31,6 +31,15 @@ _NOT_PARAGRAPH = re.compile(
     r"|[-*_=](?:\s*[-*_=]){2,}\s*$))"  # a rule or an underline itself
 )
 LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
+# a task list item's box, after its list marker: "[ ] step", "[x] step"
+TASK_BOX = re.compile(r"^\[(?P<done>[ xX])\][ \t]+")
+
+
+def task_box(box: re.Match[str]) -> str:
+    """The box a task list shows: ``☐`` open, ``☑`` done."""
+    return "☐" if box["done"] == " " else "☑"
+
+
 # a table: a header row, then a separator row (| --- | :---: |), then its rows
 TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$")
 TABLE_SEPARATOR = re.compile(r"^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")

@@ -43,7 +43,7 @@ from core.link_references import (
     inline_references,
     sub_references,
 )
-from core.markdown import SETEXT_UNDERLINE, TABLE_ROW, TABLE_SEPARATOR
+from core.markdown import SETEXT_UNDERLINE, TABLE_ROW, TABLE_SEPARATOR, TASK_BOX, task_box
 from core.wiki_links import as_words
 
 TABLE_WIDTH = 60  # wider tables are shown one row per line
@@ -53,7 +53,6 @@ _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _BULLET = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<rest>.*)$")
 _NUMBERED = re.compile(r"^(?P<indent>[ \t]*)(?P<n>\d{1,3})[.)][ \t]+(?P<rest>.*)$")
 # a task list's box (GitHub, GitLab): "- [ ] Apply the change", "- [x] Announce it"
-_TASK = re.compile(r"^\[(?P<done>[ xX])\][ \t]+")
 _QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?(?P<rest>.*)$")
 _RULE = re.compile(r"^[ \t]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _ALERT_BOLD = re.compile(
@@ -305,10 +304,10 @@ def _line(line: str, base_url: str | None, number: int | None = None) -> str:
 
 def _item(rest: str, base_url: str | None) -> tuple[str | None, str]:
     """A list item's task box (``☐``, ``☑``; None when it is no task) and its text."""
-    task = _TASK.match(rest)
+    task = TASK_BOX.match(rest)
     if task is None:
         return None, _inline(rest, base_url)
-    return ("☐" if task["done"] == " " else "☑"), _inline(rest[task.end() :], base_url)
+    return task_box(task), _inline(rest[task.end() :], base_url)
 
 
 def _level(indent: str) -> int:

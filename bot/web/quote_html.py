@@ -30,7 +30,7 @@ from core.github_html import (
     without_comments,
 )
 from core.link_references import inline_references, prose_lines
-from core.markdown import TABLE_ROW
+from core.markdown import LIST_ITEM, TABLE_ROW, TASK_BOX, task_box
 from core.models import Citation
 from core.wiki_links import as_words
 
@@ -38,8 +38,6 @@ from core.wiki_links import as_words
 _MARKDOWN = MarkdownIt("default", {"html": False, "typographer": False, "linkify": False})
 # a line that starts a block of its own: a list item, a heading, a quote, a fence, a row
 _BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#|>|```|~~~|\|)")
-# a task list's item: "- [ ] step", "1. [x] step"
-_TASK_ITEM = re.compile(r"^(?P<item>\s*(?:[-*+]|\d+[.)])[ \t]+)\[(?P<done>[ xX])\][ \t]+")
 _BREAK_AT_END = re.compile(r"<br\s*/?>\s*$", re.I)
 
 
@@ -93,16 +91,18 @@ def _github_html(markdown: str) -> str:
     lines = without_comments(markdown).split("\n")
     following = [*lines[1:], ""]
     return "\n".join(
-        _TASK_ITEM.sub(_task_box, _prose_html(line, after) if "<" in line else line)
-        if prose
-        else line
+        _task_box(_prose_html(line, after) if "<" in line else line) if prose else line
         for line, prose, after in zip(lines, prose_lines(lines), following, strict=True)
     )
 
 
-def _task_box(m: re.Match[str]) -> str:
-    """A task list's box as the box it shows (``- [ ] step`` → ``- ☐ step``)."""
-    return f"{m['item']}{'☐' if m['done'] == ' ' else '☑'} "
+def _task_box(line: str) -> str:
+    """A task list's item with its box as the box it shows (``- [ ] step`` → ``- ☐ step``)."""
+    item = LIST_ITEM.match(line)
+    box = TASK_BOX.match(line[item.end() :]) if item else None
+    if item is None or box is None:
+        return line
+    return f"{line[: item.end()]}{task_box(box)} {line[item.end() + box.end() :]}"
 
 
 def _prose_html(line: str, following: str) -> str:

@@ -6,8 +6,8 @@ from core.github_html import HTML_BREAK, HTML_COMMENT, html_as_markdown, without
 
 
 def test_links_images_and_labels_read_as_markdown() -> None:
-    assert html_as_markdown('See <a href="https://x.example/a">the <b>doc</b></a>.') == (
-        "See [the <b>doc</b>](https://x.example/a)."
+    assert html_as_markdown('See <a href="https://x.example/a"><p>the doc</p></a>.') == (
+        "See [the doc](https://x.example/a)."
     )
     assert html_as_markdown('<img src="g.png" alt="pool graph">') == "![pool graph](g.png)"
     assert html_as_markdown("<img alt='no source'>") == "no source"
