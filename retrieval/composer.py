@@ -25,8 +25,11 @@ from collections.abc import Sequence
 from core.heading_text import plain_heading
 from retrieval.asked_detail import Detail
 from retrieval.intent import WANTED, Intent, heading_kinds
+from retrieval.link_pages import mostly_links
 from retrieval.outline import Part
 from retrieval.part_ranking import ScoredPart, SectionWeights
+from retrieval.quote_spans import MAX_QUOTE_CHARS
+from retrieval.stubs import stub
 
 
 def _complement(intent: Intent, lead: Part) -> tuple[str, ...]:
@@ -106,6 +109,70 @@ def from_the_first_step(
     if first is None:
         return list(chosen)
     return [first, *(s for s in chosen if s.part is not first.part)][: max(2, len(chosen))]
+
+
+def steps_below(lead: ScoredPart, ranked: Sequence[ScoredPart]) -> ScoredPart | None:
+    """A section whose own text only introduces the procedure its subsections lay out
+    ("Rotate a token": a note on which environments, then "1. Issue a new token", "2.
+    Update the secret"): the subsection whose steps follow it, so that a note is never
+    the whole answer to "how do I". The first numbered step when the subsections are
+    numbered, else the one that matches the question best; None when the lead shows
+    steps itself or no subsection does."""
+    if lead.part.shows_steps:
+        return None
+    depth = len(lead.part.heading_path)
+    below = [
+        s
+        for s in ranked
+        if len(s.part.heading_path) > depth
+        and s.part.under(lead.part.heading_path)
+        and s.part.chunk.source_id == lead.part.chunk.source_id
+        and s.part.shows_steps
+    ]
+    numbered = [s for s in below if _step_number(s.part) is not None]
+    if numbered:
+        return min(numbered, key=lambda s: (_step_number(s.part) or 0, s.part.start))
+    return below[0] if below else None
+
+
+def action_elsewhere(chosen: Sequence[ScoredPart], parts: Sequence[Part]) -> Part | None:
+    """The runbook's action section when it only links to the procedure written elsewhere
+    ("Mitigation: [Restore Ceph Mon Quorum Lost](…)", "Possible Resolutions: - [Past
+    incidents](…)") and no chosen part is an action: asked what to do, the engineer
+    sees where the steps are rather than only the check. A link list is never chosen by
+    its words (it holds no answer); it is added after the quotes, short and verbatim."""
+    if not chosen or any(_acts(s.part) for s in chosen):
+        return None
+    lead = chosen[0].part
+    base = shared_depth([p.own_path for p in parts])
+    for p in parts:
+        if (
+            p.chunk.source_id == lead.chunk.source_id
+            and _acts(p)
+            and _same_runbook(p, lead, base)
+            and mostly_links(p.body)
+            and not stub(p.body)
+            and len(p.body.strip()) <= MAX_QUOTE_CHARS
+        ):
+            return p
+    return None
+
+
+def step_note(part: Part, parts: Sequence[Part]) -> str | None:
+    """ "step 1 of 3" for a numbered step heading among its numbered siblings (None for
+    any other part, or a step with no sibling)."""
+    n = _step_number(part)
+    if n is None:
+        return None
+    parent = part.heading_path[:-1]
+    steps = {
+        p.heading_path
+        for p in parts
+        if p.heading_path[:-1] == parent
+        and p.chunk.source_id == part.chunk.source_id
+        and _step_number(p) is not None
+    }
+    return f"step {n} of {len(steps)}" if len(steps) > 1 else None
 
 
 def choose_parts(

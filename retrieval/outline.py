@@ -8,6 +8,7 @@ quote exactly the subsection that answers, with offsets into the original file.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -22,6 +23,13 @@ from retrieval.link_pages import mostly_links
 from retrieval.spans import section_text
 from retrieval.stubs import says_no_steps, stub
 from retrieval.tokenize import tokenize
+
+# a step as a runbook lays one out: a list item, a code block (fenced or indented after a
+# blank line) or a shell prompt; a code span in a sentence is prose
+_STEPS = re.compile(
+    r"^\s*(?:[-*+]|\d+[.)])\s+\S|^ {0,3}(?:```|~~~)|^\s*\$ \S|(?:\A|\n)[ \t]*\n(?: {4}|\t)\S",
+    re.MULTILINE,
+)
 
 
 def within(path: tuple[str, ...], heading: tuple[str, ...]) -> bool:
@@ -61,6 +69,13 @@ class Part:
         answers instead of holding one) and not a stub ("TODO"): worked out once per
         part and index generation, not on every question."""
         return not mostly_links(self.body) and not stub(self.body) and not says_no_steps(self.body)
+
+    @cached_property
+    def shows_steps(self) -> bool:
+        """Does its own text lay out something to do: a list or code (as Markdown shows
+        them, whatever the file's syntax), not only prose or a warning?"""
+        markdown = syntax_for(self.chunk.path).as_markdown(self.body)
+        return bool(_STEPS.search(markdown))
 
     @cached_property
     def heading_terms(self) -> frozenset[str]:

@@ -12,7 +12,13 @@ from core.markup import syntax_for
 from core.models import Citation, SearchFilter
 from retrieval.asked_detail import Detail, asked_detail
 from retrieval.citations import chunk_url, make_citation
-from retrieval.composer import choose_parts, from_the_first_step
+from retrieval.composer import (
+    action_elsewhere,
+    choose_parts,
+    from_the_first_step,
+    step_note,
+    steps_below,
+)
 from retrieval.intent import Intent, asks_what_to_do, asks_where_to_start, question_intent
 from retrieval.outline import Part, within
 from retrieval.part_ranking import SectionWeights, anchored_heading, lead_in, lead_with
@@ -21,6 +27,9 @@ from retrieval.pointers import named_within, pointed_to, pointed_within, runbook
 from retrieval.quote_spans import quote_parts
 from retrieval.retrieved import Candidate, Retrieval, current
 from retrieval.runbook_parts import RunbookParts
+
+# asked what to do (or nothing but the alert): the quotes show the steps
+STEPS_WANTED: tuple[Intent, ...] = ("act", "procedure", "unspecified")
 
 
 class Quoter:
@@ -40,17 +49,29 @@ class Quoter:
         parts = [s.part for s in ranked]
         out: list[Citation] = []
         detail = asked_detail(r.question)
-        acting = intent in ("act", "procedure", "unspecified")
+        acting = intent in STEPS_WANTED
         what_to_do = asks_what_to_do(r.question)
         chosen = choose_parts(ranked, intent, self._sections, detail, what_to_do)
         if asks_where_to_start(r.question):
             chosen = from_the_first_step(chosen, ranked)
+        given = detail is not None and detail.fact and bool(chosen) and chosen[0].shows_detail
+        below = None
+        if chosen and not given and intent in (*STEPS_WANTED, "diagnose"):
+            below = steps_below(chosen[0], ranked)
+            if below is not None and all(s.part is not below.part for s in chosen):
+                chosen = [chosen[0], below, *chosen[1:]]  # the steps the lead introduces
+            else:
+                below = None
         whole = sorted(self._parts.parts(cand.doc.source_id, cand.chunk, r), key=lambda p: p.start)
         for sp in chosen:
             intro = _introduced_by(sp.part, whole)  # a lead-in is never chosen itself
             if intro is not None:
                 out.extend(self._quotes(intro, whole, r, today, acting))
-            out.extend(self._quotes(sp.part, parts, r, today, acting))
+            quotes = self._quotes(sp.part, parts, r, today, acting)
+            note = step_note(sp.part, whole) if below is not None and sp is below else None
+            if note is not None and quotes and quotes[-1].note is None:
+                quotes[-1] = quotes[-1].model_copy(update={"note": note})
+            out.extend(quotes)
             linked = None
             if follow is not None:
                 linked = self._followed(sp.part, r, follow.groups, intent, detail, what_to_do)
@@ -63,6 +84,11 @@ class Quoter:
             if linked is not None:
                 out.extend(self._quotes(*linked, r, today, acting))
                 follow = None  # one procedure followed: the answer stays short
+        elsewhere = action_elsewhere(chosen, whole) if intent in STEPS_WANTED else None
+        if elsewhere is not None and not any(
+            elsewhere.start <= c.start < elsewhere.end for c in out
+        ):
+            out.extend(self._quotes(elsewhere, whole, r, today, acting))  # where the steps are
         return tuple(out)
 
     def _quotes(

@@ -872,3 +872,89 @@ def test_an_alert_name_that_only_a_prose_title_spells_is_read_as_that_title(
         other = rt.extractive.answer("LedgerAuditorHighLag firing, what do i do", EVERYONE)
         assert other.state != "answer"
         assert not other.read_as
+
+
+PARTNER_TOKEN = """---
+owner: "@identity-oncall"
+---
+
+# Partner API token expires soon
+
+One or more partner API tokens are about to expire. Rotate them before they do.
+
+## Rotate a partner API token
+
+> This procedure is manual for now and should be automated away.
+
+The overnight sync overwrites staging from production, so only production and
+integration need it. Alerts about staging can be ignored.
+
+### 1. Issue a new partner token
+
+1. Open the partner APIs page in the admin console.
+2. Choose **Add application token** for the partner.
+
+### 2. Update the partner secret
+
+1. Run the sync job:
+
+   ```sh
+   kubectl -n identity create job --from=cronjob/partner-token-sync partner-token-sync-now
+   ```
+
+### 3. Revoke the old partner token
+
+1. Choose **Revoke** next to the old token.
+"""
+
+
+MON_QUORUM = """# StorageMonQuorumLost
+
+## Meaning
+
+Only one storage monitor pod of three is running: the storage cluster lost quorum.
+
+## Diagnosis
+
+Turn on logging to files, then read the monitor logs under /var/log/storage:
+
+```sh
+storagectl config set global log_to_file true
+```
+
+## Mitigation
+
+[Restore storage monitor quorum](https://docs.example.com/restore-mon-quorum)
+[Troubleshooting storage monitors](https://docs.example.com/troubleshooting-mon)
+"""
+
+
+def test_how_do_i_shows_the_steps_or_where_they_are(tmp_path: Path, embedder: FastEmbedder) -> None:
+    files = with_samples(
+        {
+            "identity/partner-token-expiry.md": PARTNER_TOKEN,
+            "storage/StorageMonQuorumLost.md": MON_QUORUM,
+        }
+    )
+    with runtime_over(files, tmp_path, embedder) as rt:
+        got = rt.extractive.answer("how do i rotate a partner api token")
+        assert got.state == "answer", (got.reason, got.confidence)
+        first, second = got.citations[0], got.citations[1]
+        assert first.section == "Rotate a partner API token"
+        assert "Open the partner APIs page" not in first.quote  # the note alone ...
+        # ... is followed by the procedure it introduces, from its first step
+        assert second.section == "Rotate a partner API token > 1. Issue a new partner token"
+        assert "1. Open the partner APIs page" in second.quote
+        assert second.note == "step 1 of 3"
+        text = files["identity/partner-token-expiry.md"]
+        for c in got.citations:
+            assert text[c.start : c.end] == c.quote
+        # asked what it means, the section that explains is quoted without the steps
+        meaning = rt.extractive.answer("what does partner api token expires soon mean")
+        assert meaning.citations and all(c.note is None for c in meaning.citations)
+        assert "Issue a new" not in meaning.citations[0].section
+        # an action section that only links to the procedure: the links, after the check
+        quorum = rt.extractive.answer("StorageMonQuorumLost what do i do")
+        assert quorum.state == "answer", (quorum.reason, quorum.confidence)
+        assert [c.section for c in quorum.citations] == ["Diagnosis", "Mitigation"]
+        assert "https://docs.example.com/restore-mon-quorum" in quorum.citations[1].quote

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from ingest.chunker import DEFAULT_MAX_TOKENS, chunk_document
 from retrieval.asked_detail import DURATION, Detail, asked_detail
-from retrieval.composer import choose_parts, from_the_first_step
+from retrieval.composer import (
+    action_elsewhere,
+    choose_parts,
+    from_the_first_step,
+    step_note,
+    steps_below,
+)
 from retrieval.evidence import TermStats
 from retrieval.names import naming_terms
 from retrieval.outline import Part, document_parts
@@ -792,3 +798,148 @@ def test_asked_whether_to_act_the_part_that_speaks_of_it_stays_before_silent_ste
     assert [c.part.heading for c in chosen] == ["Alert Behavior", "Possible Resolutions"]
     asked = choose_parts(scored, "act", SectionWeights(second_ratio=0.3), what_to_do=True)
     assert [c.part.heading for c in asked] == ["Possible Resolutions", "Alert Behavior"]
+
+
+ROTATE_TOKEN = """# API token expires soon
+
+One or more API tokens are about to expire.
+
+## Rotate an API token
+
+> This procedure is manual for now.
+
+The overnight sync overwrites staging, so only production and integration need it.
+
+### Special cases
+
+If the token is for the tariff service, see the wiki.
+
+### 1. Issue a new token
+
+1. Open the APIs page.
+2. Choose **Add application token**.
+
+### 2. Update the secret
+
+1. Run the sync job:
+
+   ```sh
+   kubectl create job --from=cronjob/token-sync token-sync-now
+   ```
+
+### 3. Revoke the old token
+
+1. Choose **Revoke** next to the old token.
+"""
+
+
+def test_a_section_that_only_introduces_its_steps_is_followed_by_the_first_step() -> None:
+    parts = parts_of(ROTATE_TOKEN)
+    scored = rank_parts(
+        parts,
+        tokenize("how do i rotate an api token"),
+        STATS,
+        lambda p: 0.5,
+        "procedure",
+        SectionWeights(),
+    )
+    by = {s.part.heading: s for s in scored}
+    intro = by["Rotate an API token"]
+    assert not intro.part.shows_steps  # a note and a paragraph: nothing to do
+    below = steps_below(intro, scored)
+    # the numbered steps begin at 1, whichever step matched the words best
+    assert below is not None and below.part.heading == "1. Issue a new token"
+    assert step_note(below.part, parts) == "step 1 of 3"
+    # a part that shows steps itself needs none below it
+    assert steps_below(by["2. Update the secret"], scored) is None
+
+
+def test_unnumbered_subsections_give_the_best_matching_one_with_steps() -> None:
+    text = (
+        ROTATE_TOKEN.replace("### 1. Issue", "### Issue")
+        .replace("### 2. Update", "### Update")
+        .replace("### 3. Revoke", "### Revoke")
+    )
+    parts = parts_of(text)
+    scored = rank_parts(
+        parts,
+        tokenize("how do i update the secret for an api token"),
+        STATS,
+        lambda p: 0.5,
+        "procedure",
+        SectionWeights(),
+    )
+    intro = next(s for s in scored if s.part.heading == "Rotate an API token")
+    below = steps_below(intro, scored)
+    assert below is not None and below.part.heading == "Update the secret"
+    assert step_note(below.part, parts) is None  # no numbered steps to count
+    # "Special cases" is prose: a section of prose and no steps below has none to add
+    prose = next(s for s in scored if s.part.heading == "Special cases")
+    assert steps_below(prose, scored) is None
+
+
+def test_what_shows_steps() -> None:
+    def part(body: str) -> Part:
+        return parts_of(f"# T\n\n## S\n\n{body}\n")[-1]
+
+    assert part("1. Open the page.").shows_steps
+    assert part("- restart the pod").shows_steps
+    assert part("```sh\nkubectl get pods\n```").shows_steps
+    assert part("Run this:\n\n    kubectl get pods").shows_steps
+    assert part("$ kubectl get pods").shows_steps
+    # prose, a warning, a code span in a sentence: no steps
+    assert not part("> Be careful: this deletes data.").shows_steps
+    assert not part("The `api_user` field names the user. Rotate it before it expires.").shows_steps
+
+
+QUORUM_LOST = """# MonQuorumLost
+
+## Meaning
+
+Only one monitor pod of three is running: the storage cluster has lost quorum.
+
+## Diagnosis
+
+Turn on logging to files, then read the monitor logs:
+
+```sh
+ceph config set global log_to_file true
+```
+
+## Mitigation
+
+[Restore mon quorum](https://docs.example.com/restore-mon-quorum)
+[Troubleshooting monitors](https://docs.example.com/troubleshooting-mon)
+"""
+
+
+def test_an_action_section_of_links_is_shown_after_the_check() -> None:
+    parts = parts_of(QUORUM_LOST)
+    scored = rank_parts(
+        parts,
+        tokenize("MonQuorumLost what do i do"),
+        STATS,
+        lambda p: 0.5,
+        "act",
+        SectionWeights(),
+        what_to_do=True,
+    )
+    # a list of links holds no answer by its words: it is never ranked ...
+    assert "Mitigation" not in [s.part.heading for s in scored]
+    chosen = choose_parts(scored, "act", SectionWeights(), what_to_do=True)
+    assert chosen[0].part.heading == "Diagnosis"
+    # ... but asked what to do, the engineer is shown where the steps are
+    elsewhere = action_elsewhere(chosen, parts)
+    assert elsewhere is not None and elsewhere.heading == "Mitigation"
+    # an action quoted already, or a placeholder ("TODO"), adds nothing
+    acting = rank_parts(
+        parts_of(TEXT),
+        tokenize("restart pgbouncer"),
+        STATS,
+        lambda p: 0.5,
+        "act",
+        SectionWeights(),
+    )
+    assert action_elsewhere(acting[:1], parts_of(TEXT)) is None
+    todo = QUORUM_LOST.split("## Mitigation")[0] + "## Mitigation\n\nTODO\n"
+    assert action_elsewhere(chosen, parts_of(todo)) is None
