@@ -15,6 +15,11 @@ silenced") keeps the lead over an action section that shares none of the questio
 
 Asked where to start, the runbook's first numbered step leads, and the step the
 question's words matched follows it.
+
+Asked how to do a thing or check it, a lead whose own text only introduces the steps its
+subsections lay out (a note, then "1. Issue a new token") is followed by the first step.
+Asked what to do, an action section that only links to the procedure written elsewhere
+is quoted after the check, so the answer says where the steps are.
 """
 
 from __future__ import annotations
@@ -159,8 +164,8 @@ def action_elsewhere(chosen: Sequence[ScoredPart], parts: Sequence[Part]) -> Par
 
 
 def step_note(part: Part, parts: Sequence[Part]) -> str | None:
-    """ "step 1 of 3" for a numbered step heading among its numbered siblings (None for
-    any other part, or a step with no sibling)."""
+    """The note "step 1 of 3" for a numbered step heading among its numbered siblings
+    (None for any other part, or a step with no sibling)."""
     n = _step_number(part)
     if n is None:
         return None

@@ -86,7 +86,8 @@ class Quoter:
                 follow = None  # one procedure followed: the answer stays short
         elsewhere = action_elsewhere(chosen, whole) if intent in STEPS_WANTED else None
         if elsewhere is not None and not any(
-            elsewhere.start <= c.start < elsewhere.end for c in out
+            c.source_id == elsewhere.chunk.source_id and elsewhere.start <= c.start < elsewhere.end
+            for c in out
         ):
             out.extend(self._quotes(elsewhere, whole, r, today, acting))  # where the steps are
         return tuple(out)
