@@ -116,10 +116,17 @@ def from_the_first_step(
     return [first, *(s for s in chosen if s.part is not first.part)][: max(2, len(chosen))]
 
 
+def fact_given(detail: Detail | None, lead: ScoredPart) -> bool:
+    """A fact asked for and shown by the lead ("how often does the renewer run"): no
+    step completes it."""
+    return detail is not None and detail.fact and lead.shows_detail
+
+
 def steps_below(lead: ScoredPart, ranked: Sequence[ScoredPart]) -> ScoredPart | None:
     """A section whose own text only introduces the procedure its subsections lay out
     ("Rotate a token": a note on which environments, then "1. Issue a new token", "2.
-    Update the secret"): the subsection whose steps follow it, so that a note is never
+    Update the secret"), among one document's ranked parts: the subsection whose steps
+    follow it, so that a note is never
     the whole answer to "how do I". The first numbered step when the subsections are
     numbered, else the one that matches the question best; None when the lead shows
     steps itself or no subsection does."""
@@ -131,7 +138,6 @@ def steps_below(lead: ScoredPart, ranked: Sequence[ScoredPart]) -> ScoredPart | 
         for s in ranked
         if len(s.part.heading_path) > depth
         and s.part.under(lead.part.heading_path)
-        and s.part.chunk.source_id == lead.part.chunk.source_id
         and s.part.shows_steps
     ]
     numbered = [s for s in below if _step_number(s.part) is not None]
@@ -145,15 +151,15 @@ def action_elsewhere(chosen: Sequence[ScoredPart], parts: Sequence[Part]) -> Par
     ("Mitigation: [Restore Ceph Mon Quorum Lost](…)", "Possible Resolutions: - [Past
     incidents](…)") and no chosen part is an action: asked what to do, the engineer
     sees where the steps are rather than only the check. A link list is never chosen by
-    its words (it holds no answer); it is added after the quotes, short and verbatim."""
+    its words (it holds no answer); it is added after the quotes, short and verbatim.
+    ``parts``: every part of the lead's document."""
     if not chosen or any(_acts(s.part) for s in chosen):
         return None
     lead = chosen[0].part
     base = shared_depth([p.own_path for p in parts])
     for p in parts:
         if (
-            p.chunk.source_id == lead.chunk.source_id
-            and _acts(p)
+            _acts(p)
             and _same_runbook(p, lead, base)
             and mostly_links(p.body)
             and not stub(p.body)
@@ -164,8 +170,8 @@ def action_elsewhere(chosen: Sequence[ScoredPart], parts: Sequence[Part]) -> Par
 
 
 def step_note(part: Part, parts: Sequence[Part]) -> str | None:
-    """The note "step 1 of 3" for a numbered step heading among its numbered siblings
-    (None for any other part, or a step with no sibling)."""
+    """The note "step 1 of 3" for a numbered step heading among its numbered siblings in
+    ``parts`` (one document's); None for any other part, or a step with no sibling."""
     n = _step_number(part)
     if n is None:
         return None
@@ -173,9 +179,7 @@ def step_note(part: Part, parts: Sequence[Part]) -> str | None:
     steps = {
         p.heading_path
         for p in parts
-        if p.heading_path[:-1] == parent
-        and p.chunk.source_id == part.chunk.source_id
-        and _step_number(p) is not None
+        if p.heading_path[:-1] == parent and _step_number(p) is not None
     }
     return f"step {n} of {len(steps)}" if len(steps) > 1 else None
 
@@ -196,7 +200,7 @@ def choose_parts(
     chosen = [lead]
     after_check = False  # the action completes a check that names the cause: it follows
     # a fact asked for and given ("how often does the renewer run"): no step completes it
-    given = detail is not None and detail.fact and lead.shows_detail
+    given = fact_given(detail, lead)
     wanted = () if given and intent == "unspecified" else _complement(intent, lead.part)
     base = shared_depth([s.part.own_path for s in ranked])
     bare = intent == "unspecified"

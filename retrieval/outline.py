@@ -24,11 +24,12 @@ from retrieval.spans import section_text
 from retrieval.stubs import says_no_steps, stub
 from retrieval.tokenize import tokenize
 
-# a step as a runbook lays one out: a list item, a code block (fenced or indented after a
-# blank line) or a shell prompt; a code span in a sentence is prose
-_STEPS = re.compile(
-    r"^\s*(?:[-*+]|\d+[.)])\s+\S|^ {0,3}(?:```|~~~)|^\s*\$ \S|(?:\A|\n)[ \t]*\n(?: {4}|\t)\S",
-    re.MULTILINE,
+# a list item: "- restart the pod", "2. Drain the node"
+LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s", re.MULTILINE)
+# ... or code: a fence, a shell prompt, a block indented after a blank line (a code span
+# in a sentence is prose)
+_CODE_BLOCK = re.compile(
+    r"^ {0,3}(?:```|~~~)|^\s*\$ \S|(?:\A|\n)[ \t]*\n(?: {4}|\t)\S", re.MULTILINE
 )
 
 
@@ -75,7 +76,7 @@ class Part:
         """Does its own text lay out something to do: a list or code (as Markdown shows
         them, whatever the file's syntax), not only prose or a warning?"""
         markdown = syntax_for(self.chunk.path).as_markdown(self.body)
-        return bool(_STEPS.search(markdown))
+        return bool(LIST_ITEM.search(markdown) or _CODE_BLOCK.search(markdown))
 
     @cached_property
     def heading_terms(self) -> frozenset[str]:

@@ -25,7 +25,7 @@ from retrieval.asked_detail import Detail
 from retrieval.contrast import opens_on_state, says_state
 from retrieval.evidence import TermStats, coverage
 from retrieval.intent import Intent, heading_kinds, intent_match
-from retrieval.outline import Part
+from retrieval.outline import LIST_ITEM, Part
 from retrieval.tokenize import tokenize
 
 
@@ -164,7 +164,6 @@ def lead_with(ranked: Sequence[ScoredPart], heading: tuple[str, ...] | None) -> 
 
 MAX_LEAD_IN_CHARS = 300
 
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s", re.MULTILINE)
 
 _FORWARD = re.compile(r"\b(following|below|these (steps|sections|approaches|options))\b", re.I)
 
@@ -183,7 +182,7 @@ def lead_in(part: Part, following: Part | None) -> bool:
         part.body_start > part.start  # the section's first piece, under its own heading
         and len(body) <= MAX_LEAD_IN_CHARS
         and "```" not in body
-        and not _LIST_ITEM.search(body)
+        and not LIST_ITEM.search(body)
         and (body.endswith(":") or bool(_FORWARD.search(body)))
     )
 

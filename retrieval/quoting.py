@@ -15,6 +15,7 @@ from retrieval.citations import chunk_url, make_citation
 from retrieval.composer import (
     action_elsewhere,
     choose_parts,
+    fact_given,
     from_the_first_step,
     step_note,
     steps_below,
@@ -54,14 +55,13 @@ class Quoter:
         chosen = choose_parts(ranked, intent, self._sections, detail, what_to_do)
         if asks_where_to_start(r.question):
             chosen = from_the_first_step(chosen, ranked)
-        given = detail is not None and detail.fact and bool(chosen) and chosen[0].shows_detail
-        below = None
-        if chosen and not given and intent in (*STEPS_WANTED, "diagnose"):
+        below = None  # the steps a lead that only introduces them lays out below it
+        if chosen and not fact_given(detail, chosen[0]) and intent in (*STEPS_WANTED, "diagnose"):
             below = steps_below(chosen[0], ranked)
-            if below is not None and all(s.part is not below.part for s in chosen):
-                chosen = [chosen[0], below, *chosen[1:]]  # the steps the lead introduces
-            else:
-                below = None
+        if below is not None and any(s.part is below.part for s in chosen):
+            below = None
+        if below is not None:
+            chosen = [chosen[0], below, *chosen[1:]]
         whole = sorted(self._parts.parts(cand.doc.source_id, cand.chunk, r), key=lambda p: p.start)
         for sp in chosen:
             intro = _introduced_by(sp.part, whole)  # a lead-in is never chosen itself

@@ -59,16 +59,23 @@ def parts_of(text: str, max_tokens: int = DEFAULT_MAX_TOKENS) -> list[Part]:
 STATS = TermStats.from_doc_terms({"orders": tokenize(TEXT), "other": tokenize("unrelated words")})
 
 
-def ranked(question: str, intent: str, parts: list[Part] | None = None) -> list[Part]:
-    got = rank_parts(
+def ranked_parts(
+    question: str, intent: str, parts: list[Part] | None = None, *, what_to_do: bool = False
+) -> list[ScoredPart]:
+    """The parts ranked for the question, every chunk as dense as the next."""
+    return rank_parts(
         parts or parts_of(TEXT),
-        [t for t in tokenize(question)],
+        tokenize(question),
         STATS,
         lambda p: 0.5,
         intent,  # type: ignore[arg-type]
         SectionWeights(),
+        what_to_do=what_to_do,
     )
-    return [s.part for s in got]
+
+
+def ranked(question: str, intent: str, parts: list[Part] | None = None) -> list[Part]:
+    return [s.part for s in ranked_parts(question, intent, parts)]
 
 
 def test_a_bare_alert_leads_with_the_action_not_the_symptoms() -> None:
@@ -835,14 +842,7 @@ If the token is for the tariff service, see the wiki.
 
 def test_a_section_that_only_introduces_its_steps_is_followed_by_the_first_step() -> None:
     parts = parts_of(ROTATE_TOKEN)
-    scored = rank_parts(
-        parts,
-        tokenize("how do i rotate an api token"),
-        STATS,
-        lambda p: 0.5,
-        "procedure",
-        SectionWeights(),
-    )
+    scored = ranked_parts("how do i rotate an api token", "procedure", parts)
     by = {s.part.heading: s for s in scored}
     intro = by["Rotate an API token"]
     assert not intro.part.shows_steps  # a note and a paragraph: nothing to do
@@ -861,14 +861,7 @@ def test_unnumbered_subsections_give_the_best_matching_one_with_steps() -> None:
         .replace("### 3. Revoke", "### Revoke")
     )
     parts = parts_of(text)
-    scored = rank_parts(
-        parts,
-        tokenize("how do i update the secret for an api token"),
-        STATS,
-        lambda p: 0.5,
-        "procedure",
-        SectionWeights(),
-    )
+    scored = ranked_parts("how do i update the secret for an api token", "procedure", parts)
     intro = next(s for s in scored if s.part.heading == "Rotate an API token")
     below = steps_below(intro, scored)
     assert below is not None and below.part.heading == "Update the secret"
@@ -915,15 +908,7 @@ ceph config set global log_to_file true
 
 def test_an_action_section_of_links_is_shown_after_the_check() -> None:
     parts = parts_of(QUORUM_LOST)
-    scored = rank_parts(
-        parts,
-        tokenize("MonQuorumLost what do i do"),
-        STATS,
-        lambda p: 0.5,
-        "act",
-        SectionWeights(),
-        what_to_do=True,
-    )
+    scored = ranked_parts("MonQuorumLost what do i do", "act", parts, what_to_do=True)
     # a list of links holds no answer by its words: it is never ranked ...
     assert "Mitigation" not in [s.part.heading for s in scored]
     chosen = choose_parts(scored, "act", SectionWeights(), what_to_do=True)
@@ -932,14 +917,7 @@ def test_an_action_section_of_links_is_shown_after_the_check() -> None:
     elsewhere = action_elsewhere(chosen, parts)
     assert elsewhere is not None and elsewhere.heading == "Mitigation"
     # an action quoted already, or a placeholder ("TODO"), adds nothing
-    acting = rank_parts(
-        parts_of(TEXT),
-        tokenize("restart pgbouncer"),
-        STATS,
-        lambda p: 0.5,
-        "act",
-        SectionWeights(),
-    )
+    acting = ranked_parts("restart pgbouncer", "act")
     assert action_elsewhere(acting[:1], parts_of(TEXT)) is None
     todo = QUORUM_LOST.split("## Mitigation")[0] + "## Mitigation\n\nTODO\n"
     assert action_elsewhere(chosen, parts_of(todo)) is None
