@@ -4,7 +4,8 @@ The question's intent (:mod:`retrieval.intent`) and section-level evidence rank 
 parts: the words of the question found in the part and in its own heading, the dense
 similarity of the chunk it lies in, and whether its heading path offers what was asked
 (``Mitigation > Restart pgbouncer`` for "what do I do"). Asked only what to do ("…
-firing, what do i do"), Meaning and Impact restate the alert as Symptoms do.
+firing, what do i do"), or given nothing but the alert's name ("KubeletDown", "KubeletDown
+firing"), Meaning and Impact restate the alert as Symptoms do.
 
 A part that only introduces its subsections ("The following two approaches can be
 used:") is never quoted alone: its subsections are.
@@ -27,6 +28,9 @@ from retrieval.evidence import TermStats, coverage
 from retrieval.intent import Intent, heading_kinds, intent_match
 from retrieval.outline import LIST_ITEM, Part
 from retrieval.tokenize import tokenize
+
+# the words of a message that only says an alert fires ("firing", "went off", "critical")
+ALERT_STATE = frozenset(tokenize("firing alert critical warning paging triggered went off now"))
 
 
 @dataclass(frozen=True)
@@ -89,8 +93,12 @@ def rank_parts(
     opens on one ("If the pod is running, …") is the branch they are in, its checks with it.
     """
     body_terms = [t for t in terms if normalize_name(t) not in names]
+    asked = [t for t in body_terms if t not in naming]
+    # nothing but the name, or that it fires ("KubeletDown firing"): a bare alert asks what
+    # to do, and what the alert means restates what the engineer is looking at
+    what_to_do = what_to_do or (intent == "unspecified" and set(asked) <= ALERT_STATE)
     # a question that is nothing but the name (a bare alert): its words are all there is
-    body_terms = [t for t in body_terms if t not in naming] or body_terms
+    body_terms = asked or body_terms
     body_terms = [t for t in body_terms if t not in ruled_out]
     # a value asked for ("at what lag does it go critical") is often in the symptoms or
     # the introduction, which restate the alert for any other question

@@ -437,6 +437,56 @@ def test_a_bare_alert_leads_with_what_to_do(sample_runtime: Runtime) -> None:
     assert any(w in lead.section for w in ("Mitigation", "Steps", "Relieve", "Fail", "Restart"))
 
 
+ROLLOUT_STUCK = """# RolloutGenerationBehind
+
+## Meaning
+
+Rollout generation behind, possibly after a roll-back.
+
+## Impact
+
+Service degradation or unavailability.
+
+## Diagnosis
+
+See the upstream documentation on failed rollouts.
+
+- Look at the rollout history: `kubectl -n $NS rollout history deployment $NAME`.
+- Describe the deployment and check how many replicas it declares.
+- Check whether new pods crash or cannot be scheduled (priority, resources, affinity).
+- Check if the cluster autoscaler can add nodes.
+
+## Mitigation
+
+Adding nodes usually clears it.
+
+Otherwise fix the deployment or its autoscaler, or roll back to the previous revision.
+In rare cases scale the oldest replica sets to 0 and delete them.
+"""
+
+
+def test_a_bare_alert_name_is_not_answered_by_what_it_means(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """Nothing but the alert's name (or that it fires): one-line Meaning and Impact sit
+    closest to a name alone, yet they restate what the engineer is looking at; the
+    check and the action are the answer."""
+    with runtime_over(
+        {"alerts/RolloutGenerationBehind.md": ROLLOUT_STUCK}, tmp_path, embedder
+    ) as rt:
+        for question in ("RolloutGenerationBehind", "RolloutGenerationBehind firing"):
+            got = rt.extractive.answer(question, EVERYONE)
+            assert got.state == "answer" and got.citations, (question, got)
+            sections = [c.section for c in got.citations]
+            assert sections[0] in ("Mitigation", "Diagnosis"), (question, sections)
+            assert not {"Meaning", "Impact"} & set(sections), (question, sections)
+            for c in got.citations:
+                assert ROLLOUT_STUCK[c.start : c.end] == c.quote
+        # asked what it means, the Meaning still leads
+        meant = rt.extractive.answer("what does RolloutGenerationBehind mean", EVERYONE)
+        assert meant.citations[0].section == "Meaning", meant.citations
+
+
 def test_a_pinned_document_is_the_answer_however_the_words_match(
     sample_runtime: Runtime,
 ) -> None:
