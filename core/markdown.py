@@ -97,27 +97,49 @@ def _rstrip_end(text: str, start: int, end: int) -> int:
     return end
 
 
-def sections(text: str, body_start: int, syntax: Syntax | None = None) -> list[Section]:
+def _headed(
+    text: str, body_start: int, syntax: Syntax | None
+) -> Iterator[tuple[tuple[str, ...], int, int, int, bool]]:
+    """(heading path, heading start, heading line end, section end, whether a subheading
+    follows) of every heading a section is split at, in order."""
     found = (syntax or MARKDOWN).headings(text, body_start)
     heads = [h for h in found if h[2] <= MAX_SPLIT_HEADING]
+    stack: list[tuple[int, str]] = []
+    for i, (ls, le, level, title) in enumerate(heads):
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, title))
+        nxt = heads[i + 1] if i + 1 < len(heads) else None
+        end = _rstrip_end(text, ls, nxt[0] if nxt else len(text))
+        yield tuple(t for _, t in stack), ls, le, end, nxt is not None and nxt[2] > level
+
+
+def sections(text: str, body_start: int, syntax: Syntax | None = None) -> list[Section]:
+    found = (syntax or MARKDOWN).headings(text, body_start)
+    first = next((h[0] for h in found if h[2] <= MAX_SPLIT_HEADING), len(text))
     out: list[Section] = []
-    first = heads[0][0] if heads else len(text)
     pre_end = _rstrip_end(text, body_start, first)
     if text[body_start:pre_end].strip():
         s = body_start
         while s < pre_end and text[s].isspace():
             s += 1
         out.append(Section((), s, pre_end, s))
-    stack: list[tuple[int, str]] = []
-    for i, (ls, le, level, title) in enumerate(heads):
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        stack.append((level, title))
-        nxt = heads[i + 1][0] if i + 1 < len(heads) else len(text)
-        end = _rstrip_end(text, ls, nxt)
+    for path, ls, le, end, _nested in _headed(text, body_start, syntax):
         if text[le:end].strip():
-            out.append(Section(tuple(t for _, t in stack), ls, end, min(le + 1, end)))
+            out.append(Section(path, ls, end, min(le + 1, end)))
     return out
+
+
+def empty_sections(
+    text: str, body_start: int, syntax: Syntax | None = None
+) -> list[tuple[str, ...]]:
+    """The heading paths of sections with nothing under them: no text and no subsection
+    (``## Mitigation`` followed by the next ``##``, or by the end of the file)."""
+    return [
+        path
+        for path, _ls, le, end, nested in _headed(text, body_start, syntax)
+        if not nested and not text[le:end].strip()
+    ]
 
 
 def split_blocks(text: str, start: int, end: int, syntax: Syntax | None = None) -> list[Block]:

@@ -70,6 +70,9 @@ class DocumentMetadata(Frozen):
     url: str | None = None
     superseded_by: str | None = None
     alerts: tuple[str, ...] = ()  # alert names this runbook answers (front matter ``alerts:``)
+    # heading paths of the sections with nothing under them (``## Mitigation`` then the
+    # next heading): no chunk holds them, yet an answer says they are not written
+    empty_sections: tuple[tuple[str, ...], ...] = ()
 
 
 class Document(Frozen):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import get_args
 
+from core.markdown import empty_sections
 from core.markup import syntax_for
 from core.models import DocType, Document, DocumentMetadata
 from ingest.errors import MalformedDocumentError
@@ -304,6 +305,7 @@ def parse_document(text: str, facts: DocumentFacts, config: DocumentConfig) -> P
         url=url,
         superseded_by=str(superseded_by).strip() if superseded_by else None,
         alerts=as_list(f.get("alerts")),
+        empty_sections=tuple(empty_sections(text, start, syntax_for(rel))),
     )
     doc = Document(
         source_id=facts.source_id,

@@ -3,8 +3,11 @@ the answer says so rather than quote another runbook or leave a fix out silently
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from core.heading_text import plain_heading
 from core.models import normalize_name
+from retrieval.composer import shared_depth
 from retrieval.intent import heading_kinds, question_intent
 from retrieval.outline import Part
 from retrieval.retrieved import Candidate, Retrieval
@@ -31,12 +34,29 @@ def unwritten_runbook(parts: RunbookParts, cand: Candidate, r: Retrieval) -> lis
 
 def unwritten_action(parts: RunbookParts, cand: Candidate, r: Retrieval) -> str | None:
     """The action section of the runbook when the question asks what to do and every
-    part of that section is a stub ("TODO"): the engineer is told, not left to
-    wonder why the answer shows no fix."""
+    part of that section is a stub ("TODO"), or it is a heading with nothing under it:
+    the engineer is told, not left to wonder why the answer shows no fix."""
     if question_intent(r.question) not in ("act", "procedure", "unspecified"):
         return None
     runbook = parts.runbooks(cand, r)[0]
     acting = [p for p in runbook if "act" in heading_kinds(p.own_path)]
-    if not acting or not all(stub(p.body) for p in acting):
+    if not acting:
+        return _empty_action(runbook, cand.chunk.metadata.empty_sections)
+    if not all(stub(p.body) for p in acting):
         return None
     return plain_heading(acting[0].own_path[-1]) if acting[0].own_path else None
+
+
+def _empty_action(runbook: Sequence[Part], empty: Sequence[tuple[str, ...]]) -> str | None:
+    """The runbook's action heading that has nothing under it (no chunk holds it), when
+    the document has one: in a file of several runbooks, under this runbook's heading."""
+    if not runbook:
+        return None
+    paths = [p.heading_path for p in runbook]
+    depth = shared_depth(paths) if len(paths) > 1 else max(len(paths[0]) - 1, 0)
+    base = paths[0][:depth]
+    for path in empty:
+        own = path[len(base) :]
+        if path[: len(base)] == base and own and "act" in heading_kinds(own):
+            return plain_heading(path[-1]) or path[-1]
+    return None

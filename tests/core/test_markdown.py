@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.markdown import heading_extents, headings, sections, split_blocks
+from core.markdown import empty_sections, heading_extents, headings, sections, split_blocks
 
 SETEXT = """Disk full
 =========
@@ -110,3 +110,17 @@ def test_a_fence_closes_only_on_its_own_marker() -> None:
 def test_an_inline_code_span_of_backticks_does_not_open_a_block() -> None:
     text = "# Title\n\n```run `this` now``` says the doc\n\n## Next\n\nBody.\n"
     assert titles(text) == [(1, "Title"), (2, "Next")]
+
+
+def test_empty_sections_are_headings_with_nothing_under_them() -> None:
+    text = (
+        "# Alert\n\n## Meaning\n\nIt fires.\n\n## Impact\n\n## Diagnosis\n\n"
+        "### Logs\n\nRead them.\n\n#### Deep\n\n## Mitigation\n   \n"
+    )
+    # a heading over subsections is not empty; a level-4 heading is part of its section
+    assert empty_sections(text, 0) == [("Alert", "Impact"), ("Alert", "Mitigation")]
+    assert [s.heading_path for s in sections(text, 0)] == [
+        ("Alert", "Meaning"),
+        ("Alert", "Diagnosis", "Logs"),
+    ]
+    assert empty_sections("No headings at all.\n", 0) == []

@@ -295,6 +295,32 @@ def test_an_action_section_not_written_yet_is_said_not_quoted(
         assert all(w.kind != "unwritten-section" for w in meaning.warnings)
 
 
+def test_an_action_heading_with_nothing_under_it_is_said_not_written(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """``## Mitigation`` followed by the next heading (or the end of the file) holds no
+    text, so no part is quoted from it; the answer still says the fix is not written."""
+    at_the_end = KSM_LIST_ERRORS.replace("## Mitigation\n\nTODO\n", "## Mitigation\n")
+    before_more = at_the_end + "\n## Escalation\n\nPage the observability team.\n"
+    empty_impact = KSM_LIST_ERRORS.replace("## Diagnosis", "## Impact\n\n## Diagnosis").replace(
+        "TODO", "Restart kube-state-metrics: `kubectl -n monitoring rollout restart deploy/ksm`."
+    )
+    files = {"ksm/a.md": at_the_end, "ksm/b.md": before_more, "ksm/c.md": empty_impact}
+    with runtime_over(files, tmp_path, embedder) as rt:
+        chunks = rt.searcher.snapshot(rt.searcher.generation()).chunks_by_source
+        for sid, doc_chunks in chunks.items():
+            pinned = EVERYONE.model_copy(update={"sources": (sid,)})
+            got = rt.extractive.answer("KubeStateMetricsListErrors firing, what do i do", pinned)
+            assert got.state == "answer" and got.citations, got
+            notes = [w.message for w in got.warnings if w.kind == "unwritten-section"]
+            if doc_chunks[0].path == "ksm/c.md":  # an empty Impact is no missing fix
+                assert notes == [], notes
+                assert "rollout restart" in got.citations[0].quote
+            else:
+                assert notes == ["This runbook's Mitigation section is not written yet."]
+                assert got.citations[0].section in ("Diagnosis", "Escalation")
+
+
 PLAYBOOKS = "# Playbooks\n\n## Alerts\n\n" + "".join(
     f"### {name}\n\n{body}\n\n"
     for name, body in [
