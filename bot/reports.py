@@ -1,11 +1,14 @@
-"""Runbook health reports: stale, ownerless and retired-but-linked documents; answer gaps.
+"""Runbook health reports: stale, ownerless, unwritten and retired-but-linked documents;
+answer gaps.
 
 Pure functions over document metadata and query-log records (no I/O): the ``report``
 command gathers the inputs, these functions rank and format them.
 
 * :func:`stale_report` lists documents past their review date (their own ``review_every``
   wins over the global ``stale_after_days``), documents without an owner, and superseded
-  or deprecated documents that current documents still link to. Rows are ranked by how
+  or deprecated documents that current documents still link to, and runbooks whose
+  sections are not written yet (a "TODO", or a heading with nothing under it: the
+  answer says so to the engineer who needed it). Rows are ranked by how
   often answers cited the document recently, then by age: the stale runbook people keep
   reading comes first.
 * :func:`gaps_report` groups the questions the bot could not answer (abstentions) or
@@ -28,13 +31,17 @@ from datetime import date
 from typing import Any, Literal
 from urllib.parse import unquote
 
-from core.models import Chunk, DocumentMetadata
+from core.heading_text import SECTION_SEPARATOR, plain_heading
+from core.models import Chunk, DocumentMetadata, section_name
 from core.redact import redact
 from retrieval.citations import chunk_url
 from retrieval.doc_warnings import stale_limit
+from retrieval.intent import heading_kinds
+from retrieval.outline import document_parts
+from retrieval.stubs import stub
 from state.querylog import Feedback, QueryRecord
 
-RowKind = Literal["stale", "ownerless", "superseded", "deprecated"]
+RowKind = Literal["stale", "ownerless", "superseded", "deprecated", "unwritten"]
 RETIRED_STATUSES = frozenset({"superseded", "deprecated"})
 UNKNOWN_SERVICE = "unknown"
 NOT_HELPFUL = "not_helpful"
@@ -42,7 +49,13 @@ NOT_HELPFUL = "not_helpful"
 #: answer exists but the asker may not read it.
 DEFAULT_GAP_EXCLUDED_REASONS: tuple[str, ...] = ("error", "access-denied")
 
-_KIND_ORDER: dict[str, int] = {"superseded": 0, "deprecated": 1, "stale": 2, "ownerless": 3}
+_KIND_ORDER: dict[str, int] = {
+    "superseded": 0,
+    "deprecated": 1,
+    "stale": 2,
+    "unwritten": 3,
+    "ownerless": 4,
+}
 
 
 # --------------------------------------------------------------------------- values
@@ -65,6 +78,10 @@ class DocInfo:
     links: tuple[str, ...] = ()  # root-relative POSIX paths this document links to
     url: str | None = None
     access: tuple[str, ...] = ()  # groups that may read it
+    # the runbook's sections not written yet (Meaning, Diagnosis, Mitigation, …: a TODO
+    # or nothing under the heading), in document order; every one of them: ``whole``
+    unwritten: tuple[str, ...] = ()
+    whole_unwritten: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,22 +151,65 @@ def resolve_link(target: str, doc_path: str) -> str | None:
 
 def documents_from_chunks(chunks: Iterable[Chunk]) -> list[DocInfo]:
     """One :class:`DocInfo` per source id (in path order), links parsed from the chunks."""
-    first: dict[str, Chunk] = {}
     links: dict[str, dict[str, None]] = {}  # ordered sets
+    by_doc: dict[str, list[Chunk]] = {}
     for chunk in chunks:
-        first.setdefault(chunk.source_id, chunk)
+        by_doc.setdefault(chunk.source_id, []).append(chunk)
         found = links.setdefault(chunk.source_id, {})
         for target in _link_targets(chunk.text):
             resolved = resolve_link(target, chunk.path)
             if resolved is not None and resolved != chunk.path:
                 found[resolved] = None
-    docs = [_doc_info(c, tuple(links[sid])) for sid, c in first.items()]
+    docs = [_doc_info(doc, tuple(links[sid])) for sid, doc in by_doc.items()]
     return sorted(docs, key=lambda d: d.path)
 
 
-def _doc_info(chunk: Chunk, links: tuple[str, ...]) -> DocInfo:
+def _unwritten(chunks: Sequence[Chunk]) -> tuple[tuple[str, ...], bool]:
+    """A runbook's sections not written yet, in document order, and whether that is all
+    of it: a placeholder ("TODO", a template's prompts, a comment), or a section of the
+    usual kinds (Meaning, Diagnosis, Mitigation, …) with nothing under its heading (a
+    heading over a rule, or of no such kind, is a label between sections, not one left
+    empty)."""
+    meta = chunks[0].metadata
+    if meta.doc_type != "runbook":
+        return (), False
+    parts = document_parts(chunks)
+    # named below the heading every section sits under (``# KubeletPlegDurationHigh``)
+    tops = {p.heading_path[:1] for p in parts}
+    top = next(iter(tops)) if len(tops) == 1 and len(parts) > 1 else ()
+
+    def name(path: tuple[str, ...]) -> str:
+        plain = tuple(plain_heading(h) or h for h in path)
+        below = plain[len(top) :] if plain[: len(top)] == top and len(plain) > len(top) else plain
+        return section_name(below, chunks[0].title)
+
+    found = [
+        (p.start, name(p.heading_path))
+        for p, after in zip(parts, [*parts[1:], None], strict=True)
+        # a section's own heading, not the title's lead-in; nor a heading over subsections
+        if p.own_path
+        and stub(p.body)
+        and (_says_something(p.body) or (not p.body.strip() and heading_kinds(p.own_path)))
+        and not (after and after.under(p.heading_path) and after.heading_path != p.heading_path)
+    ]
+    for empty in meta.empty_sections:
+        named = name(empty.heading_path)
+        if heading_kinds(tuple(named.split(SECTION_SEPARATOR))):
+            found.append((empty.start, named))
+    names = tuple(dict.fromkeys(n for _, n in sorted(found)))
+    whole = bool(parts) and all(stub(p.body) for p in parts)
+    return names, whole
+
+
+def _says_something(body: str) -> bool:
+    return any(ch.isalnum() for ch in body)
+
+
+def _doc_info(chunks: Sequence[Chunk], links: tuple[str, ...]) -> DocInfo:
+    chunk = chunks[0]
     m = chunk.metadata
     url = chunk_url(chunk, 1)
+    unwritten, whole = _unwritten(chunks)
     return DocInfo(
         source_id=chunk.source_id,
         path=chunk.path,
@@ -164,6 +224,8 @@ def _doc_info(chunk: Chunk, links: tuple[str, ...]) -> DocInfo:
         links=links,
         url=url,
         access=m.access,
+        unwritten=unwritten,
+        whole_unwritten=whole,
     )
 
 
@@ -269,6 +331,16 @@ def stale_report(
                     f"last updated {doc.updated.isoformat()}, {_days(age)} ago; "
                     f"review every {_days(limit)} ({source})",
                     limit_days=limit,
+                )
+            )
+        if doc.whole_unwritten or doc.unwritten:
+            rows.append(
+                row(
+                    doc,
+                    "unwritten",
+                    "nothing written yet: every section is a placeholder"
+                    if doc.whole_unwritten
+                    else f"not written yet: {', '.join(doc.unwritten)}",
                 )
             )
         if not doc.owner:

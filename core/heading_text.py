@@ -33,6 +33,12 @@ def plain_heading(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+def only_a_link(text: str) -> bool:
+    """Is the heading nothing but a link (``## [Fleet dashboard SOPs](./fleet.md)``): a
+    pointer to another page, not a section of this one?"""
+    return bool(text.strip()) and not (_LINK.sub("", _REF_LINK.sub("", text))).strip(" *_")
+
+
 _TITLE_LABEL = re.compile(r"^\s*title\s*:\s*", re.I)
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from core.fences import fence_closes, fence_open
+from core.heading_text import only_a_link
 from core.site_markdown import as_markdown
 from core.syntax import Syntax
 
@@ -130,16 +131,26 @@ def sections(text: str, body_start: int, syntax: Syntax | None = None) -> list[S
     return out
 
 
-def empty_sections(
-    text: str, body_start: int, syntax: Syntax | None = None
-) -> list[tuple[str, ...]]:
-    """The heading paths of sections with nothing under them: no text and no subsection
-    (``## Mitigation`` followed by the next ``##``, or by the end of the file)."""
-    return [
-        path
-        for path, _ls, le, end, nested in _headed(text, body_start, syntax)
-        if not nested and not text[le:end].strip()
-    ]
+def empty_sections(text: str, body_start: int, syntax: Syntax | None = None) -> list[Section]:
+    """The sections with nothing under their heading: no text and no subsection
+    (``## Mitigation`` followed by the next ``##``, or by the end of the file). Headings
+    one after another with a link among them are a page's navigation
+    (``## [Fleet dashboard](./fleet.md)``), not sections left empty."""
+    out: list[Section] = []
+    run: list[tuple[Section, bool]] = []  # bare headings in a row: (section, has subsections)
+
+    def flush() -> None:
+        if not any(only_a_link(s.heading_path[-1]) for s, _ in run):
+            out.extend(s for s, nested in run if not nested)
+        run.clear()
+
+    for path, ls, le, end, nested in _headed(text, body_start, syntax):
+        if text[le:end].strip():
+            flush()
+        else:
+            run.append((Section(path, ls, end, min(le + 1, end)), nested))
+    flush()
+    return out
 
 
 def split_blocks(text: str, start: int, end: int, syntax: Syntax | None = None) -> list[Block]:

@@ -55,6 +55,13 @@ class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+class EmptySection(Frozen):
+    """A heading with nothing under it: no text and no subsection."""
+
+    heading_path: tuple[str, ...]
+    start: int  # offset of the heading in the original document text
+
+
 class DocumentMetadata(Frozen):
     """What a document says about itself (front matter) plus what ingest derived."""
 
@@ -72,7 +79,7 @@ class DocumentMetadata(Frozen):
     alerts: tuple[str, ...] = ()  # alert names this runbook answers (front matter ``alerts:``)
     # heading paths of the sections with nothing under them (``## Mitigation`` then the
     # next heading): no chunk holds them, yet an answer says they are not written
-    empty_sections: tuple[tuple[str, ...], ...] = ()
+    empty_sections: tuple[EmptySection, ...] = ()
 
 
 class Document(Frozen):
@@ -82,6 +89,14 @@ class Document(Frozen):
     text: str  # the original file text, unmodified
     content_hash: str
     metadata: DocumentMetadata
+
+
+def section_name(path: tuple[str, ...], title: str) -> str:
+    """A heading path as a section's name: without a top heading that merely repeats the
+    title; the title when there is no heading."""
+    if len(path) > 1 and normalize_name(without_title_label(path[0])) == normalize_name(title):
+        path = path[1:]
+    return " > ".join(path) if path else title
 
 
 class Chunk(Frozen):
@@ -100,12 +115,7 @@ class Chunk(Frozen):
     @property
     def section(self) -> str:
         """The heading path without a top heading that merely repeats the title."""
-        path = self.heading_path
-        if len(path) > 1 and normalize_name(without_title_label(path[0])) == normalize_name(
-            self.title
-        ):
-            path = path[1:]
-        return " > ".join(path) if path else self.title
+        return section_name(self.heading_path, self.title)
 
     @property
     def link(self) -> str:

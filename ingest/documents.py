@@ -15,7 +15,7 @@ from typing import get_args
 
 from core.markdown import empty_sections
 from core.markup import syntax_for
-from core.models import DocType, Document, DocumentMetadata
+from core.models import DocType, Document, DocumentMetadata, EmptySection
 from ingest.errors import MalformedDocumentError
 from ingest.frontmatter import (
     FrontMatter,
@@ -305,7 +305,10 @@ def parse_document(text: str, facts: DocumentFacts, config: DocumentConfig) -> P
         url=url,
         superseded_by=str(superseded_by).strip() if superseded_by else None,
         alerts=as_list(f.get("alerts")),
-        empty_sections=tuple(empty_sections(text, start, syntax_for(rel))),
+        empty_sections=tuple(
+            EmptySection(heading_path=s.heading_path, start=s.start)
+            for s in empty_sections(text, start, syntax_for(rel))
+        ),
     )
     doc = Document(
         source_id=facts.source_id,

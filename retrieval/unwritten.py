@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from core.heading_text import plain_heading
-from core.models import normalize_name
+from core.models import EmptySection, normalize_name
 from retrieval.composer import shared_depth
 from retrieval.intent import heading_kinds, question_intent
 from retrieval.outline import Part
@@ -47,7 +47,7 @@ def unwritten_action(parts: RunbookParts, cand: Candidate, r: Retrieval) -> str 
     return plain_heading(acting[0].own_path[-1]) if acting[0].own_path else None
 
 
-def _empty_action(runbook: Sequence[Part], empty: Sequence[tuple[str, ...]]) -> str | None:
+def _empty_action(runbook: Sequence[Part], empty: Sequence[EmptySection]) -> str | None:
     """The runbook's action heading that has nothing under it (no chunk holds it), when
     the document has one: in a file of several runbooks, under this runbook's heading."""
     if not runbook:
@@ -55,7 +55,7 @@ def _empty_action(runbook: Sequence[Part], empty: Sequence[tuple[str, ...]]) -> 
     paths = [p.heading_path for p in runbook]
     depth = shared_depth(paths) if len(paths) > 1 else max(len(paths[0]) - 1, 0)
     base = paths[0][:depth]
-    for path in empty:
+    for path in (e.heading_path for e in empty):
         own = path[len(base) :]
         if path[: len(base)] == base and own and "act" in heading_kinds(own):
             return plain_heading(path[-1]) or path[-1]

@@ -1,7 +1,8 @@
 """``runbook-bot report stale|gaps``: runbook health reports for the people who own them.
 
-``report stale`` lists stale, ownerless and retired-but-still-linked documents of the live
-index, ranked by how often answers cited them in the last ``--days`` (from the query log).
+``report stale`` lists stale, ownerless, not-yet-written (a TODO, or an empty Mitigation)
+and retired-but-still-linked documents of the live index, ranked by how often answers
+cited them in the last ``--days`` (from the query log).
 ``report gaps`` lists the questions that got no answer or a "not helpful", by service.
 
 The query log is the one the bot writes (``Runtime.query_log``): the JSONL file at
@@ -66,7 +67,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     reports = parser.add_subparsers(dest="report_kind", required=True, metavar="REPORT")
 
     s = reports.add_parser(
-        "stale", help="stale, ownerless and superseded-but-linked documents, most cited first"
+        "stale",
+        help="stale, ownerless, unwritten and superseded-but-linked documents, most cited first",
     )
     add_common(s)
     s.add_argument("--format", choices=FORMATS, default="table")
@@ -135,7 +137,8 @@ def _post(settings: Settings, channel: str, message: dict[str, Any]) -> int:
 
 
 def run_stale(args: argparse.Namespace, rt: Runtime) -> int:
-    """``report stale``: stale, ownerless and retired-but-linked documents, most cited first."""
+    """``report stale``: stale, ownerless, unwritten and retired-but-linked documents, most
+    cited first."""
     from bot.reports import (
         citation_counts,
         documents_from_chunks,

@@ -40,6 +40,7 @@ _KIND = {
     "ownerless": "no owner",
     "superseded": "superseded, still linked",
     "deprecated": "deprecated, still linked",
+    "unwritten": "not written yet",
 }
 
 
@@ -62,6 +63,8 @@ def _row_line(row: ReportRow) -> str:
     what = _KIND.get(row.kind, row.kind)
     if row.kind == "stale" and row.age_days is not None:
         what = f"stale: updated {days(row.age_days)} ago"
+    elif row.kind == "unwritten":
+        what = row.detail  # which sections
     cited = f" · cited {plural(row.citations, 'time')}" if row.citations else ""
     return f"• {name} · {escape(what)}{cited}"
 

@@ -21,8 +21,11 @@ from bot.reports import (
     resolve_link,
     stale_report,
 )
+from bot.slack.home_view import HomeData, render_home
 from bot.slack.report_view import format_gaps_slack, format_slack
 from core.models import Chunk, DocumentMetadata
+from ingest.chunker import chunk_document
+from ingest.documents import DocumentConfig, DocumentFacts, parse_document
 from state.querylog import Feedback, QueryRecord
 from tests.bot.block_checks import assert_valid_blocks
 
@@ -506,3 +509,72 @@ def test_gaps_slack_escapes_and_stays_within_limits() -> None:
     assert_valid_blocks(message)
     assert "<!here>" not in json.dumps(message)
     assert "more questions not shown" in message["blocks"][-1]["elements"][0]["text"]
+
+
+def ingested(path: str, text: str) -> list[Chunk]:
+    """The chunks ingest makes of ``text``: its parser and chunker, no embedding."""
+    facts = DocumentFacts(source_id=path, path=path, revision="r", content_hash="h")
+    parsed = parse_document(text, facts, DocumentConfig())
+    return chunk_document(parsed.document, parsed.body_start)
+
+
+UNWRITTEN = """# DiskFillingUp
+
+## Meaning
+
+The disk fills up.
+
+## Impact
+
+## Diagnosis
+
+TODO
+
+## Mitigation
+"""
+
+NAVIGATION = """# Dashboard SOPs
+
+## [Fleet dashboard SOPs](./fleet.md)
+## **Common panels**
+
+---
+
+## Panel value: No Data
+
+Reload the dashboard; check the data source in the panel's settings.
+"""
+
+
+def test_sections_not_written_yet_are_reported_to_fill_in() -> None:
+    """A TODO and a heading with nothing under it are sections to write; a heading that
+    is a link, or a label over a rule, is none. A runbook with nothing but placeholders
+    says so."""
+    placeholder = "# Restarts\n\n## Meaning\n\nTBD\n\n## Mitigation\n\n_TODO: not written yet._\n"
+    chunks = [
+        *ingested("disk.md", UNWRITTEN),
+        *ingested("nav.md", NAVIGATION),
+        *ingested("restarts.md", placeholder),
+    ]
+    docs = {d.path: d for d in documents_from_chunks(chunks)}
+    assert docs["disk.md"].unwritten == ("Impact", "Diagnosis", "Mitigation")
+    assert not docs["disk.md"].whole_unwritten
+    assert docs["nav.md"].unwritten == () and not docs["nav.md"].whole_unwritten
+    assert docs["restarts.md"].whole_unwritten
+    rows = stale_report(list(docs.values()), TODAY, STALE_AFTER)
+    unwritten = {r.path: r.detail for r in rows if r.kind == "unwritten"}
+    assert unwritten == {
+        "disk.md": "not written yet: Impact, Diagnosis, Mitigation",
+        "restarts.md": "nothing written yet: every section is a placeholder",
+    }
+    assert "unwritten" in format_table(rows) and "Diagnosis, Mitigation" in format_table(rows)
+
+
+def test_the_app_home_names_the_sections_to_write() -> None:
+    chunks = ingested("disk.md", UNWRITTEN)
+    rows = stale_report(documents_from_chunks(chunks), TODAY, STALE_AFTER)
+    data = HomeData(owned=1, services=(), rows=tuple(rows), gaps=(), gaps_days=30)
+    blocks = render_home(data)
+    assert_valid_blocks({"text": "App Home", "blocks": blocks})
+    shown = json.dumps(blocks)
+    assert "not written yet: Impact, Diagnosis, Mitigation" in shown

@@ -118,9 +118,19 @@ def test_empty_sections_are_headings_with_nothing_under_them() -> None:
         "### Logs\n\nRead them.\n\n#### Deep\n\n## Mitigation\n   \n"
     )
     # a heading over subsections is not empty; a level-4 heading is part of its section
-    assert empty_sections(text, 0) == [("Alert", "Impact"), ("Alert", "Mitigation")]
+    empty = empty_sections(text, 0)
+    assert [s.heading_path for s in empty] == [("Alert", "Impact"), ("Alert", "Mitigation")]
+    assert [text[s.start : s.start + 9] for s in empty] == ["## Impact", "## Mitiga"]
     assert [s.heading_path for s in sections(text, 0)] == [
         ("Alert", "Meaning"),
         ("Alert", "Diagnosis", "Logs"),
     ]
     assert empty_sections("No headings at all.\n", 0) == []
+
+
+def test_bare_headings_around_a_link_are_navigation_not_empty_sections() -> None:
+    nav = (
+        "# Cluster panels\n\n## [Fleet panels](./fleet.md)\n## **Cluster panels**\n"
+        "## [Common panels](./common.md)\n  * Gauges\n\n## Impact\n\n## Mitigation\n\nFix it.\n"
+    )
+    assert [s.heading_path[-1] for s in empty_sections(nav, 0)] == ["Impact"]
