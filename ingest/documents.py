@@ -131,10 +131,11 @@ class Problem:
     restricted: bool = False  # the document was made readable by nobody
 
 
-# Bump when parsing or chunking would give an unchanged file other chunks (setext
-# headings, TOML front matter, titles): sources fold it into each document's content
-# hash, so the next ingest re-chunks every document instead of keeping the old chunks.
-PARSE_VERSION = "7"
+# Bump when parsing or chunking would give an unchanged file other chunks or metadata
+# (setext headings, TOML front matter, titles, empty sections): sources fold it into each
+# document's content hash, so the next ingest re-chunks every document instead of keeping
+# the old chunks.
+PARSE_VERSION = "8"
 
 
 @dataclass(frozen=True)
