@@ -235,7 +235,9 @@ def choose_parts(
             # section, not a procedure that shares a word
             and (companion or not asked_action)
         )
-        if completes and (nearest is None or (check_first and companion)):
+        # the check beats a nearer part, when it is the runbook's own, or the lead was
+        # not chosen by its words (a link's #anchor, or a bare alert's first action)
+        if completes and (nearest is None or (check_first and (companion or lead.anchored))):
             chosen.append(s)
             after_check = not close and not what_to_do and checks
             break

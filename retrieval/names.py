@@ -63,6 +63,16 @@ def naming_terms(query: str, names: Iterable[str]) -> frozenset[str]:
     return frozenset(named - rest)
 
 
+def only_names(query: str, names: Container[str], said: Container[str]) -> bool:
+    """Is every word of the query a name it gives (``CheckoutApiDbConnectionErrors``),
+    or ``said`` of one ("firing")? Such a query is a bare alert: it asks nothing else."""
+    for word in query.split():
+        for ident in _IDENTIFIER.findall(word):
+            if normalize_name(ident) not in names and not all(t in said for t in tokenize(ident)):
+                return False
+    return True
+
+
 def document_names(chunk: Chunk) -> frozenset[str]:
     """What a document is called: title, top heading, file name (normalized)."""
     names = {normalize_name(chunk.title), normalize_name(PurePosixPath(chunk.path).stem)}

@@ -74,6 +74,7 @@ def rank_parts(
     detail: Detail | None = None,
     what_to_do: bool = False,
     seen: frozenset[str] = frozenset(),
+    bare: bool = False,
 ) -> list[ScoredPart]:
     """The document's parts, best answer first.
 
@@ -91,12 +92,17 @@ def rank_parts(
     healthy states the question reports ("the pod is Running"); a part headed by one is
     the check the asker has done or the case they have ruled out, and a section that
     opens on one ("If the pod is running, …") is the branch they are in, its checks with it.
+    ``bare``: the question is nothing but an alert's name, or that it fires
+    (:func:`retrieval.names.only_names`); so is one of nothing but the document's name.
     """
     body_terms = [t for t in terms if normalize_name(t) not in names]
     asked = [t for t in body_terms if t not in naming]
     # nothing but the name, or that it fires ("KubeletDown firing"): a bare alert asks what
     # to do, and what the alert means restates what the engineer is looking at
-    what_to_do = what_to_do or (intent == "unspecified" and set(asked) <= ALERT_STATE)
+    # (of a runbook: an incident write-up's Impact is what happened, not the alert)
+    runbook = bool(parts) and parts[0].chunk.metadata.doc_type == "runbook"
+    bare = runbook and intent == "unspecified" and (bare or set(asked) <= ALERT_STATE)
+    what_to_do = what_to_do or bare
     # a question that is nothing but the name (a bare alert): its words are all there is
     body_terms = asked or body_terms
     body_terms = [t for t in body_terms if t not in ruled_out]
@@ -126,6 +132,25 @@ def rank_parts(
         )
         out.append(ScoredPart(p, score, lexical, shows_detail=shows))
     out.sort(key=lambda s: -s.score)
+    return _in_the_runbooks_order(out) if bare else out
+
+
+def _in_the_runbooks_order(ranked: list[ScoredPart]) -> list[ScoredPart]:
+    """A bare alert's parts: the name's words are no evidence for one fix or check over
+    another, so the runbook's first action leads ("Roll back a bad deploy" before "Fail
+    over to the standby", as its author ordered them, and as when the alert itself
+    arrives), and its first check is the best of the checks."""
+    out = list(ranked)
+    for kind in ("diagnose", "act"):
+        of_kind = [s for s in out if kind in heading_kinds(s.part.own_path)]
+        if not of_kind:
+            continue
+        first = min(of_kind, key=lambda s: s.part.start)
+        if kind == "act":
+            return lead_with(out, first.part.heading_path)
+        raised = replace(first, score=max(s.score for s in of_kind))
+        out = [raised if s is first else s for s in out]
+        out.sort(key=lambda s: (-s.score, s is not raised))
     return out
 
 

@@ -11,9 +11,10 @@ from retrieval.asked_detail import asked_detail
 from retrieval.composer import shared_depth
 from retrieval.contrast import seen_fine, set_aside
 from retrieval.intent import asks_what_to_do, question_intent
-from retrieval.names import document_names, naming_terms
+from retrieval.names import document_names, naming_terms, only_names
 from retrieval.outline import OutlineCache, Part
 from retrieval.part_ranking import (
+    ALERT_STATE,
     ScoredPart,
     SectionWeights,
     anchored_heading,
@@ -91,6 +92,7 @@ class RunbookParts:
             detail=asked_detail(r.question),
             what_to_do=asks_what_to_do(r.question),
             seen=seen_fine(r.question),
+            bare=only_names(r.query, r.names, ALERT_STATE),
         )
 
     def ranked(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:

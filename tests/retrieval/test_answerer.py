@@ -456,11 +456,22 @@ def test_access_denied_only_when_an_unreadable_runbook_answers(sample_runtime: R
 
 
 def test_a_bare_alert_leads_with_what_to_do(sample_runtime: Runtime) -> None:
-    answer = sample_runtime.extractive.answer("CheckoutApiDbConnectionErrors", EVERYONE)
-    assert answer.state == "answer"
-    lead = answer.citations[0]
-    assert "Symptoms" not in lead.section
-    assert any(w in lead.section for w in ("Mitigation", "Steps", "Relieve", "Fail", "Restart"))
+    """The name's words ("connection", "db") match "Fail over to the standby" best, but
+    say nothing of which fix applies: the runbook's first fix leads, as its author
+    ordered them, with its first check."""
+    for question in ("CheckoutApiDbConnectionErrors", "CheckoutApiDbConnectionErrors firing"):
+        answer = sample_runtime.extractive.answer(question, EVERYONE)
+        assert answer.state == "answer"
+        assert [c.section for c in answer.citations] == [
+            "Mitigation > Roll back a bad deploy",
+            "Diagnosis > Check whether pgbouncer is up",
+        ], question
+        assert_verbatim(answer)
+    # a question with words of its own is answered by them
+    asked = sample_runtime.extractive.answer(
+        "CheckoutApiDbConnectionErrors, the primary is down, how do i fail over", EVERYONE
+    )
+    assert asked.citations[0].section == "Mitigation > Fail over to the standby"
 
 
 ROLLOUT_STUCK = """# RolloutGenerationBehind
@@ -589,7 +600,8 @@ def test_a_runbook_url_anchor_chooses_the_section_the_answer_leads_with(
             return got
 
         plain = answer(None)
-        assert plain.citations[0].section == "Diagnosis"  # the words alone choose this
+        # a bare alert: its runbook's first action, then the check that goes with it
+        assert [c.section for c in plain.citations] == ["Mitigation", "Diagnosis"]
         for anchor, lead in [
             ("mitigation", "Mitigation"),
             ("diagnosis", "Diagnosis"),

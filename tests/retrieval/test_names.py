@@ -7,6 +7,7 @@ from retrieval.names import (
     as_titled,
     as_written,
     naming_terms,
+    only_names,
     query_names,
     spells_title,
     written_names,
@@ -138,3 +139,13 @@ def test_a_name_the_index_knows_or_no_title_spells_stays_as_typed() -> None:
         ("ErrorRate is high", False),  # two words are no alert name
     ):
         assert as_titled(question, lambda n, k=known: k, lambda: titles) == (question, ())
+
+
+def test_a_query_of_nothing_but_names_is_a_bare_alert() -> None:
+    names = frozenset({"checkoutapidbconnectionerrors", "kubeletdown"})
+    said = frozenset({"fire", "alert"})
+    assert only_names("CheckoutApiDbConnectionErrors", names, said)
+    assert only_names("KubeletDown firing", names, said)
+    assert only_names("KubeletDown, CheckoutApiDbConnectionErrors alert", names, said)
+    assert not only_names("KubeletDown on node-3", names, said)
+    assert not only_names("what does KubeletDown mean", names, said)
