@@ -47,10 +47,11 @@ from bot.slack.presentation import DocFacts, Link, View
 from bot.slack.requests import PRIVATE_SUFFIX, RequestStore, StoredRequest, Surface
 from bot.slack.thread_memory import ThreadTopic
 from bot.web.links import web_answer_url
+from core.heading_text import SECTION_SEPARATOR
 from core.models import Answer, Citation
 from core.redact import redact
 from retrieval.disclosure import DocumentLookup
-from retrieval.intent import question_intent
+from retrieval.intent import heading_kinds, question_intent
 from retrieval.permissions import Scope
 from retrieval.query import parse_alert_text
 from retrieval.runbook_match import RunbookMatch, RunbookMatcher
@@ -490,7 +491,10 @@ def alert_preface(alertname: str, match: RunbookMatch) -> str:
 
 
 def continuing_preface(topic: ThreadTopic, url: str | None) -> str:
-    """Which runbook a follow-up continues, and after what."""
+    """Which runbook a follow-up continues, and after what: the last fix the thread
+    showed ("if that doesn't work" means the fix, not the check quoted beside it)."""
     title = link(url, clip(topic.title, 150)) if safe_url(url) else escape(clip(topic.title, 150))
-    after = f", after “{escape(clip(topic.sections[-1], 120))}”" if topic.sections else ""
+    fixes = [s for s in topic.sections if "act" in heading_kinds(tuple(s.split(SECTION_SEPARATOR)))]
+    last = (fixes or list(topic.sections))[-1:]
+    after = f", after “{escape(clip(last[0], 120))}”" if last else ""
     return f":leftwards_arrow_with_hook: Continuing from *{title}*{after}."

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bot.follow_ups import follow_up
+from bot.slack.answering import continuing_preface
 from bot.slack.app_home import owns
+from bot.slack.thread_memory import ThreadTopic
 
 
 @pytest.mark.parametrize(
@@ -42,3 +44,21 @@ def test_owners_as_runbooks_write_them() -> None:
     assert not owns("@payments-oncall", "U1", groups)
     assert not owns(None, "U1", groups)
     assert not owns("", "U1", groups)
+
+
+def test_a_follow_up_says_it_continues_after_the_fix_shown_not_the_check() -> None:
+    topic = ThreadTopic(
+        source_id="s",
+        title="Checkout API: database connection failures",
+        sections=(
+            "Mitigation > Relieve an exhausted pgbouncer pool",
+            "Diagnosis > Check pgbouncer",
+        ),
+    )
+    preface = continuing_preface(topic, "https://example.test/runbook.md#L90")
+    assert preface.endswith("after “Mitigation &gt; Relieve an exhausted pgbouncer pool”.")
+    checks_only = topic.model_copy(update={"sections": ("Diagnosis > Check pgbouncer",)})
+    assert continuing_preface(checks_only, None).endswith("after “Diagnosis &gt; Check pgbouncer”.")
+    assert continuing_preface(topic.model_copy(update={"sections": ()}), None).endswith(
+        "database connection failures*."
+    )
