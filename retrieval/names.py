@@ -65,8 +65,11 @@ def naming_terms(query: str, names: Iterable[str]) -> frozenset[str]:
 
 def only_names(query: str, names: Container[str], said: Container[str]) -> bool:
     """Is every word of the query a name it gives (``CheckoutApiDbConnectionErrors``),
-    or ``said`` of one ("firing")? Such a query is a bare alert: it asks nothing else."""
+    ``said`` of one ("firing", "in prod") or one instance of a thing (``node-3``,
+    ``10.42.7.19``)? Such a query is a bare alert: it asks nothing else."""
     for word in query.split():
+        if any(ch.isdigit() for ch in word):
+            continue
         for ident in _IDENTIFIER.findall(word):
             if normalize_name(ident) not in names and not all(t in said for t in tokenize(ident)):
                 return False

@@ -29,8 +29,14 @@ from retrieval.intent import Intent, heading_kinds, intent_match
 from retrieval.outline import LIST_ITEM, Part
 from retrieval.tokenize import tokenize
 
-# the words of a message that only says an alert fires ("firing", "went off", "critical")
-ALERT_STATE = frozenset(tokenize("firing alert critical warning paging triggered went off now"))
+# the words of a message that only says an alert fires ("firing", "went off", "critical"),
+# and where ("in prod"): the alert itself, asking nothing of its runbook
+ALERT_WORDS = frozenset(
+    tokenize(
+        "firing alert critical warning paging triggered went off now again "
+        "prod production staging stage stg dev test canary cluster"
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -101,7 +107,7 @@ def rank_parts(
     # to do, and what the alert means restates what the engineer is looking at
     # (of a runbook: an incident write-up's Impact is what happened, not the alert)
     runbook = bool(parts) and parts[0].chunk.metadata.doc_type == "runbook"
-    bare = runbook and intent == "unspecified" and (bare or set(asked) <= ALERT_STATE)
+    bare = runbook and intent == "unspecified" and (bare or set(asked) <= ALERT_WORDS)
     what_to_do = what_to_do or bare
     # a question that is nothing but the name (a bare alert): its words are all there is
     body_terms = asked or body_terms

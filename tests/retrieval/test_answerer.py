@@ -511,7 +511,11 @@ def test_a_bare_alert_name_is_not_answered_by_what_it_means(
     with runtime_over(
         {"alerts/RolloutGenerationBehind.md": ROLLOUT_STUCK}, tmp_path, embedder
     ) as rt:
-        for question in ("RolloutGenerationBehind", "RolloutGenerationBehind firing"):
+        for question in (
+            "RolloutGenerationBehind",
+            "RolloutGenerationBehind firing",
+            "RolloutGenerationBehind firing in prod on node-3",
+        ):
             got = rt.extractive.answer(question, EVERYONE)
             assert got.state == "answer" and got.citations, (question, got)
             sections = [c.section for c in got.citations]

@@ -147,5 +147,6 @@ def test_a_query_of_nothing_but_names_is_a_bare_alert() -> None:
     assert only_names("CheckoutApiDbConnectionErrors", names, said)
     assert only_names("KubeletDown firing", names, said)
     assert only_names("KubeletDown, CheckoutApiDbConnectionErrors alert", names, said)
-    assert not only_names("KubeletDown on node-3", names, said)
+    assert only_names("KubeletDown on node-3, 10.42.7.19", names, said)  # where, not what
+    assert not only_names("KubeletDown 500 errors", names, said)
     assert not only_names("what does KubeletDown mean", names, said)
