@@ -5,7 +5,9 @@ parts: the words of the question found in the part and in its own heading, the d
 similarity of the chunk it lies in, and whether its heading path offers what was asked
 (``Mitigation > Restart pgbouncer`` for "what do I do"). Asked only what to do ("…
 firing, what do i do"), or given nothing but the alert's name ("KubeletDown", "KubeletDown
-firing"), Meaning and Impact restate the alert as Symptoms do.
+firing in prod"), Meaning and Impact restate the alert as Symptoms do; and given nothing
+but the name, the runbook's first fix leads, with its first check, as its author
+ordered them.
 
 A part that only introduces its subsections ("The following two approaches can be
 used:") is never quoted alone: its subsections are.

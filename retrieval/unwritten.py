@@ -53,8 +53,8 @@ def _empty_action(runbook: Sequence[Part], empty: Sequence[EmptySection]) -> str
     if not runbook:
         return None
     paths = [p.heading_path for p in runbook]
-    depth = shared_depth(paths) if len(paths) > 1 else max(len(paths[0]) - 1, 0)
-    base = paths[0][:depth]
+    # the headings every part sits under, short of the parts' own
+    base = paths[0][: max(0, min(shared_depth(paths), *(len(p) - 1 for p in paths)))]
     for path in (e.heading_path for e in empty):
         own = path[len(base) :]
         if path[: len(base)] == base and own and "act" in heading_kinds(own):
