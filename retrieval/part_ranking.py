@@ -7,7 +7,7 @@ similarity of the chunk it lies in, and whether its heading path offers what was
 firing, what do i do"), or given nothing but the alert's name ("KubeletDown", "KubeletDown
 firing in prod"), Meaning and Impact restate the alert as Symptoms do; and given nothing
 but the name, the runbook's first fix leads, with its first check, as its author
-ordered them.
+ordered them (also when it asks only "what do I do").
 
 A part that only introduces its subsections ("The following two approaches can be
 used:") is never quoted alone: its subsections are.
@@ -101,7 +101,8 @@ def rank_parts(
     the check the asker has done or the case they have ruled out, and a section that
     opens on one ("If the pod is running, …") is the branch they are in, its checks with it.
     ``bare``: the question is nothing but an alert's name, or that it fires
-    (:func:`retrieval.names.only_names`); so is one of nothing but the document's name.
+    (:func:`retrieval.names.only_names`), perhaps asking what to do; so is one of nothing
+    but the document's name.
     """
     body_terms = [t for t in terms if normalize_name(t) not in names]
     asked = [t for t in body_terms if t not in naming]
@@ -109,7 +110,9 @@ def rank_parts(
     # to do, and what the alert means restates what the engineer is looking at
     # (of a runbook: an incident write-up's Impact is what happened, not the alert)
     runbook = bool(parts) and parts[0].chunk.metadata.doc_type == "runbook"
-    bare = runbook and intent == "unspecified" and (bare or set(asked) <= ALERT_WORDS)
+    bare = (
+        runbook and (intent == "unspecified" or what_to_do) and (bare or set(asked) <= ALERT_WORDS)
+    )
     what_to_do = what_to_do or bare
     # a question that is nothing but the name (a bare alert): its words are all there is
     body_terms = asked or body_terms

@@ -459,7 +459,11 @@ def test_a_bare_alert_leads_with_what_to_do(sample_runtime: Runtime) -> None:
     """The name's words ("connection", "db") match "Fail over to the standby" best, but
     say nothing of which fix applies: the runbook's first fix leads, as its author
     ordered them, with its first check."""
-    for question in ("CheckoutApiDbConnectionErrors", "CheckoutApiDbConnectionErrors firing"):
+    for question in (
+        "CheckoutApiDbConnectionErrors",
+        "CheckoutApiDbConnectionErrors firing",
+        "CheckoutApiDbConnectionErrors firing, what do i do",
+    ):
         answer = sample_runtime.extractive.answer(question, EVERYONE)
         assert answer.state == "answer"
         assert [c.section for c in answer.citations] == [
