@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 from typing import Any, Literal
 from urllib.parse import unquote
 
@@ -164,7 +165,10 @@ def documents_from_chunks(chunks: Iterable[Chunk]) -> list[DocInfo]:
     return sorted(docs, key=lambda d: d.path)
 
 
-def _unwritten(chunks: Sequence[Chunk]) -> tuple[tuple[str, ...], bool]:
+# the App Home and the Stale page list every document on each view: a document's chunks
+# (frozen, the live snapshot's own) are read once, not on every view
+@lru_cache(maxsize=1 << 16)
+def _unwritten(chunks: tuple[Chunk, ...]) -> tuple[tuple[str, ...], bool]:
     """A runbook's sections not written yet, in document order, and whether that is all
     of it: a placeholder ("TODO", a template's prompts, a comment), or a section of the
     usual kinds (Meaning, Diagnosis, Mitigation, …) with nothing under its heading (a
@@ -209,7 +213,7 @@ def _doc_info(chunks: Sequence[Chunk], links: tuple[str, ...]) -> DocInfo:
     chunk = chunks[0]
     m = chunk.metadata
     url = chunk_url(chunk, 1)
-    unwritten, whole = _unwritten(chunks)
+    unwritten, whole = _unwritten(tuple(chunks))
     return DocInfo(
         source_id=chunk.source_id,
         path=chunk.path,

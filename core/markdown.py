@@ -32,6 +32,8 @@ _NOT_PARAGRAPH = re.compile(
     r"|[-*_=](?:\s*[-*_=]){2,}\s*$))"  # a rule or an underline itself
 )
 LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
+# ... on any line of a text ("does this section lay out steps?")
+LIST_ITEM_LINE = re.compile(LIST_ITEM.pattern, re.MULTILINE)
 # a task list item's box, after its list marker: "[ ] step", "[x] step"
 TASK_BOX = re.compile(r"^\[(?P<done>[ xX])\][ \t]+")
 

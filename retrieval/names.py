@@ -63,15 +63,28 @@ def naming_terms(query: str, names: Iterable[str]) -> frozenset[str]:
     return frozenset(named - rest)
 
 
-def only_names(query: str, names: Container[str], said: Container[str]) -> bool:
+# the words of a message that only says an alert fires ("firing", "went off", "critical"),
+# and where ("in prod"): the alert itself, asking nothing of its runbook
+ALERT_WORDS = frozenset(
+    tokenize(
+        "firing alert critical warning paging triggered went off now again "
+        "prod production staging stage stg dev test canary cluster"
+    )
+)
+
+
+def only_names(query: str, names: Container[str], naming: Container[str] = frozenset()) -> bool:
     """Is every word of the query a name it gives (``CheckoutApiDbConnectionErrors``),
-    ``said`` of one ("firing", "in prod") or one instance of a thing (``node-3``,
-    ``10.42.7.19``)? Such a query is a bare alert: it asks nothing else."""
+    words of the document's name (``naming``, as :func:`naming_terms` gives them), words
+    said of an alert (``ALERT_WORDS``: "firing", "in prod") or one instance of a thing
+    (``node-3``, ``10.42.7.19``)? Such a query is a bare alert: it asks nothing else."""
     for word in query.split():
         if any(ch.isdigit() for ch in word):
             continue
         for ident in _IDENTIFIER.findall(word):
-            if normalize_name(ident) not in names and not all(t in said for t in tokenize(ident)):
+            if normalize_name(ident) in names:
+                continue
+            if not all(t in ALERT_WORDS or t in naming for t in tokenize(ident)):
                 return False
     return True
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from core.heading_text import SECTION_SEPARATOR, plain_heading, without_title_label
-from core.markdown import MAX_SPLIT_HEADING
+from core.markdown import LIST_ITEM_LINE, MAX_SPLIT_HEADING
 from core.markup import syntax_for
 from core.models import Chunk, normalize_name
 from retrieval.link_pages import mostly_links
@@ -24,9 +24,7 @@ from retrieval.spans import section_text
 from retrieval.stubs import says_no_steps, stub
 from retrieval.tokenize import tokenize
 
-# a list item: "- restart the pod", "2. Drain the node"
-LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s", re.MULTILINE)
-# ... or code: a fence, a shell prompt, a block indented after a blank line (a code span
+# code: a fence, a shell prompt, a block indented after a blank line (a code span
 # in a sentence is prose)
 _CODE_BLOCK = re.compile(
     r"^ {0,3}(?:```|~~~)|^\s*\$ \S|(?:\A|\n)[ \t]*\n(?: {4}|\t)\S", re.MULTILINE
@@ -76,7 +74,7 @@ class Part:
         """Does its own text lay out something to do: a list or code (as Markdown shows
         them, whatever the file's syntax), not only prose or a warning?"""
         markdown = syntax_for(self.chunk.path).as_markdown(self.body)
-        return bool(LIST_ITEM.search(markdown) or _CODE_BLOCK.search(markdown))
+        return bool(LIST_ITEM_LINE.search(markdown) or _CODE_BLOCK.search(markdown))
 
     @cached_property
     def heading_terms(self) -> frozenset[str]:

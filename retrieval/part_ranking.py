@@ -23,22 +23,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from core.markdown import LIST_ITEM_LINE
 from core.models import normalize_name
 from retrieval.asked_detail import Detail
 from retrieval.contrast import opens_on_state, says_state
 from retrieval.evidence import TermStats, coverage
 from retrieval.intent import Intent, heading_kinds, intent_match
-from retrieval.outline import LIST_ITEM, Part
+from retrieval.outline import Part
 from retrieval.tokenize import tokenize
-
-# the words of a message that only says an alert fires ("firing", "went off", "critical"),
-# and where ("in prod"): the alert itself, asking nothing of its runbook
-ALERT_WORDS = frozenset(
-    tokenize(
-        "firing alert critical warning paging triggered went off now again "
-        "prod production staging stage stg dev test canary cluster"
-    )
-)
 
 
 @dataclass(frozen=True)
@@ -105,17 +97,13 @@ def rank_parts(
     but the document's name.
     """
     body_terms = [t for t in terms if normalize_name(t) not in names]
-    asked = [t for t in body_terms if t not in naming]
-    # nothing but the name, or that it fires ("KubeletDown firing"): a bare alert asks what
-    # to do, and what the alert means restates what the engineer is looking at
-    # (of a runbook: an incident write-up's Impact is what happened, not the alert)
+    # a bare alert asks what to do, and what the alert means restates what the engineer
+    # is looking at (of a runbook: an incident write-up's Impact is what happened)
     runbook = bool(parts) and parts[0].chunk.metadata.doc_type == "runbook"
-    bare = (
-        runbook and (intent == "unspecified" or what_to_do) and (bare or set(asked) <= ALERT_WORDS)
-    )
+    bare = bare and runbook and (intent == "unspecified" or what_to_do)
     what_to_do = what_to_do or bare
     # a question that is nothing but the name (a bare alert): its words are all there is
-    body_terms = asked or body_terms
+    body_terms = [t for t in body_terms if t not in naming] or body_terms
     body_terms = [t for t in body_terms if t not in ruled_out]
     # a value asked for ("at what lag does it go critical") is often in the symptoms or
     # the introduction, which restate the alert for any other question
@@ -152,17 +140,16 @@ def _in_the_runbooks_order(ranked: list[ScoredPart]) -> list[ScoredPart]:
     over to the standby", as its author ordered them, and as when the alert itself
     arrives), and its first check is the best of the checks."""
     out = list(ranked)
-    for kind in ("diagnose", "act"):
-        of_kind = [s for s in out if kind in heading_kinds(s.part.own_path)]
-        if not of_kind:
-            continue
-        first = min(of_kind, key=lambda s: s.part.start)
-        if kind == "act":
-            return lead_with(out, first.part.heading_path)
-        raised = replace(first, score=max(s.score for s in of_kind))
+    checks = [s for s in out if "diagnose" in heading_kinds(s.part.own_path)]
+    if checks:
+        first = min(checks, key=lambda s: s.part.start)
+        raised = replace(first, score=max(s.score for s in checks))
         out = [raised if s is first else s for s in out]
         out.sort(key=lambda s: (-s.score, s is not raised))
-    return out
+    fixes = [s for s in out if "act" in heading_kinds(s.part.own_path)]
+    if not fixes:
+        return out
+    return lead_with(out, min(fixes, key=lambda s: s.part.start).part.heading_path)
 
 
 def anchored_heading(parts: Sequence[Part], anchor: str) -> tuple[str, ...] | None:
@@ -226,7 +213,7 @@ def lead_in(part: Part, following: Part | None) -> bool:
         part.body_start > part.start  # the section's first piece, under its own heading
         and len(body) <= MAX_LEAD_IN_CHARS
         and "```" not in body
-        and not LIST_ITEM.search(body)
+        and not LIST_ITEM_LINE.search(body)
         and (body.endswith(":") or bool(_FORWARD.search(body)))
     )
 

@@ -14,7 +14,6 @@ from retrieval.intent import asks_what_to_do, question_intent
 from retrieval.names import document_names, naming_terms, only_names
 from retrieval.outline import OutlineCache, Part
 from retrieval.part_ranking import (
-    ALERT_WORDS,
     ScoredPart,
     SectionWeights,
     anchored_heading,
@@ -92,7 +91,7 @@ class RunbookParts:
             detail=asked_detail(r.question),
             what_to_do=asks_what_to_do(r.question),
             seen=seen_fine(r.question),
-            bare=only_names(r.query, r.names, ALERT_WORDS),
+            bare=only_names(r.query, r.names, naming),
         )
 
     def ranked(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:
