@@ -5,7 +5,9 @@ Markdown by default, or AsciiDoc and reStructuredText, which differ only in wher
 headings and code blocks are.
 
 Sections start at H1-H3 headings outside fenced code, in either CommonMark form:
-``## Mitigation`` or a line underlined with ``===`` (H1) or ``---`` (H2). A section body splits
+``## Mitigation`` or a line underlined with ``===`` (H1) or ``---`` (H2), or at a label
+written in bold on a line of its own (``**Remediation recommendations:**``), which many
+runbooks use for their sections instead of headings. A section body splits
 into blocks (paragraphs, fenced code, lists, tables); blocks glue into units
 that are never cut apart: a numbered procedure with its code, a lead-in line
 ending in ``:`` (often a warning) with what follows it.
@@ -32,6 +34,17 @@ _NOT_PARAGRAPH = re.compile(
     r"|[-*_=](?:\s*[-*_=]){2,}\s*$))"  # a rule or an underline itself
 )
 LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
+# a label in bold on a line of its own: "**Remediation recommendations:**", "**Steps**:"
+_LABEL = re.compile(
+    r"^ {0,3}(?P<mark>\*\*|__)(?P<title>[^*_\n]{2,80}?)\s*(?P<inside>:?)\s*(?P=mark)"
+    r"\s*(?P<after>:?)\s*$"
+)
+MAX_LABEL_WORDS = 8
+# bold lines that call out a paragraph or list the page, not begin a section
+_NOT_LABELS = frozenset(
+    "note notes nb warning warnings caution important tip tips hint info danger notice "
+    "attention example examples disclaimer contents toc".split()
+) | {"table of contents"}
 # ... on any line of a text ("does this section lay out steps?")
 LIST_ITEM_LINE = re.compile(LIST_ITEM.pattern, re.MULTILINE)
 # a task list item's box, after its list marker: "[ ] step", "[x] step"
@@ -225,34 +238,74 @@ def group_blocks(blocks: list[Block]) -> list[tuple[int, int]]:
     return [(g[0].start, g[-1].end) for g in groups]
 
 
+def label_title(line: str) -> tuple[str, bool] | None:
+    """The title of a label line (``**Remediation recommendations:**``), and whether it
+    ends with a colon; None for any other line, a bold line that calls out a note or a
+    warning, or one that says a value (``**Default severity: Medium**``)."""
+    m = _LABEL.match(line)
+    if m is None:
+        return None
+    title = m["title"].strip()
+    if ":" in title or len(title.split()) > MAX_LABEL_WORDS or title.lower() in _NOT_LABELS:
+        return None
+    return title, bool(m["inside"] or m["after"])
+
+
+def _label_level(real_level: int) -> int:
+    """A label's level: one below the heading it follows (under an H3, a part of its
+    section rather than a section of its own); never a title's: a label before any
+    heading is an H2."""
+    return max(2, min(real_level + 1, 6))
+
+
 def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
     """Every heading outside fenced code: (line start, line end, level, title).
 
     A setext heading (``Mitigation`` over ``---``) starts at its text line and ends
     with its underline. Only a one-line paragraph after a blank line (or at
     ``start``) counts, so a front matter block or a rule under a list is not one.
+    A label in bold on a line of its own after a blank line (:func:`label_title`) is a
+    heading one level below the last real heading when it ends with a colon or a
+    blank line follows it.
     """
     out: list[tuple[int, int, int, str]] = []
     # (start, line) of a one-line paragraph that may be underlined, and whether the
     # line before it was blank
     candidate: tuple[int, str] | None = None
     blank_before = True
+    real_level = 0  # of the last heading written as one
+    pending: tuple[int, int, int, str] | None = None  # a label waiting for a blank line
     for ls, le, line, in_block in marked_lines(text, start, fence_open, fence_closes):
+        if pending is not None and not line.strip():
+            out.append(pending)
+        pending = None
         if in_block:
             candidate, blank_before = None, False
             continue
         m = HEADING.match(line)
         underline = SETEXT_UNDERLINE.match(line)
         if m:
-            out.append((ls, le, len(m.group(1)), m.group(2).strip()))
+            real_level = len(m.group(1))
+            out.append((ls, le, real_level, m.group(2).strip()))
         elif underline and candidate is not None:
-            level = 1 if underline.group(1)[0] == "=" else 2
-            out.append((candidate[0], le, level, candidate[1].strip()))
+            real_level = 1 if underline.group(1)[0] == "=" else 2
+            if out and out[-1][0] == candidate[0]:
+                out.pop()  # a label underlined is a setext heading
+            out.append((candidate[0], le, real_level, candidate[1].strip()))
             candidate, blank_before = None, False
             continue
+        label = label_title(line) if blank_before else None
+        if label:
+            heading = (ls, le, _label_level(real_level), label[0])
+            if label[1]:
+                out.append(heading)
+            else:
+                pending = heading
         paragraph = not m and not _NOT_PARAGRAPH.match(line)
         candidate = (ls, line) if paragraph and blank_before else None
         blank_before = not line.strip()
+    if pending is not None:
+        out.append(pending)
     return out
 
 

@@ -58,8 +58,10 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     (
         "meaning",
         re.compile(
-            r"\b(what does (it|this|that|\w+) (mean|tell)|what('?s| is) (this|that|it) "
-            r"(alert|about)|impact\w*|customer[- ]?(facing|impacting)|"
+            # "what does it mean", "what does the spambot finding mean"
+            r"\b(what does (it|this|that|(the |this |that )?[\w.:/-]+( [\w.:/-]+){0,2}) "
+            r"(mean|tell)|what('?s| is) (this|that|it) (alert|about)|impact\w*|"
+            r"customer[- ]?(facing|impacting)|"
             r"user[- ]?facing|real problem|just noise|noise\b|should i (worry|care)|"
             r"worry|wake (ppl|people|someone|anyone) up|can (it|this) wait|"
             r"do i (still )?(need|have) to (do anything|look at it|worry|care)|matter|how bad|"

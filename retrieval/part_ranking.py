@@ -113,6 +113,7 @@ def rank_parts(
     if fact and intent == "unspecified":
         intent_weight = 0.0  # "how often does the renewer run": no kind of section is asked for
     branches = _seen_branches(parts, seen)
+    opening = _opening(parts) if explaining else None
     out = []
     # (A small preference for earlier parts, "the usual case first", lowered lead_hit
     # by 0.02-0.1 on every corpus: it favours Overview and Symptoms over the action.)
@@ -123,7 +124,7 @@ def rank_parts(
             weights.lexical * lexical
             + weights.heading * coverage(terms, _own_heading_terms(p), stats)
             + weights.dense * dense_of(p)
-            + intent_weight * intent_match(intent, p.own_path)
+            + intent_weight * (0.5 if p is opening else intent_match(intent, p.own_path))
             - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p, what_to_do))
             - weights.ruled_out * (_headed_by(p, ruled_out) or _says_seen(p, seen))
             + weights.ruled_out * any(p.under(b) for b in branches)  # the case it is in
@@ -244,6 +245,14 @@ def _seen_branches(parts: Sequence[Part], seen: frozenset[str]) -> list[tuple[st
     running, the problem might be with Prometheus"): the case the question is in, with
     the checks nested under it."""
     return [p.heading_path for p in parts if p.heading_path and opens_on_state(p.body, seen)]
+
+
+def _opening(parts: Sequence[Part]) -> Part | None:
+    """The runbook's opening text, when no heading says what kind of section it is (the
+    description under the title, or under a subtitle): what the runbook is about, the
+    answer a question about what the alert means finds first."""
+    first = min(parts, key=lambda p: p.start, default=None)
+    return first if first is not None and not heading_kinds(first.own_path) else None
 
 
 def _own_heading_terms(part: Part) -> frozenset[str]:

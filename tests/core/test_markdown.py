@@ -134,3 +134,66 @@ def test_bare_headings_around_a_link_are_navigation_not_empty_sections() -> None
         "## [Common panels](./common.md)\n  * Gauges\n\n## Impact\n\n## Mitigation\n\nFix it.\n"
     )
     assert [s.heading_path[-1] for s in empty_sections(nav, 0)] == ["Impact"]
+
+
+LABELLED = """Backdoor:EC2/Spambot
+--------------------
+
+### An EC2 instance is talking to a remote host on port 25.
+
+**Default severity: Medium**
+
+This finding informs you that the instance may be sending spam.
+
+**Remediation recommendations:**
+
+If this activity is unexpected, isolate the instance.
+
+**Steps**
+
+1. Snapshot the volume.
+
+**Note:** the snapshot keeps the evidence.
+
+**Not a label** because the sentence goes on
+after it on the next line.
+"""
+
+
+def test_a_bold_label_on_its_own_line_is_a_heading_below_the_last() -> None:
+    assert titles(LABELLED) == [
+        (2, "Backdoor:EC2/Spambot"),
+        (3, "An EC2 instance is talking to a remote host on port 25."),
+        # one level below the H3: a part of its section, not a section of its own
+        (4, "Remediation recommendations"),
+        (4, "Steps"),  # no colon, but a blank line follows it
+    ]
+    s, e, _level, _title = headings(LABELLED)[2]
+    assert LABELLED[s:e] == "**Remediation recommendations:**"
+
+
+def test_labels_split_sections_below_an_h2_and_never_make_a_title() -> None:
+    text = (
+        "# Disk full\n\nIntro.\n\n**Diagnosis:**\n\nRun `df -h`.\n\n"
+        "**Mitigation:**\n\nRotate logs.\n"
+    )
+    assert [s.heading_path for s in sections(text, 0)] == [
+        ("Disk full",),
+        ("Disk full", "Diagnosis"),
+        ("Disk full", "Mitigation"),
+    ]
+    # before any heading a label is an H2, never the document's H1
+    assert titles("**Symptoms:**\n\nSlow pages.\n") == [(2, "Symptoms")]
+
+
+def test_bold_lines_that_are_not_labels() -> None:
+    for line in (
+        "**Warning:**",  # calls out what follows
+        "**Table of Contents**",
+        "**Default severity: Medium**",  # a value, not a section
+        "**Check the logs:** then restart",  # the line goes on
+        "- **Steps:**",  # a list item
+    ):
+        assert titles(f"# T\n\n{line}\n\ntext\n") == [(1, "T")], line
+    # a label over a rule is one heading
+    assert titles("**Mitigation:**\n---\n\ntext\n") == [(2, "Mitigation")]

@@ -532,6 +532,44 @@ def test_a_bare_alert_name_is_not_answered_by_what_it_means(
         assert meant.citations[0].section == "Meaning", meant.citations
 
 
+SPAMBOT = """Backdoor:EC2/Spambot
+--------------------
+
+### An EC2 instance is talking to a remote host on port 25.
+
+**Default severity: Medium**
+
+This finding informs you that the listed EC2 instance is communicating with a remote
+host on port 25, which it has never done before. Port 25 is used by mail servers: the
+instance may have been compromised to send spam.
+
+**Remediation recommendations:**
+
+If this activity is unexpected, your instance may be compromised. Isolate it, snapshot
+its volumes for forensics and replace it from a known good image.
+"""
+
+
+def test_a_runbook_sectioned_by_bold_labels_leads_with_its_remediation(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """Finding runbooks written with bold labels for sections instead of headings: the
+    finding's name alone gets the remediation first; asked what it means, the
+    description under the title leads."""
+    with runtime_over({"findings/backdoor-ec2-spambot.md": SPAMBOT}, tmp_path, embedder) as rt:
+        for question in ("Backdoor:EC2/Spambot", "Backdoor:EC2/Spambot firing, what do i do"):
+            got = rt.extractive.answer(question, EVERYONE)
+            assert got.state == "answer" and got.citations, (question, got)
+            lead = got.citations[0]
+            assert lead.section.endswith("Remediation recommendations"), (question, lead)
+            assert lead.quote.startswith("If this activity is unexpected"), lead.quote
+            assert SPAMBOT[lead.start : lead.end] == lead.quote
+        meant = rt.extractive.answer("what does the spambot finding mean", EVERYONE)
+        assert meant.citations, meant
+        assert "Remediation" not in meant.citations[0].section, meant.citations
+        assert "This finding informs you" in meant.citations[0].quote
+
+
 def test_a_pinned_document_is_the_answer_however_the_words_match(
     sample_runtime: Runtime,
 ) -> None:

@@ -54,6 +54,8 @@ from retrieval.intent import (
         ("audit log cannot be written. is that going to take the cluster down?", "meaning"),
         ("pool just passed 80% used. at what fill level does it stop taking writes", "meaning"),
         ("northd logging 'dropped 312 log messages'. what is that telling me", "meaning"),
+        ("what does the spambot finding mean", "meaning"),
+        ("what does Backdoor:EC2/Spambot mean", "meaning"),
         ("how do i list which PDBs are sitting at their disruption limit", "diagnose"),
         ("how can we show which member is the raft leader", "diagnose"),
         # what makes it fire: the rule and its threshold, not what it costs
