@@ -213,10 +213,18 @@ def split_blocks(text: str, start: int, end: int, syntax: Syntax | None = None) 
         blocks.append(Block(cur_start, cur_end, kind))
     return [
         Block(b.start, b.end, "lead")
-        if b.kind == "text" and text[b.start : b.end].rstrip().endswith(":")
+        if b.kind == "text"
+        and (text[b.start : b.end].rstrip().endswith(":") or _only_a_heading(text, b, markup))
         else b
         for b in blocks
     ]
+
+
+def _only_a_heading(text: str, block: Block, markup: Syntax) -> bool:
+    """Is the block a heading line (``###### Note``, a label) and nothing else? It leads
+    into what follows it, and is never cut from it."""
+    found = markup.headings(text[block.start : block.end], 0)
+    return len(found) == 1 and found[0][0] == 0 and found[0][1] >= block.end - block.start
 
 
 def group_blocks(blocks: list[Block]) -> list[tuple[int, int]]:

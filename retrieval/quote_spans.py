@@ -44,15 +44,24 @@ MAX_SECTION_CHARS = 2400  # a section split over several indexed pieces: quoted 
 
 def pieces(part: Part, parts: Sequence[Part]) -> list[Part]:
     """The indexed pieces of the part's section, in order: a long section is split over
-    several chunks, and a part is one of them (same heading path, consecutive)."""
+    several chunks, and a part is one of them (same heading path, consecutive, every
+    piece after the first without a heading line). Two sections under the same heading
+    (``###### Note`` twice) are two sections."""
     ordered = sorted(parts, key=lambda p: p.start)
     i = next((n for n, p in enumerate(ordered) if p.start == part.start), None)
     if i is None:
         return [part]
+
+    def continues(n: int) -> bool:  # the piece goes on from the one before it
+        p = ordered[n]
+        return p.body_start == p.start and ordered[n - 1].heading_path == part.heading_path
+
     lo = hi = i
-    while lo > 0 and ordered[lo - 1].heading_path == part.heading_path:
+    while lo > 0 and continues(lo):
         lo -= 1
     while hi + 1 < len(ordered) and ordered[hi + 1].heading_path == part.heading_path:
+        if not continues(hi + 1):
+            break
         hi += 1
     return ordered[lo : hi + 1]
 

@@ -104,6 +104,20 @@ def test_numbered_procedure_kept_together() -> None:
     assert "8. Do step" in text[holders[0].start : holders[0].end]
 
 
+def test_a_heading_inside_a_section_is_never_cut_from_its_text() -> None:
+    """A long section splits between blocks, never right after a deeper heading or a bold
+    label: ``###### Note`` at the end of one chunk and its text in the next would quote
+    the note under the heading before it."""
+    filler = "\n\n".join("Background about the finding and the botnet. " * 6 for _ in range(8))
+    for heading in ("###### Note", "**Remediation recommendations:**"):
+        text = f"# Finding\n\n## Details\n\n{filler}\n\n{heading}\n\nIsolate the instance.\n"
+        for budget in range(120, 420, 20):
+            chunks = chunk_document(make_doc(text, "Finding"), 0, max_tokens=budget)
+            holder = [c for c in chunks if heading in text[c.start : c.end]]
+            assert len(holder) == 1, (heading, budget)
+            assert "Isolate the instance." in text[holder[0].start : holder[0].end], budget
+
+
 def test_empty_heading_sections_produce_no_chunks() -> None:
     text = "# Title\n\n## Empty\n\n## Full\n\nSome text.\n"
     chunks = chunk_document(make_doc(text, "Title"), 0)

@@ -83,6 +83,20 @@ def test_a_section_split_over_chunks_is_quoted_from_its_first_piece() -> None:
         assert text[q.start : q.end] == q.text
 
 
+def test_two_sections_under_the_same_heading_are_two_sections() -> None:
+    """``#### Note`` twice in a row: quoting the second note does not quote the first as
+    if it were an earlier piece of one section."""
+    text = (
+        "# T\n\n## Finding\n\nAbout the finding.\n\n#### Note\n\nThe log4j fields.\n\n"
+        "#### Note\n\nTo test it, query the test domain.\n"
+    )
+    parts = parts_of(text)
+    first, second = (p for p in parts if p.heading == "Note")
+    assert pieces(second, parts) == [second] and pieces(first, parts) == [first]
+    quotes = quote_parts(second, parts, tokenize("test"), STATS)
+    assert [q.text for q in quotes] == ["To test it, query the test domain."]
+
+
 def test_what_to_do_skips_to_the_fix_a_playbook_labels_in_bold() -> None:
     """A playbook with no headings below the alert: the fix begins at a bold label
     further down than one section's quote reaches."""
