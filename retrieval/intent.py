@@ -116,20 +116,20 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
     ),
 )
 
+# what an action section's heading says
+_ACT = re.compile(
+    r"\b(mitigat\w*|remediat\w*|remed(y|ies)|resolutions?|resolv\w*|fix\w*|steps?|procedures?|"
+    r"recover\w*|roll ?back|rollback|workarounds?|what to do|response|failover|"
+    r"clean ?up|manual intervention|"
+    r"actions?|restart\w*|restor\w*|repair\w*|solutions?|"
+    # "How to diagnose this problem" is a check, not an action
+    r"how to(?! (?:diagnos|investigat|troubleshoot|debug|check|verify|identify|"
+    r"find|tell|spot|detect|recogni[sz]e|read|see|monitor)))\b",
+    re.I,
+)
+
 _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
-    (
-        "act",
-        re.compile(
-            r"\b(mitigat\w*|remediat\w*|remed(y|ies)|resolutions?|resolv\w*|fix\w*|steps?|procedures?|"
-            r"recover\w*|roll ?back|rollback|workarounds?|what to do|response|failover|"
-            r"clean ?up|manual intervention|"
-            r"actions?|restart\w*|restor\w*|repair\w*|solutions?|"
-            # "How to diagnose this problem" is a check, not an action
-            r"how to(?! (?:diagnos|investigat|troubleshoot|debug|check|verify|identify|"
-            r"find|tell|spot|detect|recogni[sz]e|read|see|monitor)))\b",
-            re.I,
-        ),
-    ),
+    ("act", _ACT),
     (
         "diagnose",
         re.compile(
@@ -234,8 +234,16 @@ def _kinds(heading_path: tuple[str, ...]) -> frozenset[SectionKind]:
     return _of(" / ".join(heading_path))
 
 
+# words that say a section lays out steps, not what the steps are for
+_STEPS_WORDS = re.compile(r"\b(steps?|procedures?)\b", re.I)
+
+
 def _of(text: str) -> frozenset[SectionKind]:
-    return frozenset(kind for kind, pattern in _HEADING_KINDS if pattern.search(text))
+    kinds = frozenset(kind for kind, pattern in _HEADING_KINDS if pattern.search(text))
+    if {"act", "diagnose"} <= kinds and not _ACT.search(_STEPS_WORDS.sub(" ", text)):
+        # "Investigation steps", "Troubleshooting procedure": steps of a check
+        return kinds - {"act"}
+    return kinds
 
 
 # a heading over the rule that fires the alert: its metric, expression or threshold

@@ -570,6 +570,58 @@ def test_a_runbook_sectioned_by_bold_labels_leads_with_its_remediation(
         assert "This finding informs you" in meant.citations[0].quote
 
 
+ORDERS_ERRORS = """# OrdersHighErrorRate
+
+## Overview
+
+**What triggers this alert:**
+- More than 5% of requests to `orders-api` fail with a 5xx status for 10 minutes
+
+**Business impact:**
+- Customers cannot place orders; checkout shows an error page
+
+## Investigation Steps
+
+### Step 1: Initial assessment
+
+```bash
+kubectl -n orders get pods -l app=orders-api
+```
+
+### Step 2: Check dependencies
+
+```bash
+kubectl -n orders logs deploy/orders-api --since=15m | grep -i "connection refused"
+```
+
+## Resolution Steps
+
+### Option A: Bad deploy
+
+If the errors started right after a deploy, roll back:
+
+```bash
+kubectl -n orders rollout undo deploy/orders-api
+```
+"""
+
+
+def test_investigation_steps_are_a_check_and_resolution_steps_the_fix(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """A template's "Investigation Steps" come before its "Resolution Steps": the alert
+    alone leads with the fix, the first check after it; the impact is under a bold label."""
+    with runtime_over(
+        {"alerts/orders-high-error-rate.md": ORDERS_ERRORS}, tmp_path, embedder
+    ) as rt:
+        got = rt.extractive.answer("OrdersHighErrorRate", EVERYONE)
+        sections = [c.section for c in got.citations]
+        assert sections[0].startswith("Resolution Steps"), sections
+        assert any(s.startswith("Investigation Steps") for s in sections[1:]), sections
+        impact = rt.extractive.answer("is OrdersHighErrorRate customer facing", EVERYONE)
+        assert impact.citations[0].section == "Overview > Business impact", impact.citations
+
+
 def test_a_pinned_document_is_the_answer_however_the_words_match(
     sample_runtime: Runtime,
 ) -> None:

@@ -115,6 +115,11 @@ def test_heading_kinds_read_the_whole_path() -> None:
     assert "act" in heading_kinds(("How to disable a worker",))
     assert heading_kinds(("How to diagnose this problem", "Dashboards")) == {"diagnose"}
     assert "act" not in heading_kinds(("How to identify the root cause?",))
+    # steps of a check are a check; of a fix, or under one, a fix
+    assert heading_kinds(("Investigation steps",)) == {"diagnose"}
+    assert heading_kinds(("Troubleshooting procedure",)) == {"diagnose"}
+    assert heading_kinds(("Resolution Steps",)) == {"act"}
+    assert "act" in heading_kinds(("Mitigation", "Step 3: Verify rollout"))
 
 
 @pytest.mark.parametrize(
