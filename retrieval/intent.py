@@ -136,7 +136,8 @@ _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
             r"\b(diagnos\w*|investigat\w*|troubleshoot\w*|debug\w*|check(s|ing|ed)?|"
             # "log in" / "log out" is signing in, not reading logs
             r"verify\w*|identify\w*|logs|log(?!\s+(?:in|into|out)\b)|queries|query|"
-            r"dashboards?|metrics?|triage|causes?)\b",
+            r"dashboards?|metrics?|triage|causes?|inspect\w*|examin\w*|analy[sz]\w*|"
+            r"assess\w*)\b",
             re.I,
         ),
     ),

@@ -119,6 +119,9 @@ def test_heading_kinds_read_the_whole_path() -> None:
     assert heading_kinds(("Investigation steps",)) == {"diagnose"}
     assert heading_kinds(("Troubleshooting procedure",)) == {"diagnose"}
     assert heading_kinds(("Resolution Steps",)) == {"act"}
+    # other words for a check
+    for heading in ("Initial Assessment", "Analysis", "Inspect the Redis key", "Examine the pods"):
+        assert heading_kinds((heading,)) == {"diagnose"}, heading
     assert "act" in heading_kinds(("Mitigation", "Step 3: Verify rollout"))
 
 
