@@ -246,17 +246,18 @@ def group_blocks(blocks: list[Block]) -> list[tuple[int, int]]:
     return [(g[0].start, g[-1].end) for g in groups]
 
 
-def label_title(line: str) -> tuple[str, bool] | None:
-    """The title of a label line (``**Remediation recommendations:**``), and whether it
-    ends with a colon; None for any other line, a bold line that calls out a note or a
-    warning, or one that says a value (``**Default severity: Medium**``)."""
+def label_title(line: str) -> str | None:
+    """The title of a label line (``**Remediation recommendations:**``, ``**Steps**:``);
+    None for any other line: bold that ends without a colon is emphasis ("**Do not
+    restart the primary**"), and a bold line that calls out a note or a warning or says
+    a value (``**Default severity: Medium**``) is no section either."""
     m = _LABEL.match(line)
-    if m is None:
+    if m is None or not (m["inside"] or m["after"]):
         return None
     title = m["title"].strip()
     if ":" in title or len(title.split()) > MAX_LABEL_WORDS or title.lower() in _NOT_LABELS:
         return None
-    return title, bool(m["inside"] or m["after"])
+    return title
 
 
 def _label_level(real_level: int) -> int:
@@ -272,9 +273,8 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
     A setext heading (``Mitigation`` over ``---``) starts at its text line and ends
     with its underline. Only a one-line paragraph after a blank line (or at
     ``start``) counts, so a front matter block or a rule under a list is not one.
-    A label in bold on a line of its own after a blank line (:func:`label_title`) is a
-    heading one level below the last real heading when it ends with a colon or a
-    blank line follows it.
+    A label in bold on a line of its own after a blank line, ending with a colon
+    (:func:`label_title`), is a heading one level below the last real heading.
     """
     out: list[tuple[int, int, int, str]] = []
     # (start, line) of a one-line paragraph that may be underlined, and whether the
@@ -282,11 +282,7 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
     candidate: tuple[int, str] | None = None
     blank_before = True
     real_level = 0  # of the last heading written as one
-    pending: tuple[int, int, int, str] | None = None  # a label waiting for a blank line
     for ls, le, line, in_block in marked_lines(text, start, fence_open, fence_closes):
-        if pending is not None and not line.strip():
-            out.append(pending)
-        pending = None
         if in_block:
             candidate, blank_before = None, False
             continue
@@ -297,23 +293,15 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
             out.append((ls, le, real_level, m.group(2).strip()))
         elif underline and candidate is not None:
             real_level = 1 if underline.group(1)[0] == "=" else 2
-            if out and out[-1][0] == candidate[0]:
-                out.pop()  # a label underlined is a setext heading
             out.append((candidate[0], le, real_level, candidate[1].strip()))
             candidate, blank_before = None, False
             continue
         label = label_title(line) if blank_before else None
         if label:
-            heading = (ls, le, _label_level(real_level), label[0])
-            if label[1]:
-                out.append(heading)
-            else:
-                pending = heading
+            out.append((ls, le, _label_level(real_level), label))
         paragraph = not m and not _NOT_PARAGRAPH.match(line)
         candidate = (ls, line) if paragraph and blank_before else None
         blank_before = not line.strip()
-    if pending is not None:
-        out.append(pending)
     return out
 
 

@@ -149,7 +149,7 @@ This finding informs you that the instance may be sending spam.
 
 If this activity is unexpected, isolate the instance.
 
-**Steps**
+**Steps**:
 
 1. Snapshot the volume.
 
@@ -166,7 +166,7 @@ def test_a_bold_label_on_its_own_line_is_a_heading_below_the_last() -> None:
         (3, "An EC2 instance is talking to a remote host on port 25."),
         # one level below the H3: a part of its section, not a section of its own
         (4, "Remediation recommendations"),
-        (4, "Steps"),  # no colon, but a blank line follows it
+        (4, "Steps"),  # the colon after the bold
     ]
     s, e, _level, _title = headings(LABELLED)[2]
     assert LABELLED[s:e] == "**Remediation recommendations:**"
@@ -192,6 +192,7 @@ def test_bold_lines_that_are_not_labels() -> None:
         "**Table of Contents**",
         "**Default severity: Medium**",  # a value, not a section
         "**Check the logs:** then restart",  # the line goes on
+        "**Do not restart the primary**",  # emphasis: no colon
         "- **Steps:**",  # a list item
     ):
         assert titles(f"# T\n\n{line}\n\ntext\n") == [(1, "T")], line
