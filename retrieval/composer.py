@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from core.heading_text import plain_heading
 from retrieval.asked_detail import Detail
-from retrieval.intent import WANTED, Intent, heading_kinds
+from retrieval.intent import WANTED, Intent, heading_kinds, intent_match
 from retrieval.link_pages import mostly_links
 from retrieval.outline import Part
 from retrieval.part_ranking import ScoredPart, SectionWeights
@@ -216,7 +216,12 @@ def choose_parts(
             continue
         if _alternatives(s.part, lead.part):
             continue  # "b. If the condition exists" beside "a. If it does not": one holds
-        close = s.score >= weights.second_ratio * lead.score
+        # nearly as strong, and relevant on its own: the kind of section asked for, or the
+        # question's words in its own headings or text when the lead has some (in a short
+        # runbook every part scores alike on the title they share), not filler
+        close = s.score >= weights.second_ratio * lead.score and (
+            s.own_lexical > 0 or lead.own_lexical == 0 or intent_match(intent, s.part.own_path) > 0
+        )
         companion = _companion(s.part, lead.part, base)
         completes = (
             bool(wanted)

@@ -63,6 +63,11 @@ class Part:
         return frozenset(tokenize(" ".join(self.heading_path) + "\n" + self.body))
 
     @cached_property
+    def own_terms(self) -> frozenset[str]:
+        """Tokens of the part's own headings and body: not of a title every part shares."""
+        return frozenset(tokenize(" ".join(self.own_path) + "\n" + self.body))
+
+    @cached_property
     def holds_answer(self) -> bool:
         """Not a list of links (a generated "Troubleshooting Pointers" index points at
         answers instead of holding one) and not a stub ("TODO"): worked out once per

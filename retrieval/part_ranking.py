@@ -57,6 +57,8 @@ class ScoredPart:
     part: Part
     score: float
     lexical: float
+    # the share of the question's words in its own headings and text, not the title's
+    own_lexical: float = 0.0
     anchored: bool = False  # the section a link's #anchor points at: it leads
     shows_detail: bool = False  # it shows the command or value the question asks for
 
@@ -130,7 +132,8 @@ def rank_parts(
             + weights.ruled_out * any(p.under(b) for b in branches)  # the case it is in
             + weights.detail * shows
         )
-        out.append(ScoredPart(p, score, lexical, shows_detail=shows))
+        own = coverage(body_terms, p.own_terms, stats)
+        out.append(ScoredPart(p, score, lexical, own_lexical=own, shows_detail=shows))
     out.sort(key=lambda s: -s.score)
     return _in_the_runbooks_order(out) if bare else out
 

@@ -921,3 +921,23 @@ def test_an_action_section_of_links_is_shown_after_the_check() -> None:
     assert action_elsewhere(acting[:1], parts_of(TEXT)) is None
     todo = QUORUM_LOST.split("## Mitigation")[0] + "## Mitigation\n\nTODO\n"
     assert action_elsewhere(chosen, parts_of(todo)) is None
+
+
+def test_a_close_second_part_with_none_of_the_questions_words_is_filler() -> None:
+    """In a short runbook every part scores alike on the title they share: a part nearly
+    as strong as the lead is quoted beside it only when it holds some of the question's
+    words itself, or is the kind of section asked for."""
+    parts = {p.heading: p for p in parts_of(TEXT)}
+
+    def chosen(second: str, own: float, intent: str = "diagnose") -> list[str]:
+        scored = [
+            ScoredPart(parts["Diagnosis"], 1.0, 0.6, own_lexical=0.5),
+            ScoredPart(parts[second], 0.95, 0.5, own_lexical=own),
+        ]
+        return [c.part.heading for c in choose_parts(scored, intent, SectionWeights())]  # type: ignore[arg-type]
+
+    assert chosen("Symptoms", 0.0) == ["Diagnosis"]  # only the title's words: filler
+    assert chosen("Symptoms", 0.2) == ["Diagnosis", "Symptoms"]  # words of its own
+    # asked what to do, the action section is the kind asked for, words or not
+    both = chosen("Fail over to the replica", 0.0, "act")
+    assert sorted(both) == ["Diagnosis", "Fail over to the replica"], both
