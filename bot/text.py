@@ -9,13 +9,16 @@ updated" line per document; for the "not sure" and
 from __future__ import annotations
 
 from bot.quote_layout import by_runbook
+from core.heading_text import shown_section
 from core.models import Answer, Citation
 
 _RULE = "-" * 72
 
 
 def _where(c: Citation) -> str:
-    return c.title if not c.section or c.section == c.title else f"{c.section} · {c.title}"
+    if not c.section or c.section == c.title:
+        return c.title
+    return f"{shown_section(c.section)} · {c.title}"
 
 
 def _meta(c: Citation) -> str:
@@ -32,7 +35,8 @@ def _documents(citations: tuple[Citation, ...]) -> list[str]:
         for n, shown in enumerate(group):
             c = shown.citation
             if shown.heading:
-                out.append(f"[{_where(c) if n == 0 else c.section}]  {c.path}:{c.line}")
+                shown_at = _where(c) if n == 0 else shown_section(c.section)
+                out.append(f"[{shown_at}]  {c.path}:{c.line}")
                 if c.url:
                     out.append(f"  {c.url}")
                 out.append("")

@@ -54,6 +54,24 @@ def plain_section(section: str) -> str:
     return SECTION_SEPARATOR.join(plain_heading(h) or h for h in section.split(SECTION_SEPARATOR))
 
 
+MAX_SHOWN_HEADING = 40  # characters of a heading above the cited one, as a label shows it
+
+
+def shown_section(section: str) -> str:
+    """A heading path as a label shows it: every heading above the cited one longer than
+    MAX_SHOWN_HEADING cut at a word with "…" (a finding's one-sentence subtitle over its
+    ``Remediation recommendations``), the cited heading whole."""
+    *above, last = section.split(SECTION_SEPARATOR)
+    return SECTION_SEPARATOR.join([*(_shortened(h) for h in above), last])
+
+
+def _shortened(heading: str) -> str:
+    if len(heading) <= MAX_SHOWN_HEADING:
+        return heading
+    cut = heading[: MAX_SHOWN_HEADING - 1].rsplit(" ", 1)[0].rstrip(" ,;:.")
+    return cut + "…"
+
+
 def heading_slug(text: str) -> str:
     """A heading as an anchor-like name: ``Compact the store`` -> ``compact-the-store``
     ("" for one with no letters or digits)."""

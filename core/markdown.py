@@ -5,9 +5,10 @@ Markdown by default, or AsciiDoc and reStructuredText, which differ only in wher
 headings and code blocks are.
 
 Sections start at H1-H3 headings outside fenced code, in either CommonMark form:
-``## Mitigation`` or a line underlined with ``===`` (H1) or ``---`` (H2), or at a label
+``## Mitigation`` or a line underlined with ``===`` (H1) or ``---`` (H2). A label
 written in bold on a line of its own (``**Remediation recommendations:**``), which many
-runbooks use for their sections instead of headings. A section body splits
+runbooks use instead of headings, is a heading of the lowest level: it splits a section
+into parts (:mod:`retrieval.outline`), never into sections of its own. A section body splits
 into blocks (paragraphs, fenced code, lists, tables); blocks glue into units
 that are never cut apart: a numbered procedure with its code, a lead-in line
 ending in ``:`` (often a warning) with what follows it.
@@ -40,6 +41,9 @@ _LABEL = re.compile(
     r"\s*(?P<after>:?)\s*$"
 )
 MAX_LABEL_WORDS = 8
+# a label is the lowest heading there is: it splits its section into parts, never into
+# chunks, and reads the same in a chunk as in the whole document
+LABEL_LEVEL = 6
 # bold lines that call out a paragraph or list the page, not begin a section
 _NOT_LABELS = frozenset(
     "note notes nb warning warnings caution important tip tips hint info danger notice "
@@ -260,13 +264,6 @@ def label_title(line: str) -> str | None:
     return title
 
 
-def _label_level(real_level: int) -> int:
-    """A label's level: one below the heading it follows (under an H3, a part of its
-    section rather than a section of its own); never a title's: a label before any
-    heading is an H2."""
-    return max(2, min(real_level + 1, 6))
-
-
 def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
     """Every heading outside fenced code: (line start, line end, level, title).
 
@@ -274,14 +271,13 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
     with its underline. Only a one-line paragraph after a blank line (or at
     ``start``) counts, so a front matter block or a rule under a list is not one.
     A label in bold on a line of its own after a blank line, ending with a colon
-    (:func:`label_title`), is a heading one level below the last real heading.
+    (:func:`label_title`), is a heading of the lowest level (``LABEL_LEVEL``).
     """
     out: list[tuple[int, int, int, str]] = []
     # (start, line) of a one-line paragraph that may be underlined, and whether the
     # line before it was blank
     candidate: tuple[int, str] | None = None
     blank_before = True
-    real_level = 0  # of the last heading written as one
     for ls, le, line, in_block in marked_lines(text, start, fence_open, fence_closes):
         if in_block:
             candidate, blank_before = None, False
@@ -289,16 +285,15 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
         m = HEADING.match(line)
         underline = SETEXT_UNDERLINE.match(line)
         if m:
-            real_level = len(m.group(1))
-            out.append((ls, le, real_level, m.group(2).strip()))
+            out.append((ls, le, len(m.group(1)), m.group(2).strip()))
         elif underline and candidate is not None:
-            real_level = 1 if underline.group(1)[0] == "=" else 2
-            out.append((candidate[0], le, real_level, candidate[1].strip()))
+            level = 1 if underline.group(1)[0] == "=" else 2
+            out.append((candidate[0], le, level, candidate[1].strip()))
             candidate, blank_before = None, False
             continue
         label = label_title(line) if blank_before else None
         if label:
-            out.append((ls, le, _label_level(real_level), label))
+            out.append((ls, le, LABEL_LEVEL, label))
         paragraph = not m and not _NOT_PARAGRAPH.match(line)
         candidate = (ls, line) if paragraph and blank_before else None
         blank_before = not line.strip()

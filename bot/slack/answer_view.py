@@ -54,6 +54,7 @@ from bot.slack.blockkit import (
 )
 from bot.slack.mrkdwn import first_command, plain_text, table_cells, to_mrkdwn
 from bot.slack.presentation import Audience, Contact, DocFacts, View
+from core.heading_text import shown_section
 from core.markdown import TABLE_ROW
 from core.models import MISSING_DETAIL, Answer, AnswerWarning, Citation, Suggestion
 
@@ -94,7 +95,7 @@ def section_label(citation: Citation | Suggestion) -> str:
     """``Mitigation > Restart pgbouncer · Orders DB runbook`` (the title alone when the
     section is the runbook's introduction)."""
     title = clip(citation.title or citation.path, _TITLE_MAX)
-    sec = clip(citation.section, _TITLE_MAX) if citation.section else ""
+    sec = clip(shown_section(citation.section), _TITLE_MAX) if citation.section else ""
     return f"{sec} · {title}" if sec and sec != title else title
 
 
@@ -275,7 +276,7 @@ def _add_documents(
             heading: list[dict[str, Any]] = []
             # the lead line links the first quote; a section quoted in pieces has one heading
             if (d or n) and shown_quote.heading:
-                label = clip(citation.section, _TITLE_MAX)
+                label = clip(shown_section(citation.section), _TITLE_MAX)
                 line = lead_link(citation) if n == 0 else f"*{link(citation.url, label)}*"
                 heading.append(section(line))
             elif shown_quote.gap:
@@ -456,7 +457,7 @@ def notification_text(answer: Answer, *, weak: bool = False) -> str:
     where = (
         title
         if not lead.section or lead.section == lead.title
-        else f"{title} > {clip(lead.section, _TITLE_MAX)}"
+        else f"{title} > {clip(shown_section(lead.section), _TITLE_MAX)}"
     )
     shown = quote_markdown(lead)
     command = first_command(shown)

@@ -61,6 +61,7 @@ from bot.web.session import (
     signed_in,
 )
 from bot.web.signin import SlackSignIn
+from core.heading_text import shown_section
 from core.models import DocumentHits, DocumentMetadata, SearchFilter
 from retrieval.doc_warnings import is_stale
 from retrieval.errors import EmbeddingError, IndexUnavailableError
@@ -151,6 +152,7 @@ def _environment() -> jinja2.Environment:
         safe_url=present.safe_url,
         age_text=present.age_text,
         citation_label=present.citation_label,
+        shown_section=shown_section,
         by_runbook=by_runbook,
         cut_note=cut_note,
         quote_html=quote_html,

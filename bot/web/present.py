@@ -13,7 +13,7 @@ from datetime import date
 
 from markupsafe import Markup, escape
 
-from core.heading_text import plain_section
+from core.heading_text import plain_section, shown_section
 from core.markup import syntax_for
 from core.models import Answer, AnswerWarning, Chunk, Citation
 from retrieval.citations import chunk_url
@@ -106,7 +106,7 @@ def age_text(updated: date | None, known: int | None, today: date) -> str:
 def citation_label(citation: Citation) -> str:
     title = citation.title or citation.path
     section = citation.section
-    return f"{title} - {section}" if section and section != title else title
+    return f"{title} - {shown_section(section)}" if section and section != title else title
 
 
 def _cited(answer: Answer, source_id: str | None) -> Citation | None:

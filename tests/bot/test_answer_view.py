@@ -123,6 +123,16 @@ def test_the_first_block_names_section_and_runbook_as_one_link() -> None:
     assert "kubectl -n checkout-db exec" in message.blocks[1]["text"]["text"]
 
 
+def test_a_long_heading_above_the_cited_section_is_shortened_in_the_link() -> None:
+    """A finding's one-sentence subtitle over its remediation: the link names the
+    remediation whole and the subtitle's first words."""
+    subtitle = "An EC2 instance is querying a domain of a known command and control server."
+    message = render(answer(citations=(cite(section=f"{subtitle} > Remediation recommendations"),)))
+    lead = message.blocks[0]["text"]["text"]
+    assert "An EC2 instance is querying a domain… &gt; Remediation recommendations · " in lead
+    assert subtitle not in shown(message)
+
+
 def test_the_notification_text_is_the_section_and_its_first_command() -> None:
     message = render(answer())
     assert message.text == (

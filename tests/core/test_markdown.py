@@ -164,26 +164,25 @@ def test_a_bold_label_on_its_own_line_is_a_heading_below_the_last() -> None:
     assert titles(LABELLED) == [
         (2, "Backdoor:EC2/Spambot"),
         (3, "An EC2 instance is talking to a remote host on port 25."),
-        # one level below the H3: a part of its section, not a section of its own
-        (4, "Remediation recommendations"),
-        (4, "Steps"),  # the colon after the bold
+        # the lowest level: a part of its section, not a section of its own
+        (6, "Remediation recommendations"),
+        (6, "Steps"),  # the colon after the bold
     ]
     s, e, _level, _title = headings(LABELLED)[2]
     assert LABELLED[s:e] == "**Remediation recommendations:**"
 
 
-def test_labels_split_sections_below_an_h2_and_never_make_a_title() -> None:
+def test_labels_split_parts_not_sections_and_never_make_a_title() -> None:
     text = (
         "# Disk full\n\nIntro.\n\n**Diagnosis:**\n\nRun `df -h`.\n\n"
         "**Mitigation:**\n\nRotate logs.\n"
     )
-    assert [s.heading_path for s in sections(text, 0)] == [
-        ("Disk full",),
-        ("Disk full", "Diagnosis"),
-        ("Disk full", "Mitigation"),
-    ]
-    # before any heading a label is an H2, never the document's H1
-    assert titles("**Symptoms:**\n\nSlow pages.\n") == [(2, "Symptoms")]
+    assert [s.heading_path for s in sections(text, 0)] == [("Disk full",)]
+    assert titles(text) == [(1, "Disk full"), (6, "Diagnosis"), (6, "Mitigation")]
+    # the same level in any piece of the text: a chunk reads as the whole document does
+    piece = text[text.index("**Mitigation:**") :]
+    assert titles(piece) == [(6, "Mitigation")]
+    assert titles("**Symptoms:**\n\nSlow pages.\n") == [(6, "Symptoms")]
 
 
 def test_bold_lines_that_are_not_labels() -> None:
@@ -197,4 +196,4 @@ def test_bold_lines_that_are_not_labels() -> None:
     ):
         assert titles(f"# T\n\n{line}\n\ntext\n") == [(1, "T")], line
     # a label over a rule is one heading
-    assert titles("**Mitigation:**\n---\n\ntext\n") == [(2, "Mitigation")]
+    assert titles("**Mitigation:**\n---\n\ntext\n") == [(6, "Mitigation")]
