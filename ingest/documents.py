@@ -50,6 +50,8 @@ KNOWN_KEYS = frozenset(
         "owner_slack",
         "maintainer",
         "maintainers",
+        "team",
+        "owning_team",
         "updated",
         "last_reviewed",
         "last_updated",
@@ -101,7 +103,16 @@ SITE_KEYS = frozenset(
 _ACCESS_LIKE = frozenset(
     {"groups", "acl", "permissions", "visibility", "audience", "readers", "access_groups"}
 )
-_OWNER_KEYS = ("owner", "owners", "owner_slack", "maintainer", "maintainers")
+# the first of these a document sets names its owner ("team: data-platform" too)
+_OWNER_KEYS = (
+    "owner",
+    "owners",
+    "owner_slack",
+    "maintainer",
+    "maintainers",
+    "team",
+    "owning_team",
+)
 _DOC_TYPE_ALIASES = {
     "postmortem": "incident",
     "post-mortem": "incident",

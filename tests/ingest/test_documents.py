@@ -253,6 +253,15 @@ def test_owner_from_owner_slack(tmp_path: Path) -> None:
     assert parse_one(tmp_path, "a.md").document.metadata.owner == "#govuk-search"
 
 
+def test_the_team_a_runbook_names_is_its_owner(tmp_path: Path) -> None:
+    write(tmp_path, "a.md", "---\ntitle: A\nteam: data-platform\n---\n# A\n\nx\n")
+    parsed = parse_one(tmp_path, "a.md")
+    assert parsed.document.metadata.owner == "data-platform"
+    # an owner named as such comes first
+    write(tmp_path, "b.md", "---\nowner: '@lag-oncall'\nteam: data-platform\n---\n# B\n\nx\n")
+    assert parse_one(tmp_path, "b.md").document.metadata.owner == "@lag-oncall"
+
+
 def test_links_are_built_only_from_what_is_known(tmp_path: Path) -> None:
     write(tmp_path, "r.md", "# R\n\ntext\n")
     for template in (
