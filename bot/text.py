@@ -64,7 +64,9 @@ def render_text(answer: Answer) -> str:
             out.append("Closest runbooks:")
         for sug in answer.suggestions:
             owner = f" | owner {sug.owner}" if sug.owner else " | no owner"
-            out.append(f"  {sug.title} ({sug.section})  [{sug.path}:{sug.line}]{owner}")
+            out.append(
+                f"  {sug.title} ({shown_section(sug.section)})  [{sug.path}:{sug.line}]{owner}"
+            )
             if sug.url:
                 out.append(f"    {sug.url}")
         if answer.search_link:
