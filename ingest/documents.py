@@ -40,18 +40,14 @@ _DOC_TYPES: tuple[str, ...] = get_args(DocType)
 # so nobody (rather than everyone) can read the document until it is fixed.
 UNREADABLE_GROUP = "!invalid-access"
 
+# the first of these a document sets names its owner ("team: data-platform" too)
+_OWNER_KEYS = ("owner", "owners", "owner_slack", "maintainer", "maintainers", "team", "owning_team")
 # Front matter keys the bot reads.
 KNOWN_KEYS = frozenset(
     {
         "title",
         "service",
-        "owner",
-        "owners",
-        "owner_slack",
-        "maintainer",
-        "maintainers",
-        "team",
-        "owning_team",
+        *_OWNER_KEYS,
         "updated",
         "last_reviewed",
         "last_updated",
@@ -102,16 +98,6 @@ SITE_KEYS = frozenset(
 # the document, so it fails closed like a misspelled ``access``.
 _ACCESS_LIKE = frozenset(
     {"groups", "acl", "permissions", "visibility", "audience", "readers", "access_groups"}
-)
-# the first of these a document sets names its owner ("team: data-platform" too)
-_OWNER_KEYS = (
-    "owner",
-    "owners",
-    "owner_slack",
-    "maintainer",
-    "maintainers",
-    "team",
-    "owning_team",
 )
 _DOC_TYPE_ALIASES = {
     "postmortem": "incident",
