@@ -52,16 +52,17 @@ def pieces(part: Part, parts: Sequence[Part]) -> list[Part]:
     if i is None:
         return [part]
 
-    def continues(n: int) -> bool:  # the piece goes on from the one before it
+    def continues(n: int) -> bool:  # the n-th part goes on from the section before it
         p = ordered[n]
-        return p.body_start == p.start and ordered[n - 1].heading_path == part.heading_path
+        return (
+            p.heading_path == ordered[n - 1].heading_path == part.heading_path
+            and p.body_start == p.start
+        )
 
     lo = hi = i
     while lo > 0 and continues(lo):
         lo -= 1
-    while hi + 1 < len(ordered) and ordered[hi + 1].heading_path == part.heading_path:
-        if not continues(hi + 1):
-            break
+    while hi + 1 < len(ordered) and continues(hi + 1):
         hi += 1
     return ordered[lo : hi + 1]
 
