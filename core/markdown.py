@@ -212,16 +212,25 @@ def split_blocks(text: str, start: int, end: int, syntax: Syntax | None = None) 
         cur_end = le
     if cur_start is not None:
         kind = "code" if fence is not None else cur_kind
-        if cur_kind == "text" and text[cur_start:cur_end].rstrip().endswith(":"):
+        if cur_kind == "text" and _leads_in(text[cur_start:cur_end]):
             kind = "lead"
         blocks.append(Block(cur_start, cur_end, kind))
     return [
         Block(b.start, b.end, "lead")
         if b.kind == "text"
-        and (text[b.start : b.end].rstrip().endswith(":") or _only_a_heading(text, b, markup))
+        and (_leads_in(text[b.start : b.end]) or _only_a_heading(text, b, markup))
         else b
         for b in blocks
     ]
+
+
+# a lead-in ends with a colon, perhaps inside its emphasis ("**Warning:**")
+_LEAD_IN_END = re.compile(r":[*_]*\s*\Z")
+
+
+def _leads_in(block: str) -> bool:
+    """Does the block introduce what follows it ("Run the following:", "**Warning:**")?"""
+    return bool(_LEAD_IN_END.search(block))
 
 
 def _only_a_heading(text: str, block: Block, markup: Syntax) -> bool:

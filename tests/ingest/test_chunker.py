@@ -143,3 +143,14 @@ def test_setext_headings_start_sections_with_exact_offsets() -> None:
     mitigation = chunks[-1]
     assert text[mitigation.start : mitigation.end].startswith("Mitigation\n----------")
     assert "2. Vacuum journald." in text[mitigation.start : mitigation.end]
+
+
+def test_a_bold_lead_in_is_never_cut_from_what_it_introduces() -> None:
+    """``**Warning:**`` on a line of its own introduces the paragraph after it, as
+    "Run the following:" does."""
+    filler = "\n\n".join("Background about the replica and the primary. " * 6 for _ in range(8))
+    text = f"# DB\n\n## Fail over\n\n{filler}\n\n**Warning:**\n\nNever promote a lagging replica.\n"
+    for budget in range(120, 420, 20):
+        chunks = chunk_document(make_doc(text, "DB"), 0, max_tokens=budget)
+        holder = [c for c in chunks if "**Warning:**" in text[c.start : c.end]]
+        assert len(holder) == 1 and "Never promote" in text[holder[0].start : holder[0].end]
