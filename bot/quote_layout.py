@@ -36,10 +36,17 @@ def by_runbook(citations: Sequence[Citation]) -> list[list[ShownQuote]]:
         shown = []
         for n, c in enumerate(group):
             continued = n > 0 and group[n - 1].section == c.section
-            gap = continued and c.start - group[n - 1].end > ADJACENT
+            gap = continued and not _next_to(group[n - 1], c)
             shown.append(ShownQuote(c, heading=not continued, gap=gap))
         out.append(shown)
     return out
+
+
+def _next_to(before: Citation, after: Citation) -> bool:
+    """Does ``after`` follow ``before`` with nothing but line breaks between them (blank
+    lines where a section was split into pieces), or ADJACENT characters at most?"""
+    line_breaks = after.line - (before.line + before.quote.count("\n"))
+    return after.start - before.end <= max(line_breaks, ADJACENT)
 
 
 def cut_note(citation: Citation) -> str | None:

@@ -29,6 +29,15 @@ def test_a_section_in_pieces_has_one_heading_and_a_gap_is_marked() -> None:
     ]
 
 
+def test_blank_lines_between_two_pieces_are_no_gap() -> None:
+    """Pieces of a section split at three blank lines follow each other: no "…"."""
+    first = cite(1, section="Notes", start=0, end=20, line=5, quote="**Remediation:**")
+    blank_lines = cite(1, section="Notes", start=23, end=60, line=8, quote="Isolate it.")
+    text_between = cite(1, section="Notes", start=90, end=120, line=10, quote="Then rebuild.")
+    shown = by_runbook([first, blank_lines, text_between])[0]
+    assert [s.gap for s in shown] == [False, False, True]
+
+
 def test_a_cut_procedure_says_which_steps_as_a_sentence() -> None:
     assert cut_note(cite(1, note="steps 1-3 of 7")) == "Steps 1-3 of 7"
     assert cut_note(cite(1)) is None
