@@ -21,8 +21,10 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal
 
-Intent = Literal["define", "meaning", "diagnose", "act", "procedure", "escalate", "unspecified"]
-SectionKind = Literal["meaning", "impact", "diagnose", "act", "escalate", "symptoms"]
+Intent = Literal[
+    "define", "meaning", "diagnose", "act", "procedure", "prepare", "escalate", "unspecified"
+]
+SectionKind = Literal["meaning", "impact", "diagnose", "act", "prepare", "escalate", "symptoms"]
 
 # Question patterns, most specific first: the first intent whose pattern matches wins.
 # asking only what to do, nothing about the alert itself: "what do I do?", "next steps"
@@ -39,6 +41,17 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
             r"who (do i|to) call|who'?s? on[- ]?call|contact (someone|support)|"
             r"(get|reach) (hold of )?(someone|anyone|support)|urgent support|"
             r"(anyone|someone|somebody) (to|i can|we can) (reach|call|contact|page|ping))\b",
+            re.I,
+        ),
+    ),
+    (
+        # what must be in place first: "what do i need before i start", "prerequisites"
+        "prepare",
+        re.compile(
+            r"\b(prereq\w*|pre-requisites?|"
+            r"what (do|will|would) (i|we) need (to have|to get|before|first|in place|ready)|"
+            r"what (access|permissions?|roles?|rights|credentials) (do|will) (i|we) need|"
+            r"before (i|we) (start|begin)( on| with| the|\?|$))",
             re.I,
         ),
     ),
@@ -155,6 +168,14 @@ _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
     # what happens if it is left: a kind of meaning, and the one "how bad is it" wants
     ("impact", re.compile(r"\b(impact\w*|severit(y|ies)|consequences?|effects?)\b", re.I)),
     ("escalate", re.compile(r"\b(escalat\w*|contacts?|support|on-?call|owners?)\b", re.I)),
+    (
+        "prepare",
+        re.compile(
+            r"\b(prerequisites?|pre-requisites?|requirements|before you (begin|start)|"
+            r"dependencies|preparation|what you('ll| will)? need|you will need)\b",
+            re.I,
+        ),
+    ),
     ("symptoms", re.compile(r"\b(symptoms?|signs?|alert firing)\b", re.I)),
 )
 
@@ -165,6 +186,7 @@ WANTED: dict[Intent, tuple[SectionKind, ...]] = {
     "diagnose": ("diagnose",),
     "act": ("act",),
     "procedure": ("act",),
+    "prepare": ("prepare",),
     "escalate": ("escalate",),
     "unspecified": ("act", "diagnose"),
 }

@@ -111,7 +111,10 @@ def rank_parts(
     # the introduction, which restate the alert for any other question
     fact = detail is not None and detail.fact
     explaining = intent in ("meaning", "define")
-    intent_weight = weights.intent_explain if explaining else weights.intent
+    # asked what it means, or what must be in place before a procedure, the question
+    # repeats words every section has (the alert's, the procedure's): the kind of section
+    # weighs more
+    intent_weight = weights.intent_explain if explaining or intent == "prepare" else weights.intent
     if fact and intent == "unspecified":
         intent_weight = 0.0  # "how often does the renewer run": no kind of section is asked for
     branches = _seen_branches(parts, seen)

@@ -622,6 +622,56 @@ def test_investigation_steps_are_a_check_and_resolution_steps_the_fix(
         assert impact.citations[0].section == "Overview > Business impact", impact.citations
 
 
+EDGE_CERT = """# Rotate the ingress TLS certificate
+
+The public ingress serves `*.shop.example.com` from the `edge-tls` secret.
+
+## Before you begin
+
+- You need `cluster-admin` on the `edge` cluster.
+- Have the new certificate and key from the vault path `pki/edge/2026`.
+
+## Procedure
+
+1. Back up the current secret:
+
+   ```bash
+   kubectl -n edge get secret edge-tls -o yaml > edge-tls.bak.yaml
+   ```
+
+2. Replace it and restart the ingress controller:
+
+   ```bash
+   kubectl -n edge rollout restart deploy/ingress-nginx-controller
+   ```
+
+## Rollback
+
+```bash
+kubectl apply -f edge-tls.bak.yaml
+```
+"""
+
+
+def test_asked_what_is_needed_first_the_prerequisites_lead(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """ "What do i need before rotating …" repeats the procedure's words; the section
+    that says what must be in place answers it. Asked how, the procedure leads."""
+    with runtime_over({"edge/rotate-ingress-cert.md": EDGE_CERT}, tmp_path, embedder) as rt:
+        for question in (
+            "what do i need before rotating the edge cert",
+            "what access do i need to rotate the edge cert",
+        ):
+            got = rt.extractive.answer(question, EVERYONE)
+            assert got.citations and got.citations[0].section == "Before you begin", (
+                question,
+                [c.section for c in got.citations],
+            )
+        how = rt.extractive.answer("how do i rotate the ingress cert", EVERYONE)
+        assert how.citations[0].section == "Procedure", [c.section for c in how.citations]
+
+
 def test_a_pinned_document_is_the_answer_however_the_words_match(
     sample_runtime: Runtime,
 ) -> None:

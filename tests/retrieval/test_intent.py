@@ -55,6 +55,10 @@ from retrieval.intent import (
         ("pool just passed 80% used. at what fill level does it stop taking writes", "meaning"),
         ("northd logging 'dropped 312 log messages'. what is that telling me", "meaning"),
         ("what does the spambot finding mean", "meaning"),
+        ("what do i need before rotating the edge cert", "prepare"),
+        ("rotating concourse secrets, what do i need to have rotated before i start?", "prepare"),
+        ("what access do i need to run the restore", "prepare"),
+        ("any prerequisites for the failover?", "prepare"),
         ("what does Backdoor:EC2/Spambot mean", "meaning"),
         ("how do i list which PDBs are sitting at their disruption limit", "diagnose"),
         ("how can we show which member is the raft leader", "diagnose"),
@@ -119,6 +123,8 @@ def test_heading_kinds_read_the_whole_path() -> None:
     assert heading_kinds(("Investigation steps",)) == {"diagnose"}
     assert heading_kinds(("Troubleshooting procedure",)) == {"diagnose"}
     assert heading_kinds(("Resolution Steps",)) == {"act"}
+    for heading in ("Before you begin", "Prerequisites", "Dependencies"):
+        assert heading_kinds((heading,)) == {"prepare"}, heading
     # other words for a check
     for heading in ("Initial Assessment", "Analysis", "Inspect the Redis key", "Examine the pods"):
         assert heading_kinds((heading,)) == {"diagnose"}, heading
