@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 
+from core.markdown import LABEL_LEVEL, iter_lines, marked_lines
 from core.markdown import fence_closes as markdown_fence_closes
 from core.markdown import fence_open as markdown_fence_open
-from core.markdown import iter_lines, marked_lines
 from core.syntax import Syntax
 
 _TITLE = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*$")
@@ -38,13 +38,28 @@ def fence_closes(line: str, marker: str) -> bool:
     return line.rstrip() == marker
 
 
+# a block title on a line of its own: ".Prerequisites", ".Procedure", ".Verification" (not
+# ". step", a list item, nor "....", a literal block's delimiter)
+_BLOCK_TITLE = re.compile(r"^\.(?=[A-Za-z0-9])([^.\n][^\n]{0,79})$")
+
+
 def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
-    """Every section title outside delimited blocks: (line start, line end, level, title)."""
+    """Every section title outside delimited blocks: (line start, line end, level, title).
+
+    A block title after a blank line (``.Procedure`` over its steps, as modular docs
+    write a procedure's parts) is a heading of the lowest level, as a bold label is in
+    Markdown: it splits its section into parts, never into sections of its own."""
     out: list[tuple[int, int, int, str]] = []
+    blank_before = True
     for ls, le, line, in_block in marked_lines(text, start, fence_open, fence_closes):
-        m = None if in_block else _TITLE.match(line)
-        if m:
+        if in_block:
+            blank_before = False
+            continue
+        if m := _TITLE.match(line):
             out.append((ls, le, len(m.group(1)), m.group(2).strip()))
+        elif blank_before and (b := _BLOCK_TITLE.match(line.rstrip())):
+            out.append((ls, le, LABEL_LEVEL, b.group(1).strip()))
+        blank_before = not line.strip()
     return out
 
 
@@ -117,6 +132,8 @@ def as_markdown(text: str) -> str:
         line = _links(line)
         if (m := _TITLE.match(line)) is not None:
             out.append("#" * len(m.group(1)) + " " + m.group(2))
+        elif (m := _BLOCK_TITLE.match(line.rstrip())) is not None:
+            out.append(f"**{m.group(1).strip()}**")
         elif (m := _ADMONITION.match(line)) is not None:
             out.append(f"> **{m.group(1)}:** {m.group(2)}")
         elif (m := _ORDERED.match(line)) is not None:

@@ -104,6 +104,52 @@ def test_asciidoc_titles_outside_delimited_blocks() -> None:
     ]
 
 
+MODULAR = """= Rotating the etcd serving certificates
+
+You rotate them when `EtcdCertExpiringSoon` fires.
+
+.Prerequisites
+* You have the `cluster-admin` role.
+
+.Procedure
+. Delete the secret:
++
+[source,terminal]
+----
+$ oc -n openshift-etcd delete secret etcd-serving-master-0
+----
++
+.Example output
+----
+secret deleted
+----
+
+....
+.not a title inside a literal block
+....
+
+.Verification
+* Check the new certificate.
+"""
+
+
+def test_asciidoc_block_titles_are_the_lowest_headings() -> None:
+    """Modular docs write a procedure's parts as block titles (``.Procedure``): each is
+    a part of the section, not a list item (``. step``), a literal block's delimiter or
+    a listing's caption inside a step (after ``+``, not a blank line)."""
+    assert titles(ASCIIDOC.headings(MODULAR, 0)) == [
+        (1, "Rotating the etcd serving certificates"),
+        (6, "Prerequisites"),
+        (6, "Procedure"),
+        (6, "Verification"),
+    ]
+    assert [s.heading_path for s in sections(MODULAR, 0, ASCIIDOC)] == [
+        ("Rotating the etcd serving certificates",)
+    ]
+    shown = ASCIIDOC.as_markdown(MODULAR)
+    assert "**Procedure**" in shown and "1. Delete the secret:" in shown
+
+
 def test_sections_and_blocks_follow_the_syntax() -> None:
     paths = [s.heading_path for s in sections(ADOC, 0, ASCIIDOC)]
     assert paths == [
