@@ -129,7 +129,7 @@ def rank_parts(
             weights.lexical * lexical
             + weights.heading * coverage(terms, _own_heading_terms(p), stats)
             + weights.dense * dense_of(p)
-            + intent_weight * (0.5 if p is opening else intent_match(intent, p.own_path))
+            + intent_weight * max(intent_match(intent, p.own_path), 0.5 * (p is opening))
             - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p, what_to_do))
             - weights.ruled_out * (_headed_by(p, ruled_out) or _says_seen(p, seen))
             + weights.ruled_out * any(p.under(b) for b in branches)  # the case it is in
