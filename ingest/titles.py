@@ -3,7 +3,8 @@ heading it opens with when the rest of the document lies below it (an alert runb
 that starts at ``## ManagedClusterConditionUnknown``), else its name.
 
 Generic headings ("README", "Quick start", "Overview"...) and tables of contents
-say nothing about what a runbook is for, so they give way to a better candidate:
+say nothing about what a runbook is for, and a numbered heading ("1. Overview") is one
+of its sections, so they give way to a better candidate:
 a specific front matter title, the first specific H1, or the humanized file name
 (the parent folder's name for ``README.md`` and ``index.md``).
 """
@@ -75,6 +76,15 @@ def _key(text: str) -> str:
 
 # A template's placeholder left in place: "(Title: Name of alert)", "<Alert name>", "TODO"
 _PLACEHOLDER = re.compile(r"^\s*(\(.*\)|\[.*\]|<.*>|\{.*\}|(todo|tbd)\b.*)\s*$", re.I)
+
+
+# A numbered section ("1. Overview", "2.3 Restoring", "Step 1: Stop writes"): a part of
+# the document, never its title, even written as an H1
+_NUMBERED = re.compile(r"^\s*(?:\d+[.)]|\d+(?:\.\d+)+\.?|step\s+\d+\s*[:.)-]?)\s+\S", re.I)
+
+
+def numbered_section(heading: str) -> bool:
+    return bool(_NUMBERED.match(heading))
 
 
 def is_generic(title: str) -> bool:
@@ -150,10 +160,14 @@ def choose_title(front_matter_title: object, body: str, rel: str) -> str:
     titles = [
         without_title_label(h)
         for h in h1_headings(body, syntax_for(rel))
-        if _key(h) not in TOC_HEADINGS
+        if _key(h) not in TOC_HEADINGS and not numbered_section(h)
     ]
     if not titles:  # no H1: the title may be written one level down
-        titles = [h for h in [opening_heading(body, rel)] if h and _key(h) not in TOC_HEADINGS]
+        titles = [
+            h
+            for h in [opening_heading(body, rel)]
+            if h and _key(h) not in TOC_HEADINGS and not numbered_section(h)
+        ]
     candidates.extend(titles)
     for title in candidates:
         if not is_generic(title):

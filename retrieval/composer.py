@@ -35,6 +35,7 @@ from retrieval.outline import Part
 from retrieval.part_ranking import ScoredPart, SectionWeights
 from retrieval.quote_spans import MAX_QUOTE_CHARS
 from retrieval.stubs import stub
+from retrieval.tokenize import tokenize
 
 
 def _complement(intent: Intent, lead: Part) -> tuple[str, ...]:
@@ -116,6 +117,14 @@ def from_the_first_step(
     return [first, *(s for s in chosen if s.part is not first.part)][: max(2, len(chosen))]
 
 
+def titled_only(terms: Sequence[str], title: str) -> bool:
+    """Are the question's words (``terms``, as :func:`retrieval.evidence.query_terms`
+    gives them) all words of the runbook's title? Then they name the runbook as a whole
+    ("how do i drain a node" of "Draining a Kubernetes node"), none of its parts."""
+    titled = frozenset(tokenize(title))
+    return bool(terms) and all(t in titled for t in terms)
+
+
 def fact_given(detail: Detail | None, lead: ScoredPart) -> bool:
     """A fact asked for and shown by the lead ("how often does the renewer run"): no
     step completes it."""
@@ -169,9 +178,12 @@ def action_elsewhere(chosen: Sequence[ScoredPart], parts: Sequence[Part]) -> Par
     return None
 
 
-def step_note(part: Part, parts: Sequence[Part]) -> str | None:
-    """The note "step 1 of 3" for a numbered step heading among its numbered siblings in
-    ``parts`` (one document's); None for any other part, or a step with no sibling."""
+def step_note(part: Part, parts: Sequence[Part], shown: Sequence[Part] = ()) -> str | None:
+    """The note "step 2 of 3" for a numbered step heading among its numbered siblings in
+    ``parts`` (one document's); "steps 1-2 of 3" when ``shown`` (the parts the answer
+    quotes) holds its earlier siblings too, said once, on the last of them. None for any
+    other part, a step with no sibling, an earlier step of those shown, or when every
+    step is shown."""
     n = _step_number(part)
     if n is None:
         return None
@@ -181,7 +193,17 @@ def step_note(part: Part, parts: Sequence[Part]) -> str | None:
         for p in parts
         if p.heading_path[:-1] == parent and _step_number(p) is not None
     }
-    return f"step {n} of {len(steps)}" if len(steps) > 1 else None
+    together = sorted(
+        {n}
+        | {m for p in shown if p.heading_path[:-1] == parent and (m := _step_number(p)) is not None}
+    )
+    if len(steps) < 2 or n != together[-1] or len(together) >= len(steps):
+        return None
+    if len(together) == 1:
+        return f"step {n} of {len(steps)}"
+    if together == list(range(together[0], n + 1)):
+        return f"steps {together[0]}-{n} of {len(steps)}"
+    return f"steps {', '.join(map(str, together))} of {len(steps)}"
 
 
 def choose_parts(

@@ -72,7 +72,7 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
         "meaning",
         re.compile(
             # "what does it mean", "what does the spambot finding mean"
-            r"\b(what does (it|this|that|(the |this |that )?[\w.:/-]+( [\w.:/-]+){0,2}) "
+            r"\b(what does (it|this|that|(the |this |that )?[\w.:/-]+( [\w.:/-]+){0,5}) "
             r"(mean|tell)|what('?s| is) (this|that|it) (alert|about)|impact\w*|"
             r"customer[- ]?(facing|impacting)|"
             r"user[- ]?facing|real problem|just noise|noise\b|should i (worry|care)|"

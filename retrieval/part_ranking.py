@@ -77,6 +77,7 @@ def rank_parts(
     what_to_do: bool = False,
     seen: frozenset[str] = frozenset(),
     bare: bool = False,
+    titled: frozenset[str] = frozenset(),
 ) -> list[ScoredPart]:
     """The document's parts, best answer first.
 
@@ -96,7 +97,11 @@ def rank_parts(
     opens on one ("If the pod is running, …") is the branch they are in, its checks with it.
     ``bare``: the question is nothing but an alert's name, or that it fires
     (:func:`retrieval.names.only_names`), perhaps asking what to do; so is one of nothing
-    but the document's name.
+    but the document's name. ``titled``: the words of the runbook's title; a part's own
+    heading that repeats them ("Step 2: Drain the node" in "Draining a Kubernetes
+    node") is no sign that it, rather than its siblings, answers: they say which
+    runbook, and what the question asks of it ("what do i need before draining a node")
+    picks the part.
     """
     body_terms = [t for t in terms if normalize_name(t) not in names]
     # a bare alert asks what to do, and what the alert means restates what the engineer
@@ -107,6 +112,7 @@ def rank_parts(
     # a question that is nothing but the name (a bare alert): its words are all there is
     body_terms = [t for t in body_terms if t not in naming] or body_terms
     body_terms = [t for t in body_terms if t not in ruled_out]
+    heading_terms = [t for t in terms if t not in titled]
     # a value asked for ("at what lag does it go critical") is often in the symptoms or
     # the introduction, which restate the alert for any other question
     fact = detail is not None and detail.fact
@@ -127,7 +133,7 @@ def rank_parts(
         shows = detail is not None and detail.shown_in(p.chunk.path, p.body)
         score = (
             weights.lexical * lexical
-            + weights.heading * coverage(terms, _own_heading_terms(p), stats)
+            + weights.heading * coverage(heading_terms, _own_heading_terms(p), stats)
             + weights.dense * dense_of(p)
             + intent_weight * max(intent_match(intent, p.own_path), 0.5 * (p is opening))
             - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p, what_to_do))

@@ -19,6 +19,7 @@ from retrieval.composer import (
     from_the_first_step,
     step_note,
     steps_below,
+    titled_only,
 )
 from retrieval.intent import Intent, asks_what_to_do, asks_where_to_start, question_intent
 from retrieval.outline import Part, within
@@ -53,7 +54,14 @@ class Quoter:
         acting = intent in STEPS_WANTED
         what_to_do = asks_what_to_do(r.question)
         chosen = choose_parts(ranked, intent, self._sections, detail, what_to_do)
-        if asks_where_to_start(r.question):
+        if asks_where_to_start(r.question) or (
+            intent in ("procedure", "act")
+            and detail is None
+            and titled_only(r.terms, cand.chunk.title)
+        ):
+            # "how do i drain a node" of "Draining a Kubernetes node": the question asks
+            # for the whole procedure, so it starts at its first step, not at "Step 2:
+            # Drain the node", whose heading merely repeats the title
             chosen = from_the_first_step(chosen, ranked)
         below = None  # the steps a lead that only introduces them lays out below it
         if chosen and not fact_given(detail, chosen[0]) and intent in (*STEPS_WANTED, "diagnose"):
@@ -63,12 +71,14 @@ class Quoter:
         if below is not None:
             chosen = [chosen[0], below, *chosen[1:]]
         whole = sorted(self._parts.parts(cand.doc.source_id, cand.chunk, r), key=lambda p: p.start)
+        shown = [s.part for s in chosen]
         for sp in chosen:
             intro = _introduced_by(sp.part, whole)  # a lead-in is never chosen itself
             if intro is not None:
                 out.extend(self._quotes(intro, whole, r, today, acting))
             quotes = self._quotes(sp.part, parts, r, today, acting)
-            note = step_note(sp.part, whole) if below is not None and sp is below else None
+            # a numbered step quoted for what to do says which of the steps it is
+            note = step_note(sp.part, whole, shown) if acting or sp is below else None
             if note is not None and quotes and quotes[-1].note is None:
                 quotes[-1] = quotes[-1].model_copy(update={"note": note})
             out.extend(quotes)

@@ -21,6 +21,7 @@ from retrieval.part_ranking import (
     rank_parts,
 )
 from retrieval.retrieved import Candidate, Retrieval
+from retrieval.tokenize import tokenize
 from retrieval.topics import rank_topics
 
 
@@ -73,7 +74,9 @@ class RunbookParts:
         """The parts of one runbook (a whole document, or one runbook of a collection:
         named by its top heading too), best first."""
         naming: frozenset[str] = frozenset()
+        titled: frozenset[str] = frozenset()
         if cand is not None:
+            titled = frozenset(tokenize(cand.chunk.title))
             paths = [p.heading_path for p in parts]
             shared = paths[0][: shared_depth(paths)] if len(paths) > 1 else ()
             names = document_names(cand.chunk) | {normalize_name(h) for h in shared}
@@ -92,6 +95,7 @@ class RunbookParts:
             what_to_do=asks_what_to_do(r.question),
             seen=seen_fine(r.question),
             bare=only_names(r.query, r.names, naming),
+            titled=titled,
         )
 
     def ranked(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:

@@ -28,6 +28,18 @@ from ingest.titles import choose_title, first_h1, humanize
         (None, "# README\n\ntext\n", "payments-gateway/README.md", "Payments gateway"),
         (None, "# Quick start\n\ntext\n", "payments/quick-start.md", "Payments: Quick start"),
         (None, "# Overview\n\ntext\n", "checkout/db-failover.md", "Db failover"),
+        # numbered H1s are the document's sections, not its title
+        (
+            None,
+            "# 1. Overview\n\nBackups run nightly.\n\n# 2. Restoring\n\n1. Create it.\n",
+            "data/backup-restore.md",
+            "Backup restore",
+        ),
+        (None, "# Step 1: Stop writes\n\nx\n# Step 2: Copy\n", "db/move.md", "Move"),
+        (None, "# 2.1 Checking the backup\n\nx\n", "data/backups.md", "Backups"),
+        # a number that is not a section's
+        (None, "# 404 errors on checkout\n\nx\n", "x.md", "404 errors on checkout"),
+        (None, "# 2FA reset\n\nx\n", "x.md", "2FA reset"),
         ("Overview", "# Redis cache eviction\n", "x.md", "Redis cache eviction"),
         # Markdown decoration is not part of the title
         (

@@ -1194,3 +1194,62 @@ def test_how_do_i_shows_the_steps_or_where_they_are(tmp_path: Path, embedder: Fa
         assert quorum.state == "answer", (quorum.reason, quorum.confidence)
         assert [c.section for c in quorum.citations] == ["Diagnosis", "Mitigation"]
         assert "https://docs.example.com/restore-mon-quorum" in quorum.citations[1].quote
+
+
+NODE_DRAIN = """# Draining a Kubernetes node
+
+Use this procedure before hardware maintenance or when a node is unhealthy.
+
+## Before you begin
+
+- You need `cluster-admin` on the target cluster.
+- Confirm no PodDisruptionBudget blocks eviction: `kubectl get pdb -A`.
+
+## Procedure
+
+### Step 1: Cordon the node
+
+```
+kubectl cordon <node>
+```
+
+### Step 2: Drain the node
+
+```
+kubectl drain <node> --ignore-daemonsets --delete-emptydir-data --timeout=10m
+```
+
+### Step 3: Verify
+
+```
+kubectl get pods -A -o wide --field-selector spec.nodeName=<node>
+```
+
+Only DaemonSet pods should remain.
+
+## Rollback
+
+Run `kubectl uncordon <node>` to allow scheduling again.
+"""
+
+
+def test_a_procedure_asked_for_by_its_title_starts_at_its_first_step(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    files = with_samples({"platform/node-drain.md": NODE_DRAIN})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        got = rt.extractive.answer("how do i drain a node")
+        assert got.state == "answer", (got.reason, got.confidence)
+        sections = [c.section for c in got.citations]
+        # never "Step 2: Drain the node" alone, whose heading merely repeats the title
+        assert sections[:2] == [
+            "Procedure > Step 1: Cordon the node",
+            "Procedure > Step 2: Drain the node",
+        ]
+        assert got.citations[0].note is None
+        assert got.citations[1].note == "steps 1-2 of 3"
+        # asked what must be in place first, the prerequisites lead
+        before = rt.extractive.answer("what do i need before draining a node")
+        assert before.citations and before.citations[0].section == "Before you begin"
+        for c in [*got.citations, *before.citations]:
+            assert NODE_DRAIN[c.start : c.end] == c.quote

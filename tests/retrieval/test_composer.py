@@ -10,6 +10,7 @@ from retrieval.composer import (
     from_the_first_step,
     step_note,
     steps_below,
+    titled_only,
 )
 from retrieval.evidence import TermStats
 from retrieval.names import naming_terms
@@ -941,3 +942,80 @@ def test_a_close_second_part_with_none_of_the_questions_words_is_filler() -> Non
     # asked what to do, the action section is the kind asked for, words or not
     both = chosen("Fail over to the replica", 0.0, "act")
     assert sorted(both) == ["Diagnosis", "Fail over to the replica"], both
+
+
+DRAIN = """# Draining a Kubernetes node
+
+Use this procedure before hardware maintenance or when a node is unhealthy.
+
+## Before you begin
+
+- You need `cluster-admin` on the target cluster.
+- Confirm no PodDisruptionBudget blocks eviction: `kubectl get pdb -A`.
+
+## Procedure
+
+### Step 1: Cordon the node
+
+```
+kubectl cordon <node>
+```
+
+### Step 2: Drain the node
+
+```
+kubectl drain <node> --ignore-daemonsets --delete-emptydir-data
+```
+
+### Step 3: Verify
+
+```
+kubectl get pods -A -o wide --field-selector spec.nodeName=<node>
+```
+"""
+
+
+def test_a_heading_that_repeats_the_title_is_no_evidence_for_its_part() -> None:
+    d = markdown_document(DRAIN, "Draining a Kubernetes node", "platform/node-drain.md")
+    parts = document_parts(chunk_document(d, 0, DEFAULT_MAX_TOKENS))
+    stats = TermStats.from_doc_terms({"drain": tokenize(DRAIN), "other": tokenize("unrelated")})
+
+    def lead(question: str, intent: str, titled: frozenset[str]) -> str:
+        scored = rank_parts(
+            parts,
+            tokenize(question),
+            stats,
+            lambda p: 0.5,
+            intent,  # type: ignore[arg-type]
+            SectionWeights(),
+            titled=titled,
+        )
+        return scored[0].part.heading
+
+    question = "what do i need before draining a node"
+    title = frozenset(tokenize("Draining a Kubernetes node"))
+    # "drain" and "node" say which runbook: what is asked of it picks the part
+    assert lead(question, "prepare", title) == "Before you begin"
+    # (read as evidence, the step's heading "Drain the node" outscored the prerequisites)
+    assert lead(question, "prepare", frozenset()) == "Step 2: Drain the node"
+    # words of its own still pick a step
+    assert lead("how do i cordon the node", "procedure", title) == "Step 1: Cordon the node"
+
+
+def test_a_question_of_nothing_but_the_title_names_the_whole_runbook() -> None:
+    title = "Draining a Kubernetes node"
+    assert titled_only(tokenize("drain node"), title)
+    assert not titled_only(tokenize("drain node cordon"), title)
+    assert not titled_only([], title)
+
+
+def test_numbered_steps_shown_together_are_counted_once_on_the_last() -> None:
+    d = markdown_document(DRAIN, "Draining a Kubernetes node", "platform/node-drain.md")
+    parts = document_parts(chunk_document(d, 0, DEFAULT_MAX_TOKENS))
+    step = {p.heading[:6]: p for p in parts if p.heading.startswith("Step")}
+    one, two, three = step["Step 1"], step["Step 2"], step["Step 3"]
+    assert step_note(two, parts) == "step 2 of 3"
+    assert step_note(two, parts, [one, two]) == "steps 1-2 of 3"
+    assert step_note(one, parts, [one, two]) is None  # said on the last one
+    assert step_note(three, parts, [one, three]) == "steps 1, 3 of 3"
+    assert step_note(three, parts, [one, two, three]) is None  # every step is shown
