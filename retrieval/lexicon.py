@@ -126,10 +126,57 @@ def written_in(doc_freq: Mapping[str, int]) -> Callable[[str], bool]:
     return used
 
 
+# Operations a runbook names in one word and a question says as a verb and its particle
+# ("how do i roll back the deploy" of a runbook's "Rollback" section). Not those an
+# on-call engineer says of something else: "the queue is backed up" is no backup,
+# "take over the incident" no account takeover, "look up the owner" no DNS lookup. Nor
+# the third person: "errors in the logs in grafana" are no login.
+CLOSED_COMPOUNDS: Mapping[str, tuple[str, str]] = MappingProxyType(
+    {
+        "rollback": ("roll", "back"),
+        "rollout": ("roll", "out"),
+        "failover": ("fail", "over"),
+        "failback": ("fail", "back"),
+        "setup": ("set", "up"),
+        "shutdown": ("shut", "down"),
+        "startup": ("start", "up"),
+        "login": ("log", "in"),
+        "logout": ("log", "out"),
+        "signin": ("sign", "in"),
+        "cleanup": ("clean", "up"),
+        "teardown": ("tear", "down"),
+        "cutover": ("cut", "over"),
+        "handover": ("hand", "over"),
+        "handoff": ("hand", "off"),
+        "warmup": ("warm", "up"),
+        "workaround": ("work", "around"),
+    }
+)
+_IRREGULAR = MappingProxyType({"tear": "tore torn"})
+
+
+def _verb_forms(verb: str) -> list[str]:
+    """The verb as a question says it ("roll", "rolled", "rolling", "setting", "tore"),
+    never in the third person; a form that is no word matches nothing."""
+    doubled = verb + verb[-1]
+    suffixed = [verb + "ed", verb + "ing", doubled + "ed", doubled + "ing"]
+    return [verb, *suffixed, *_IRREGULAR.get(verb, "").split()]
+
+
+_PHRASAL = {
+    compound: re.compile(
+        r"\b(?:" + "|".join(dict.fromkeys(_verb_forms(verb))) + r")[ -]" + particle + r"\b", re.I
+    )
+    for compound, (verb, particle) in CLOSED_COMPOUNDS.items()
+}
+
+
 def with_long_forms(text: str, used: Callable[[str], bool] = lambda w: True) -> str:
     """``text`` with each shorthand word read as the runbooks write it: followed by its
     long forms the runbooks ``used`` ("prod production"), replaced by them when the
-    runbooks never write the shorthand, left alone when they use no long form."""
+    runbooks never write the shorthand, left alone when they use no long form. A verb
+    and its particle are followed by the one word the runbooks write for them ("rolled
+    back rollback") when they use it."""
 
     def read(m: re.Match[str]) -> str:
         short = m.group(1)
@@ -138,7 +185,11 @@ def with_long_forms(text: str, used: Callable[[str], bool] = lambda w: True) -> 
             return short
         return " ".join(([short] if used(short) else []) + longs)
 
-    return _SHORT_WORD.sub(read, text)
+    text = _SHORT_WORD.sub(read, text)
+    for compound, phrase in _PHRASAL.items():
+        if used(compound):
+            text = phrase.sub(lambda m, c=compound: f"{m.group(0)} {c}", text)
+    return text
 
 
 # Words of computing and operations that name no product: a runbook set that never

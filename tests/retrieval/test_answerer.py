@@ -1251,5 +1251,8 @@ def test_a_procedure_asked_for_by_its_title_starts_at_its_first_step(
         # asked what must be in place first, the prerequisites lead
         before = rt.extractive.answer("what do i need before draining a node")
         assert before.citations and before.citations[0].section == "Before you begin"
-        for c in [*got.citations, *before.citations]:
+        # "roll back" is the runbook's "Rollback", not the first step
+        back = rt.extractive.answer("how do i roll back a node drain")
+        assert back.citations and back.citations[0].section == "Rollback"
+        for c in [*got.citations, *before.citations, *back.citations]:
             assert NODE_DRAIN[c.start : c.end] == c.quote

@@ -1,3 +1,5 @@
+from collections.abc import Callable
+
 from retrieval.confidence import everyday_terms, gather_evidence
 from retrieval.evidence import TermStats, unknown_entities
 from retrieval.lexicon import Lexicon, said_plainly, with_long_forms, written_in
@@ -116,6 +118,24 @@ def test_everyday_words_and_instance_names_are_not_missing_terms() -> None:
 def test_a_word_in_capitals_is_a_plain_word_not_a_name() -> None:
     assert unknown_entities("shows AVAILABLE False on two clusters", {}, Lexicon()) == []
     assert unknown_entities("KubePodCrashLooping again", {}, Lexicon()) == ["KubePodCrashLooping"]
+
+
+def test_a_verb_and_its_particle_are_read_as_the_one_word_runbooks_write() -> None:
+    def written(*words: str) -> Callable[[str], bool]:
+        return lambda w: w in words
+
+    used = written("rollback", "failover", "setup")
+    assert with_long_forms("how do i roll back the deploy", used) == (
+        "how do i roll back rollback the deploy"
+    )
+    assert with_long_forms("we failed over to eu", used) == "we failed over failover to eu"
+    assert with_long_forms("setting up a node", used) == "setting up setup a node"
+    # only when the runbooks write the compound
+    assert with_long_forms("shut down the vm", used) == "shut down the vm"
+    # nor where the words mean something else
+    assert with_long_forms("errors in the logs in grafana") == "errors in the logs in grafana"
+    assert with_long_forms("the orders queue is backed up") == "the orders queue is backed up"
+    assert with_long_forms("set the rollout back up") == "set the rollout back up"
 
 
 def test_shorthand_is_read_with_its_long_form() -> None:
