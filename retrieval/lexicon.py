@@ -188,7 +188,7 @@ def with_long_forms(text: str, used: Callable[[str], bool] = lambda w: True) -> 
     text = _SHORT_WORD.sub(read, text)
     for compound, phrase in _PHRASAL.items():
         if used(compound):
-            text = phrase.sub(lambda m, c=compound: f"{m.group(0)} {c}", text)
+            text = phrase.sub(rf"\g<0> {compound}", text)
     return text
 
 
