@@ -133,7 +133,7 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
 _ACT = re.compile(
     r"\b(mitigat\w*|remediat\w*|remed(y|ies)|resolutions?|resolv\w*|fix\w*|steps?|procedures?|"
     r"recover\w*|roll ?back|rollback|workarounds?|what to do|response|failover|"
-    r"clean ?up|manual intervention|"
+    r"clean ?up|manual intervention|instructions?|"
     r"actions?|restart\w*|restor\w*|repair\w*|solutions?|"
     # "How to diagnose this problem" is a check, not an action
     r"how to(?! (?:diagnos|investigat|troubleshoot|debug|check|verify|identify|"
@@ -158,7 +158,7 @@ _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
         "meaning",
         re.compile(
             r"\b(impact|meaning|description|overview|summary|about|context|severit(y|ies)|"
-            r"understanding|explanation|background|alert rules?|alerting rules?|slos?|"
+            r"blast radius|understanding|explanation|background|alert rules?|alerting rules?|slos?|"
             r"thresholds?|purpose|definition|alert behaviou?r|tl;?dr|"
             r"what (does|do) (this|the|it)\b.{0,40}\bmean|why (is|does|do) (this|the|we)|"
             r"what (it|this|the alert) means|why it fires|alert (condition|expression|query))\b",
@@ -166,13 +166,17 @@ _HEADING_KINDS: tuple[tuple[SectionKind, re.Pattern[str]], ...] = (
         ),
     ),
     # what happens if it is left: a kind of meaning, and the one "how bad is it" wants
-    ("impact", re.compile(r"\b(impact\w*|severit(y|ies)|consequences?|effects?)\b", re.I)),
+    (
+        "impact",
+        re.compile(r"\b(impact\w*|severit(y|ies)|consequences?|effects?|blast radius)\b", re.I),
+    ),
     ("escalate", re.compile(r"\b(escalat\w*|contacts?|support|on-?call|owners?)\b", re.I)),
     (
         "prepare",
         re.compile(
             r"\b(prerequisites?|pre-requisites?|requirements|before you (begin|start)|"
-            r"dependencies|preparation|what you('ll| will)? need|you will need)\b",
+            r"dependencies|preparation|what you('ll| will)? need|you will need|"
+            r"(required )?permissions)\b",
             re.I,
         ),
     ),
@@ -258,7 +262,7 @@ def _kinds(heading_path: tuple[str, ...]) -> frozenset[SectionKind]:
 
 
 # words that say a section lays out steps, not what the steps are for
-_STEPS_WORDS = re.compile(r"\b(steps?|procedures?)\b", re.I)
+_STEPS_WORDS = re.compile(r"\b(steps?|procedures?|instructions?)\b", re.I)
 
 
 def _of(text: str) -> frozenset[SectionKind]:

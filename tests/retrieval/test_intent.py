@@ -129,6 +129,8 @@ def test_heading_kinds_read_the_whole_path() -> None:
     for heading in ("Initial Assessment", "Analysis", "Inspect the Redis key", "Examine the pods"):
         assert heading_kinds((heading,)) == {"diagnose"}, heading
     assert "act" in heading_kinds(("Mitigation", "Step 3: Verify rollout"))
+    # instructions for a check are the check's
+    assert heading_kinds(("Troubleshooting instructions",)) == {"diagnose"}
 
 
 @pytest.mark.parametrize(
@@ -148,6 +150,11 @@ def test_heading_kinds_read_the_whole_path() -> None:
         ("Clean up", "act"),
         ("Cleanup", "act"),
         ("Manual intervention", "act"),
+        ("Instructions", "act"),
+        ("Failover instructions", "act"),
+        # what is at stake, what must be in place first
+        ("Blast radius", "impact"),
+        ("Required permissions", "prepare"),
     ],
 )
 def test_headings_of_other_templates(heading: str, kind: str) -> None:
