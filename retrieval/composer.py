@@ -178,6 +178,16 @@ def action_elsewhere(chosen: Sequence[ScoredPart], parts: Sequence[Part]) -> Par
     return None
 
 
+def procedure_step(part: Part) -> bool:
+    """A numbered step of a procedure: "Step 2: Drain the node", or a numbered heading
+    under a section of steps ("Procedure > 2. Drain the node"); not a document's numbered
+    sections ("3. Restoring to a point in time" after "1. Overview")."""
+    return _step_number(part) is not None and (
+        plain_heading(part.heading).lower().startswith("step")
+        or "act" in heading_kinds(part.heading_path[:-1])
+    )
+
+
 def step_note(part: Part, parts: Sequence[Part], shown: Sequence[Part] = ()) -> str | None:
     """The note "step 2 of 3" for a numbered step heading among its numbered siblings in
     ``parts`` (one document's); "steps 1-2 of 3" when ``shown`` (the parts the answer

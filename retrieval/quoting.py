@@ -17,6 +17,7 @@ from retrieval.composer import (
     choose_parts,
     fact_given,
     from_the_first_step,
+    procedure_step,
     step_note,
     steps_below,
     titled_only,
@@ -78,7 +79,8 @@ class Quoter:
                 out.extend(self._quotes(intro, whole, r, today, acting))
             quotes = self._quotes(sp.part, parts, r, today, acting)
             # a numbered step quoted for what to do says which of the steps it is
-            note = step_note(sp.part, whole, shown) if acting or sp is below else None
+            stepped = sp is below or (acting and procedure_step(sp.part))
+            note = step_note(sp.part, whole, shown) if stepped else None
             if note is not None and quotes and quotes[-1].note is None:
                 quotes[-1] = quotes[-1].model_copy(update={"note": note})
             out.extend(quotes)

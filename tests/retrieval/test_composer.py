@@ -8,6 +8,7 @@ from retrieval.composer import (
     action_elsewhere,
     choose_parts,
     from_the_first_step,
+    procedure_step,
     step_note,
     steps_below,
     titled_only,
@@ -1019,3 +1020,23 @@ def test_numbered_steps_shown_together_are_counted_once_on_the_last() -> None:
     assert step_note(one, parts, [one, two]) is None  # said on the last one
     assert step_note(three, parts, [one, three]) == "steps 1, 3 of 3"
     assert step_note(three, parts, [one, two, three]) is None  # every step is shown
+
+
+def test_a_documents_numbered_sections_are_no_procedure_steps() -> None:
+    text = (
+        "# 1. Overview\n\nNightly.\n\n# 2. Restoring\n\n1. Create it.\n\n# 3. Escalation\n\nDBA.\n"
+    )
+    d = markdown_document(text, "Backup restore", "data/backup-restore.md")
+    sections = document_parts(chunk_document(d, 0, DEFAULT_MAX_TOKENS))
+    assert [p.heading for p in sections] == ["1. Overview", "2. Restoring", "3. Escalation"]
+    assert not any(procedure_step(p) for p in sections)
+    d = markdown_document(DRAIN, "Draining a Kubernetes node", "platform/node-drain.md")
+    steps = [
+        p for p in document_parts(chunk_document(d, 0, DEFAULT_MAX_TOKENS)) if procedure_step(p)
+    ]
+    assert [p.heading[:6] for p in steps] == ["Step 1", "Step 2", "Step 3"]
+    under = markdown_document(
+        "# Rotate\n\n## Procedure\n\n### 1. Issue\n\nx\n\n### 2. Revoke\n\ny\n", "Rotate", "r.md"
+    )
+    numbered = document_parts(chunk_document(under, 0, DEFAULT_MAX_TOKENS))
+    assert [p.heading for p in numbered if procedure_step(p)] == ["1. Issue", "2. Revoke"]
