@@ -49,6 +49,17 @@ _NOT_LABELS = frozenset(
     "note notes nb warning warnings caution important tip tips hint info danger notice "
     "attention example examples disclaimer contents toc".split()
 ) | {"table of contents"}
+# bold without a colon names a section only when it is what runbooks call one, as a
+# document exported from a wiki writes its headings ("**Resolution**", "**What it
+# means**", "**Steps to fix**"); other bold on a line of its own is emphasis
+_SECTION_NAME = re.compile(
+    r"^(?:[\w-]+ ){0,3}(?:overview|summary|description|meaning|means|impact|severity|"
+    r"symptoms?|diagnosis|investigation|troubleshooting|triage|causes?|mitigation|"
+    r"remediation|resolution|fix|solution|workaround|steps|procedure|actions|rollback|"
+    r"verification|escalation|contacts?|prerequisites|begin|background|context|"
+    r"dashboards?|logs)$",
+    re.I,
+)
 # ... on any line of a text ("does this section lay out steps?")
 LIST_ITEM_LINE = re.compile(LIST_ITEM.pattern, re.MULTILINE)
 # a task list item's box, after its list marker: "[ ] step", "[x] step"
@@ -260,14 +271,18 @@ def group_blocks(blocks: list[Block]) -> list[tuple[int, int]]:
 
 
 def label_title(line: str) -> str | None:
-    """The title of a label line (``**Remediation recommendations:**``, ``**Steps**:``);
-    None for any other line: bold that ends without a colon is emphasis ("**Do not
-    restart the primary**"), and a bold line that calls out a note or a warning or says
-    a value (``**Default severity: Medium**``) is no section either."""
+    """The title of a label line (``**Remediation recommendations:**``, ``**Steps**:``,
+    or without the colon when it is what runbooks call a section: ``**Resolution**``,
+    ``**What it means**``); None for any other line: other bold that ends without a
+    colon is emphasis ("**Do not restart the primary**"), and a bold line that calls out
+    a note or a warning or says a value (``**Default severity: Medium**``) is no section
+    either."""
     m = _LABEL.match(line)
-    if m is None or not (m["inside"] or m["after"]):
+    if m is None:
         return None
     title = m["title"].strip()
+    if not (m["inside"] or m["after"] or _SECTION_NAME.match(title)):
+        return None
     if ":" in title or len(title.split()) > MAX_LABEL_WORDS or title.lower() in _NOT_LABELS:
         return None
     return title

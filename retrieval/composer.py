@@ -117,12 +117,29 @@ def from_the_first_step(
     return [first, *(s for s in chosen if s.part is not first.part)][: max(2, len(chosen))]
 
 
-def titled_only(terms: Sequence[str], title: str) -> bool:
-    """Are the question's words (``terms``, as :func:`retrieval.evidence.query_terms`
-    gives them) all words of the runbook's title? Then they name the runbook as a whole
-    ("how do i drain a node" of "Draining a Kubernetes node"), none of its parts."""
-    titled = frozenset(tokenize(title))
-    return bool(terms) and all(t in titled for t in terms)
+def names_the_procedure(terms: Sequence[str], step: Part, title: str) -> bool:
+    """Does the question name the procedure rather than the one numbered ``step`` that
+    leads? So it does when none of its words (``terms``) is in the step's own heading but
+    for the runbook's title: "how do i drain a node" of "Draining a Kubernetes node",
+    whose "Step 2: Drain the node" merely repeats the title, or "how do i rotate a
+    partner api token" of "3. Revoke the old partner token" under "Rotate a partner API
+    token"; not "how do i revoke the old partner token"."""
+    own = step.heading_terms - frozenset(tokenize(title))
+    return procedure_step(step) and not own & frozenset(terms)
+
+
+def whole_procedure(chosen: Sequence[ScoredPart], ranked: Sequence[ScoredPart]) -> list[ScoredPart]:
+    """Asked for a procedure that a numbered step of it leads: the procedure from its
+    start. Its section's own text when it has some (the note on which environments need
+    it), which its first step follows (:func:`steps_below`); else its first step, the
+    step that led following it."""
+    if not chosen:
+        return list(chosen)
+    parent = chosen[0].part.heading_path[:-1]
+    intro = next((s for s in ranked if s.part.heading_path == parent), None)
+    if intro is None:
+        return from_the_first_step(chosen, ranked)
+    return [intro]
 
 
 def fact_given(detail: Detail | None, lead: ScoredPart) -> bool:
@@ -180,10 +197,12 @@ def action_elsewhere(chosen: Sequence[ScoredPart], parts: Sequence[Part]) -> Par
 
 def procedure_step(part: Part) -> bool:
     """A numbered step of a procedure: "Step 2: Drain the node", or a numbered heading
-    under a section of steps ("Procedure > 2. Drain the node"); not a document's numbered
-    sections ("3. Restoring to a point in time" after "1. Overview")."""
+    under a section ("Rotate a token > 2. Update the secret", "Procedure > 2. Drain the
+    node"); not a document's numbered sections ("3. Restoring to a point in time" after
+    "1. Overview")."""
     return _step_number(part) is not None and (
         plain_heading(part.heading).lower().startswith("step")
+        or len(part.own_path) > 1
         or "act" in heading_kinds(part.heading_path[:-1])
     )
 

@@ -85,6 +85,11 @@ class Part:
     def heading_terms(self) -> frozenset[str]:
         return frozenset(tokenize(self.heading))
 
+    @cached_property
+    def own_heading_terms(self) -> frozenset[str]:
+        """Tokens of the headings of its own path (none when it is the title's part)."""
+        return frozenset(tokenize(" ".join(self.own_path)))
+
     @property
     def own_path(self) -> tuple[str, ...]:
         """The heading path below a top heading that merely repeats the title."""

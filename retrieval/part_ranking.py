@@ -112,7 +112,7 @@ def rank_parts(
     # a question that is nothing but the name (a bare alert): its words are all there is
     body_terms = [t for t in body_terms if t not in naming] or body_terms
     body_terms = [t for t in body_terms if t not in ruled_out]
-    heading_terms = [t for t in terms if t not in titled]
+    heading_terms = [t for t in terms if t not in titled and t not in naming]
     # a value asked for ("at what lag does it go critical") is often in the symptoms or
     # the introduction, which restate the alert for any other question
     fact = detail is not None and detail.fact
@@ -268,8 +268,12 @@ def _opening(parts: Sequence[Part]) -> Part | None:
 
 
 def _own_heading_terms(part: Part) -> frozenset[str]:
-    """The part's own heading words, unless its heading is just the document's title."""
-    return part.heading_terms if part.own_path else frozenset()
+    """The words of the part's headings below the document's title: a subsection holds
+    its section's heading words as well as its own ("Mitigation > Red Hat Managed
+    Lokistack > Binding the ServiceAccount"), so the section's introduction does not
+    outrank the subsection the question is about merely by being the one headed by
+    them."""
+    return part.own_heading_terms
 
 
 def _only_symptoms(intent: Intent, part: Part, what_to_do: bool = False) -> float:

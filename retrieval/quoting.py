@@ -17,10 +17,11 @@ from retrieval.composer import (
     choose_parts,
     fact_given,
     from_the_first_step,
+    names_the_procedure,
     procedure_step,
     step_note,
     steps_below,
-    titled_only,
+    whole_procedure,
 )
 from retrieval.intent import Intent, asks_what_to_do, asks_where_to_start, question_intent
 from retrieval.outline import Part, within
@@ -55,15 +56,16 @@ class Quoter:
         acting = intent in STEPS_WANTED
         what_to_do = asks_what_to_do(r.question)
         chosen = choose_parts(ranked, intent, self._sections, detail, what_to_do)
-        if asks_where_to_start(r.question) or (
-            intent in ("procedure", "act")
-            and detail is None
-            and titled_only(r.terms, cand.chunk.title)
-        ):
-            # "how do i drain a node" of "Draining a Kubernetes node": the question asks
-            # for the whole procedure, so it starts at its first step, not at "Step 2:
-            # Drain the node", whose heading merely repeats the title
+        if asks_where_to_start(r.question):
             chosen = from_the_first_step(chosen, ranked)
+        elif (
+            chosen
+            and intent in ("procedure", "act")
+            and detail is None
+            and names_the_procedure(r.terms, chosen[0].part, cand.chunk.title)
+        ):
+            # "how do i drain a node": the whole procedure, not "Step 2: Drain the node"
+            chosen = whole_procedure(chosen, ranked)
         below = None  # the steps a lead that only introduces them lays out below it
         if chosen and not fact_given(detail, chosen[0]) and intent in (*STEPS_WANTED, "diagnose"):
             below = steps_below(chosen[0], ranked)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from core.heading_text import without_title_label
 from core.link_references import link_definitions
 from core.models import Chunk, normalize_name
 from retrieval.asked_detail import asked_detail
@@ -76,10 +77,13 @@ class RunbookParts:
         naming: frozenset[str] = frozenset()
         titled: frozenset[str] = frozenset()
         if cand is not None:
-            titled = frozenset(tokenize(cand.chunk.title))
             paths = [p.heading_path for p in parts]
             shared = paths[0][: shared_depth(paths)] if len(paths) > 1 else ()
-            names = document_names(cand.chunk) | {normalize_name(h) for h in shared}
+            # one runbook of a collection is named by its top heading ("Alert: X") too
+            names = document_names(cand.chunk) | {
+                normalize_name(without_title_label(h)) for h in shared
+            }
+            titled = frozenset(tokenize(" ".join((cand.chunk.title, *shared))))
             naming = naming_terms(r.query, names)
         return rank_parts(
             parts,

@@ -197,3 +197,18 @@ def test_bold_lines_that_are_not_labels() -> None:
         assert titles(f"# T\n\n{line}\n\ntext\n") == [(1, "T")], line
     # a label over a rule is one heading
     assert titles("**Mitigation:**\n---\n\ntext\n") == [(6, "Mitigation")]
+
+
+def test_bold_that_names_a_runbook_section_is_a_label_without_its_colon() -> None:
+    # a wiki export's headings: "**What it means**", "**Resolution**"
+    text = (
+        "## Alert: SearchClusterRed\n\n**Severity**: critical\n\n**What it means**\n\n"
+        "A primary shard is unassigned.\n\n**Resolution**\n\n1. Retry allocation.\n"
+    )
+    assert titles(text) == [
+        (2, "Alert: SearchClusterRed"),
+        (6, "What it means"),
+        (6, "Resolution"),
+    ]
+    for line in ("**Possible causes**", "**Steps to fix**", "**Customer impact**"):
+        assert titles(f"# T\n\n{line}\n\ntext\n") == [(1, "T"), (6, line.strip("*"))], line

@@ -8,10 +8,10 @@ from retrieval.composer import (
     action_elsewhere,
     choose_parts,
     from_the_first_step,
+    names_the_procedure,
     procedure_step,
     step_note,
     steps_below,
-    titled_only,
 )
 from retrieval.evidence import TermStats
 from retrieval.names import naming_terms
@@ -1003,11 +1003,18 @@ def test_a_heading_that_repeats_the_title_is_no_evidence_for_its_part() -> None:
     assert lead("how do i cordon the node", "procedure", title) == "Step 1: Cordon the node"
 
 
-def test_a_question_of_nothing_but_the_title_names_the_whole_runbook() -> None:
+def test_a_question_names_the_procedure_when_the_step_heading_adds_none_of_its_words() -> None:
+    d = markdown_document(DRAIN, "Draining a Kubernetes node", "platform/node-drain.md")
+    parts = document_parts(chunk_document(d, 0, DEFAULT_MAX_TOKENS))
+    drain = next(p for p in parts if p.heading.startswith("Step 2"))
     title = "Draining a Kubernetes node"
-    assert titled_only(tokenize("drain node"), title)
-    assert not titled_only(tokenize("drain node cordon"), title)
-    assert not titled_only([], title)
+    # "drain" and "node" of "Step 2: Drain the node" are the title's words
+    assert names_the_procedure(tokenize("how do i drain a node"), drain, title)
+    cordon = next(p for p in parts if p.heading.startswith("Step 1"))
+    assert not names_the_procedure(tokenize("how do i cordon the node"), cordon, title)
+    # a heading that is no procedure step names nothing
+    before = next(p for p in parts if p.heading == "Before you begin")
+    assert not names_the_procedure(tokenize("how do i drain a node"), before, title)
 
 
 def test_numbered_steps_shown_together_are_counted_once_on_the_last() -> None:
