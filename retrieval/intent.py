@@ -40,7 +40,10 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
             r"\b(escalat\w*|who (do|should|can) (i|we) (call|page|contact|ping|ask|talk)|"
             r"who (do i|to) call|who'?s? on[- ]?call|contact (someone|support)|"
             r"(get|reach) (hold of )?(someone|anyone|support)|urgent support|"
-            r"(anyone|someone|somebody) (to|i can|we can) (reach|call|contact|page|ping))\b",
+            r"(anyone|someone|somebody) (to|i can|we can) (reach|call|contact|page|ping)|"
+            # whose it is: "who owns ledger sync", "which team is responsible for dns"
+            r"who (owns|maintains)|who('?s| is) (the owner|responsible)|"
+            r"which team (owns|maintains|is responsible))\b",
             re.I,
         ),
     ),

@@ -38,6 +38,8 @@ from retrieval.intent import (
         ("what actually caused the big checkout outage in september", "diagnose"),
         ("what was the cause of last week's outage", "diagnose"),
         ("logit itself looks down. who do i call", "escalate"),
+        ("who owns the ledger sync runbook", "escalate"),
+        ("which team is responsible for the dns resolvers", "escalate"),
         # an alert pasted as it arrived: its header and labels ask for nothing
         (
             "[FIRING:1] KubePodCrashLooping (namespace=payments pod=api-7f9 severity=warning)",
