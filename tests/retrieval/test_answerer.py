@@ -14,6 +14,7 @@ from retrieval.answerer import ExtractiveAnswerer
 from retrieval.confidence import Evidence
 from retrieval.embeddings import FastEmbedder
 from tests.conftest import SAMPLE_RUNBOOKS, runtime_over
+from tests.retrieval.test_composer import DRAIN
 
 EVERYONE = SearchFilter(groups=("everyone",))
 
@@ -1196,47 +1197,10 @@ def test_how_do_i_shows_the_steps_or_where_they_are(tmp_path: Path, embedder: Fa
         assert "https://docs.example.com/restore-mon-quorum" in quorum.citations[1].quote
 
 
-NODE_DRAIN = """# Draining a Kubernetes node
-
-Use this procedure before hardware maintenance or when a node is unhealthy.
-
-## Before you begin
-
-- You need `cluster-admin` on the target cluster.
-- Confirm no PodDisruptionBudget blocks eviction: `kubectl get pdb -A`.
-
-## Procedure
-
-### Step 1: Cordon the node
-
-```
-kubectl cordon <node>
-```
-
-### Step 2: Drain the node
-
-```
-kubectl drain <node> --ignore-daemonsets --delete-emptydir-data --timeout=10m
-```
-
-### Step 3: Verify
-
-```
-kubectl get pods -A -o wide --field-selector spec.nodeName=<node>
-```
-
-Only DaemonSet pods should remain.
-
-## Rollback
-
-Run `kubectl uncordon <node>` to allow scheduling again.
-"""
-
-
 def test_a_procedure_asked_for_by_its_title_starts_at_its_first_step(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
-    files = with_samples({"platform/node-drain.md": NODE_DRAIN})
+    files = with_samples({"platform/node-drain.md": DRAIN})
     with runtime_over(files, tmp_path, embedder) as rt:
         got = rt.extractive.answer("how do i drain a node")
         assert got.state == "answer", (got.reason, got.confidence)
@@ -1255,4 +1219,4 @@ def test_a_procedure_asked_for_by_its_title_starts_at_its_first_step(
         back = rt.extractive.answer("how do i roll back a node drain")
         assert back.citations and back.citations[0].section == "Rollback"
         for c in [*got.citations, *before.citations, *back.citations]:
-            assert NODE_DRAIN[c.start : c.end] == c.quote
+            assert DRAIN[c.start : c.end] == c.quote

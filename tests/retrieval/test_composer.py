@@ -965,7 +965,7 @@ kubectl cordon <node>
 ### Step 2: Drain the node
 
 ```
-kubectl drain <node> --ignore-daemonsets --delete-emptydir-data
+kubectl drain <node> --ignore-daemonsets --delete-emptydir-data --timeout=10m
 ```
 
 ### Step 3: Verify
@@ -973,12 +973,22 @@ kubectl drain <node> --ignore-daemonsets --delete-emptydir-data
 ```
 kubectl get pods -A -o wide --field-selector spec.nodeName=<node>
 ```
+
+Only DaemonSet pods should remain.
+
+## Rollback
+
+Run `kubectl uncordon <node>` to allow scheduling again.
 """
 
 
-def test_a_heading_that_repeats_the_title_is_no_evidence_for_its_part() -> None:
+def drain_parts() -> list[Part]:
     d = markdown_document(DRAIN, "Draining a Kubernetes node", "platform/node-drain.md")
-    parts = document_parts(chunk_document(d, 0, DEFAULT_MAX_TOKENS))
+    return document_parts(chunk_document(d, 0, DEFAULT_MAX_TOKENS))
+
+
+def test_a_heading_that_repeats_the_title_is_no_evidence_for_its_part() -> None:
+    parts = drain_parts()
     stats = TermStats.from_doc_terms({"drain": tokenize(DRAIN), "other": tokenize("unrelated")})
 
     def lead(question: str, intent: str, titled: frozenset[str]) -> str:
@@ -1004,8 +1014,7 @@ def test_a_heading_that_repeats_the_title_is_no_evidence_for_its_part() -> None:
 
 
 def test_a_question_names_the_procedure_when_the_step_heading_adds_none_of_its_words() -> None:
-    d = markdown_document(DRAIN, "Draining a Kubernetes node", "platform/node-drain.md")
-    parts = document_parts(chunk_document(d, 0, DEFAULT_MAX_TOKENS))
+    parts = drain_parts()
     drain = next(p for p in parts if p.heading.startswith("Step 2"))
     title = "Draining a Kubernetes node"
     # "drain" and "node" of "Step 2: Drain the node" are the title's words
@@ -1018,8 +1027,7 @@ def test_a_question_names_the_procedure_when_the_step_heading_adds_none_of_its_w
 
 
 def test_numbered_steps_shown_together_are_counted_once_on_the_last() -> None:
-    d = markdown_document(DRAIN, "Draining a Kubernetes node", "platform/node-drain.md")
-    parts = document_parts(chunk_document(d, 0, DEFAULT_MAX_TOKENS))
+    parts = drain_parts()
     step = {p.heading[:6]: p for p in parts if p.heading.startswith("Step")}
     one, two, three = step["Step 1"], step["Step 2"], step["Step 3"]
     assert step_note(two, parts) == "step 2 of 3"
@@ -1037,10 +1045,7 @@ def test_a_documents_numbered_sections_are_no_procedure_steps() -> None:
     sections = document_parts(chunk_document(d, 0, DEFAULT_MAX_TOKENS))
     assert [p.heading for p in sections] == ["1. Overview", "2. Restoring", "3. Escalation"]
     assert not any(procedure_step(p) for p in sections)
-    d = markdown_document(DRAIN, "Draining a Kubernetes node", "platform/node-drain.md")
-    steps = [
-        p for p in document_parts(chunk_document(d, 0, DEFAULT_MAX_TOKENS)) if procedure_step(p)
-    ]
+    steps = [p for p in drain_parts() if procedure_step(p)]
     assert [p.heading[:6] for p in steps] == ["Step 1", "Step 2", "Step 3"]
     under = markdown_document(
         "# Rotate\n\n## Procedure\n\n### 1. Issue\n\nx\n\n### 2. Revoke\n\ny\n", "Rotate", "r.md"
