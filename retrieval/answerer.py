@@ -36,7 +36,13 @@ from retrieval.doc_warnings import document_warnings, superseded_note
 from retrieval.embeddings import Vectors
 from retrieval.evidence import coverage, query_terms, unknown_entities
 from retrieval.intent import asks_about_past
-from retrieval.lexicon import said_plainly, spelled_words, with_long_forms, written_in
+from retrieval.lexicon import (
+    inflected_words,
+    said_plainly,
+    spelled_words,
+    with_long_forms,
+    written_in,
+)
 from retrieval.names import as_titled, as_written, document_names, query_names
 from retrieval.not_answered import NotAnswered
 from retrieval.permissions import readable
@@ -76,6 +82,7 @@ class ExtractiveAnswerer:
     ) -> None:
         self._vocabulary = vocabulary
         self._spelled = spelled_words(vocabulary)
+        self._inflected = inflected_words(vocabulary)
         self._searcher = searcher
         self._config = config or AnswerConfig()
         self._clock = clock
@@ -163,7 +170,9 @@ class ExtractiveAnswerer:
         # a runbook's name typed in other case, as written: "kubepodcrashlooping"
         query = as_written(query, doc_freq, lambda: snap.written_names, snap.document_names)
         # typos read as the word they stand for: "conection" -> "connection"
-        reading = corrected(query, doc_freq, self._vocabulary, lambda: snap.words, self._spelled)
+        reading = corrected(
+            query, doc_freq, self._vocabulary, lambda: snap.words, self._spelled, self._inflected
+        )
         if not titled:
             return reading
         named = frozenset(normalize_name(title) for _name, title in titled)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Container, Iterable, Mapping
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from functools import cached_property
 from types import MappingProxyType
 
@@ -222,6 +223,32 @@ PRODUCTS = frozenset(
 
 _SUFFIXES = ("ies", "iest", "ier", "es", "s", "ing", "ed", "er", "est", "ly")
 MIN_STEM = 3
+# a typo this long may be read as a dictionary word as spelled ("mitigaation"): a product's
+# name this long is seldom one edit from one
+MIN_DICTIONARY_TYPO = 8
+
+
+def _inflection_of(word: str, words: AbstractSet[str]) -> bool:
+    """Is ``word`` one of ``words`` (none a product), or its plural, past or gerund as
+    spelled: "replicas", "enforces", "impacting", "regenerating", "patches"? Stricter
+    than :func:`_stems`, which reads what was typed: of a word no base ending in "s"
+    ("jenkinss"), and "es" only after a hissing sound ("posteres" is no "poster")."""
+    if word in words:
+        return word not in PRODUCTS
+    for suffix in ("s", "es", "ed", "ing"):
+        base = word[: -len(suffix)]
+        if not word.endswith(suffix) or len(base) < MIN_STEM + 1 or base.endswith("s"):
+            continue
+        if suffix == "es" and not base.endswith(("x", "z", "ch", "sh", "o")):
+            continue
+        bases = [base]
+        if suffix in ("ed", "ing"):
+            bases.append(base + "e")  # "regenerating"
+            if base[-1] == base[-2]:
+                bases.append(base[:-1])  # "logging"
+        if any(b in words and b not in PRODUCTS for b in bases):
+            return True
+    return False
 
 
 def _stems(word: str) -> Iterable[str]:
@@ -280,6 +307,23 @@ class Lexicon:
         shorthand or inflections."""
         return self._model
 
+    @property
+    def inflected(self) -> Container[str]:
+        """What a typo with a letter swapped, dropped or doubled may also be read as:
+        the plain inflections of the language model's whole words ("impacting",
+        "enforces", "replicas") and, of eight letters or more, the dictionary's words as
+        spelled ("mitigation"). Not its shorter rare words (``sitio`` is one swap from
+        ``istio``)."""
+        return _Inflected(self)
+
+    def inflection(self, word: str) -> bool:
+        """Is ``word`` (lowercase letters) one that :attr:`inflected` holds?"""
+        if not word.isalpha() or word in PRODUCTS:
+            return False
+        if _inflection_of(word, self._model):
+            return True
+        return len(word) >= MIN_DICTIONARY_TYPO and word in self._dictionary
+
     def __contains__(self, word: object) -> bool:
         if not isinstance(word, str):
             return False
@@ -296,6 +340,20 @@ class Lexicon:
         return any(c in self._dictionary for c in candidates)
 
 
+@dataclass(frozen=True)
+class _Inflected:
+    lexicon: Lexicon
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and self.lexicon.inflection(word)
+
+
 def spelled_words(vocabulary: Container[str]) -> Container[str]:
     """The words of ``vocabulary`` as spelled (a :class:`Lexicon`'s without inflections)."""
     return vocabulary.exact if isinstance(vocabulary, Lexicon) else vocabulary
+
+
+def inflected_words(vocabulary: Container[str]) -> Container[str]:
+    """The inflections of ``vocabulary``'s words a typo may be read as (a
+    :class:`Lexicon`'s; none of another container's)."""
+    return vocabulary.inflected if isinstance(vocabulary, Lexicon) else frozenset()

@@ -73,10 +73,17 @@ def misspelled(word: str, doc_freq: Mapping[str, int], lexicon: Container[str]) 
     return bool(tokens) and not any(doc_freq.get(t, 0) for t in tokens) and lower not in lexicon
 
 
-def correction(word: str, words: Mapping[str, int], spelled: Container[str]) -> str | None:
+def correction(
+    word: str,
+    words: Mapping[str, int],
+    spelled: Container[str],
+    inflected: Container[str] = frozenset(),
+) -> str | None:
     """The word one edit from ``word``: of the runbooks' words (``words``: how many
     documents use each) the most used, else of the words of the language (``spelled``)
-    the first in alphabetical order; None when there is none."""
+    the first in alphabetical order, else of their inflections (``inflected``) one
+    letter swapped, dropped or added away, never changed ("postgres" is no "postures");
+    None when there is none."""
     lower = word.lower()
     if len(lower) < MIN_SWAP_LEN:
         return None
@@ -87,7 +94,11 @@ def correction(word: str, words: Mapping[str, int], spelled: Container[str]) -> 
     if found:
         return min(found, key=lambda f: (-f[0], f[1]))[1]
     from_language = edits if long_word else _swaps(lower)
-    return min((c for c in from_language if c in spelled), default=None)
+    exact = min((c for c in from_language if c in spelled), default=None)
+    if exact is not None:
+        return exact
+    gentle = _swaps(lower) | _one_letter(lower, replace=False) if long_word else _swaps(lower)
+    return min((c for c in gentle if c in inflected), default=None)
 
 
 @dataclass(frozen=True)
@@ -105,6 +116,7 @@ def corrected(
     lexicon: Container[str],
     words: Callable[[], Mapping[str, int]],
     spelled: Container[str] = frozenset(),
+    inflected: Container[str] = frozenset(),
 ) -> Reading:
     """``question`` with each typo replaced by the word it stands for. ``words`` is
     asked only when the question has a word that may be misspelled."""
@@ -114,7 +126,7 @@ def corrected(
         word = m.group(0)
         if not misspelled(word, doc_freq, lexicon):
             return word
-        fixed = correction(word, words(), spelled)
+        fixed = correction(word, words(), spelled, inflected)
         if fixed is None:
             return word
         read_as[word] = fixed

@@ -84,3 +84,24 @@ def test_runbook_words_are_only_read_when_a_word_may_be_misspelled() -> None:
 
     corrected("connection refused", _doc_freq(RUNBOOK), set(), words)
     assert asked == []
+
+
+def test_a_typo_of_an_inflected_word_is_read_as_it() -> None:
+    lexicon = Lexicon(["impact", "enforce", "replica", "posture", "jenkins"], dictionary=False)
+    spelled, inflected = lexicon.exact, lexicon.inflected
+    # a letter doubled, two swapped: the word the model knows, inflected
+    assert correction("impaacting", {}, spelled, inflected) == "impacting"
+    assert correction("enfroces", {}, spelled, inflected) == "enforces"
+    assert correction("rpelicas", {}, spelled, inflected) == "replicas"
+    # never by a letter changed: a product's name is too often one letter from a word
+    assert correction("postgres", {}, spelled, inflected) is None
+    # nor as a plural of a word ending in "s", or "es" after anything but a hiss
+    assert "jenkinss" not in inflected
+    assert "posteres" not in inflected
+    assert correction("impaacting", {}, spelled) is None  # (no inflections offered)
+
+
+def test_a_long_typo_may_be_read_as_a_dictionary_word() -> None:
+    lexicon = Lexicon([])
+    assert correction("mitigaation", {}, lexicon.exact, lexicon.inflected) == "mitigation"
+    assert "sitio" not in lexicon.inflected  # a short rare word: istio is no typo of it
