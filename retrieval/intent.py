@@ -268,11 +268,21 @@ def _kinds(heading_path: tuple[str, ...]) -> frozenset[SectionKind]:
 _STEPS_WORDS = re.compile(r"\b(steps?|procedures?|instructions?)\b", re.I)
 
 
+# a list of tasks to tick off while responding ("Quick Response Checklist": acknowledge,
+# open the dashboard, post in the channel), not the fix, unless it names one
+_CHECKLIST = re.compile(r"\bcheck ?lists?\b", re.I)
+_RESPONSE_WORDS = re.compile(r"\b(response|actions?)\b", re.I)
+
+
 def _of(text: str) -> frozenset[SectionKind]:
     kinds = frozenset(kind for kind, pattern in _HEADING_KINDS if pattern.search(text))
     if {"act", "diagnose"} <= kinds and not _ACT.search(_STEPS_WORDS.sub(" ", text)):
         # "Investigation steps", "Troubleshooting procedure": steps of a check
         return kinds - {"act"}
+    if "act" in kinds and _CHECKLIST.search(text):
+        plain = _RESPONSE_WORDS.sub(" ", _STEPS_WORDS.sub(" ", text))
+        if not _ACT.search(plain):
+            return kinds - {"act"}
     return kinds
 
 

@@ -1220,3 +1220,35 @@ def test_a_procedure_asked_for_by_its_title_starts_at_its_first_step(
         assert back.citations and back.citations[0].section == "Rollback"
         for c in [*got.citations, *before.citations, *back.citations]:
             assert DRAIN[c.start : c.end] == c.quote
+
+
+HIGH_ERROR_RATE = """# HighErrorRate
+
+**Owner:** api-team
+
+## Quick Response Checklist
+
+- [ ] Acknowledge the page
+- [ ] Check the error dashboard
+- [ ] Post in #incidents
+
+## Investigation Steps
+
+1. Open the API dashboard and find which endpoint returns 5xx.
+2. Check recent deploys: `kubectl -n api rollout history deploy/api`.
+
+## Resolution Steps
+
+1. If a deploy started the errors, roll it back: `kubectl -n api rollout undo deploy/api`.
+2. If the database is slow, fail over the read replica.
+"""
+
+
+def test_a_bare_alert_leads_with_the_fix_not_the_response_checklist(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    files = with_samples({"api/HighErrorRate.md": HIGH_ERROR_RATE})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        got = rt.extractive.answer("HighErrorRate")
+        assert got.state == "answer", (got.reason, got.confidence)
+        assert [c.section for c in got.citations][:2] == ["Resolution Steps", "Investigation Steps"]

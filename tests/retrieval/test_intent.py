@@ -133,6 +133,10 @@ def test_heading_kinds_read_the_whole_path() -> None:
     assert "act" in heading_kinds(("Mitigation", "Step 3: Verify rollout"))
     # instructions for a check are the check's
     assert heading_kinds(("Troubleshooting instructions",)) == {"diagnose"}
+    # tasks to tick off while responding are no fix, unless they name one
+    assert "act" not in heading_kinds(("Quick Response Checklist",))
+    assert "act" in heading_kinds(("Remediation checklist",))
+    assert "act" in heading_kinds(("Response",))
 
 
 @pytest.mark.parametrize(
