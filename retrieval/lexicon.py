@@ -217,7 +217,7 @@ PRODUCTS = frozenset(
     mongodb celery apache tomcat jetty prometheus loki jaeger zipkin linkerd traefik
     haproxy fastly akamai netlify gitlab bitbucket jira opsgenie kubernetes openshift
     spinnaker zookeeper memcached rabbitmq airflow bigquery redshift splunk nagios
-    zabbix ansible saltstack pulumi argocd
+    zabbix ansible saltstack pulumi argocd containerd fluentd
     """.split()
 )
 

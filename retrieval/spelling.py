@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 
+from retrieval.lexicon import PRODUCTS
 from retrieval.tokenize import tokenize
 
 MIN_TYPO_LEN = 7  # any single edit
@@ -64,11 +65,14 @@ def _one_letter(word: str, *, replace: bool) -> set[str]:
 
 
 def misspelled(word: str, doc_freq: Mapping[str, int], lexicon: Container[str]) -> bool:
-    """A plain word long enough to correct that neither the runbooks nor the lexicon know."""
+    """A plain word long enough to correct that neither the runbooks nor the lexicon know,
+    and no product's name (``consul`` is no "consult", ``linkerd`` no "linked")."""
     plain = word.islower() or word.istitle() or word.isupper()
     if len(word) < MIN_SWAP_LEN or not word.isalpha() or not plain:
         return False
     lower = word.lower()
+    if lower in PRODUCTS:
+        return False
     tokens = tokenize(lower)
     return bool(tokens) and not any(doc_freq.get(t, 0) for t in tokens) and lower not in lexicon
 

@@ -105,3 +105,11 @@ def test_a_long_typo_may_be_read_as_a_dictionary_word() -> None:
     lexicon = Lexicon([])
     assert correction("mitigaation", {}, lexicon.exact, lexicon.inflected) == "mitigation"
     assert "sitio" not in lexicon.inflected  # a short rare word: istio is no typo of it
+
+
+def test_a_products_name_is_never_read_as_a_typo() -> None:
+    lexicon = Lexicon(["consult", "linked", "container"], dictionary=False)
+    for name in ("consul", "linkerd", "containerd"):
+        assert not misspelled(name, {}, lexicon), name
+        fixed = corrected(f"{name} is down", {}, lexicon, dict, lexicon.exact, lexicon.inflected)
+        assert fixed.read_as == (), name
