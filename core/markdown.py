@@ -294,8 +294,9 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
     A setext heading (``Mitigation`` over ``---``) starts at its text line and ends
     with its underline. Only a one-line paragraph after a blank line (or at
     ``start``) counts, so a front matter block or a rule under a list is not one.
-    A label in bold on a line of its own after a blank line, ending with a colon
-    (:func:`label_title`), is a heading of the lowest level (``LABEL_LEVEL``).
+    A label in bold on a line of its own after a blank line, ending with a colon or
+    naming a runbook section (:func:`label_title`), is a heading of the lowest level
+    (``LABEL_LEVEL``).
     """
     out: list[tuple[int, int, int, str]] = []
     # (start, line) of a one-line paragraph that may be underlined, and whether the

@@ -229,17 +229,19 @@ MIN_DICTIONARY_TYPO = 8
 
 
 def _inflection_of(word: str, words: AbstractSet[str]) -> bool:
-    """Is ``word`` one of ``words`` (none a product), or its plural, past or gerund as
-    spelled: "replicas", "enforces", "impacting", "regenerating", "patches"? Stricter
-    than :func:`_stems`, which reads what was typed: of a word no base ending in "s"
+    """Is ``word`` one of ``words``, or a plural, past or gerund of one (none a product)
+    as spelled: "replicas", "enforces", "impacting", "regenerating", "processes"?
+    Stricter than :func:`_stems`, which reads what was typed: no plural "s" after an "s"
     ("jenkinss"), and "es" only after a hissing sound ("posteres" is no "poster")."""
     if word in words:
-        return word not in PRODUCTS
+        return True
     for suffix in ("s", "es", "ed", "ing"):
         base = word[: -len(suffix)]
-        if not word.endswith(suffix) or len(base) < MIN_STEM + 1 or base.endswith("s"):
+        if not word.endswith(suffix) or len(base) < MIN_STEM + 1:
             continue
-        if suffix == "es" and not base.endswith(("x", "z", "ch", "sh", "o")):
+        if suffix == "s" and base.endswith("s"):
+            continue
+        if suffix == "es" and not base.endswith(("s", "x", "z", "ch", "sh", "o")):
             continue
         bases = [base]
         if suffix in ("ed", "ing"):

@@ -87,7 +87,11 @@ class Part:
 
     @cached_property
     def own_heading_terms(self) -> frozenset[str]:
-        """Tokens of the headings of its own path (none when it is the title's part)."""
+        """Tokens of the headings of its own path, below the document's title (none for
+        the title's part): a subsection holds its section's heading words as well as its
+        own ("Mitigation > Red Hat Managed Lokistack > Binding the ServiceAccount"), so
+        the section's introduction does not outrank the subsection a question is about
+        merely by being the part headed by them."""
         return frozenset(tokenize(" ".join(self.own_path)))
 
     @property

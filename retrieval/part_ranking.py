@@ -133,7 +133,7 @@ def rank_parts(
         shows = detail is not None and detail.shown_in(p.chunk.path, p.body)
         score = (
             weights.lexical * lexical
-            + weights.heading * coverage(heading_terms, _own_heading_terms(p), stats)
+            + weights.heading * coverage(heading_terms, p.own_heading_terms, stats)
             + weights.dense * dense_of(p)
             + intent_weight * max(intent_match(intent, p.own_path), 0.5 * (p is opening))
             - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p, what_to_do))
@@ -265,15 +265,6 @@ def _opening(parts: Sequence[Part]) -> Part | None:
     answer a question about what the alert means finds first."""
     first = min(parts, key=lambda p: p.start, default=None)
     return first if first is not None and not heading_kinds(first.own_path) else None
-
-
-def _own_heading_terms(part: Part) -> frozenset[str]:
-    """The words of the part's headings below the document's title: a subsection holds
-    its section's heading words as well as its own ("Mitigation > Red Hat Managed
-    Lokistack > Binding the ServiceAccount"), so the section's introduction does not
-    outrank the subsection the question is about merely by being the one headed by
-    them."""
-    return part.own_heading_terms
 
 
 def _only_symptoms(intent: Intent, part: Part, what_to_do: bool = False) -> float:

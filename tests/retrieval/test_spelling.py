@@ -98,6 +98,10 @@ def test_a_typo_of_an_inflected_word_is_read_as_it() -> None:
     # nor as a plural of a word ending in "s", or "es" after anything but a hiss
     assert "jenkinss" not in inflected
     assert "posteres" not in inflected
+    # a word ending in "s" still has its "es" plural, past and gerund
+    process = Lexicon(["process"], dictionary=False).inflected
+    for word in ("processes", "processed", "processing"):
+        assert word in process, word
     assert correction("impaacting", {}, spelled) is None  # (no inflections offered)
 
 
