@@ -66,7 +66,10 @@ class NotAnswered:
         if reason != "only-superseded-sources" and hidden_answer():
             reason = "access-denied"
         best = max((c.confidence for c in r.runbooks), default=0.0)
-        offers = reason == "low-confidence" or reason in MISSING_DETAIL  # the closest help
+        # the closest runbooks are offered only when they may help: below the "not sure"
+        # bar they are the nearest of unrelated runbooks, and listing them would read as
+        # an answer where the honest one is that no runbook covers this
+        offers = reason == "low-confidence" or reason in MISSING_DETAIL
         unsure = offers and best >= model.suggest_at
         closest = (r.runbooks or r.incidents or (None,))[0]
         return Answer(
@@ -82,7 +85,7 @@ class NotAnswered:
                 for c in confident[:1]
                 if reason == "only-superseded-sources"
             ),
-            suggestions=self.suggest(r) if offers else (),
+            suggestions=self.suggest(r) if unsure else (),
             search_link=link,
             generation=r.generation,
             confidence=round(best, 4),

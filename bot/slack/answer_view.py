@@ -534,9 +534,7 @@ def render_not_answered(
     if suggestions and reason == "unwritten":
         headline += " Ask its owners, or write it:"
     elif suggestions:
-        headline += (
-            " The closest runbooks:" if unsure else " The closest runbooks, none a confident match:"
-        )
+        headline += " The closest runbooks:"
     elif reason in ("no-match", "low-confidence", *MISSING_DETAIL) and answer.search_link:
         headline += " Search the runbooks repository, or ask the owning team."
     blocks: list[dict[str, Any]] = [*_preface(view), section(headline, block_id="lead")]

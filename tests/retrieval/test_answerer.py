@@ -395,6 +395,8 @@ def test_abstains_on_unanswerable(sample_runtime: Runtime, question: str) -> Non
     assert answer.reason in ("no-match", "low-confidence")
     assert answer.citations == ()
     assert answer.search_link and "repo%3Aacme%2Frunbooks" in answer.search_link
+    # the closest runbooks only in the "not sure" tier: below it they are unrelated ones
+    assert bool(answer.suggestions) is (answer.state == "unsure")
 
 
 def test_restricted_runbook_never_cited_for_everyone(sample_runtime: Runtime) -> None:
