@@ -52,6 +52,8 @@ SLANG: Mapping[str, str] = MappingProxyType(
         "bounced": "restarted",
         "bouncing": "restarting",
         "kick": "restart",
+        "kicked": "restarted",
+        "kicking": "restarting",
         "nuke": "delete",
         "wipe": "delete",
         "grow": "resize expand",
@@ -59,6 +61,14 @@ SLANG: Mapping[str, str] = MappingProxyType(
         "hung": "stuck",
         "flipping": "flapping",
     }
+)
+# ... except where the word, with a particle, means something else: "kick them off all
+# their devices" logs a user out, "kick off the backup" starts it; neither restarts
+_OTHER_SENSE: Mapping[str, re.Pattern[str]] = MappingProxyType(
+    dict.fromkeys(
+        ("kick", "kicked", "kicking"),
+        re.compile(r"(?:[ \t]+[\w'-]+){0,3}?[ \t]+(?:off|out)\b", re.I),
+    )
 )
 LONG_FORMS: Mapping[str, str] = MappingProxyType(
     {
@@ -112,9 +122,15 @@ def said_plainly(text: str, used: Callable[[str], bool] = lambda w: False) -> st
 
     def plain(m: re.Match[str]) -> str:
         word = m.group(1)
-        return word if used(word) else SLANG[word.lower()]
+        return word if used(word) or _other_sense(m) else SLANG[word.lower()]
 
     return _SLANG_WORD.sub(plain, text)
+
+
+def _other_sense(m: re.Match[str]) -> bool:
+    """Is the slang word matched here said in another sense ("kick them off")?"""
+    sense = _OTHER_SENSE.get(m.group(1).lower())
+    return sense is not None and sense.match(m.string, m.end()) is not None
 
 
 def written_in(doc_freq: Mapping[str, int]) -> Callable[[str], bool]:
@@ -181,6 +197,8 @@ def with_long_forms(text: str, used: Callable[[str], bool] = lambda w: True) -> 
 
     def read(m: re.Match[str]) -> str:
         short = m.group(1)
+        if _other_sense(m):
+            return short
         longs = [w for w in LONG_FORMS[short.lower()].split() if used(w)]
         if not longs:
             return short

@@ -174,3 +174,19 @@ def test_slang_is_said_plainly_for_the_language_model_and_shorthand_kept() -> No
     # a word the runbooks write themselves keeps their sense: an email's bounce rate
     used = written_in(TermStats.from_doc_terms({"a": tokenize("high bounce rate")}).doc_freq)
     assert said_plainly("the bounce rate doubled", used) == "the bounce rate doubled"
+
+
+def test_kicking_a_thing_restarts_it_but_kicking_someone_off_does_not() -> None:
+    assert said_plainly("is kicking the worker ok") == "is restarting the worker ok"
+    assert said_plainly("kicked the pod twice") == "restarted the pod twice"
+    assert with_long_forms("kick the pod") == "kick restart the pod"
+    for text in (
+        "how do i kick them off all their devices",
+        "kick the user out of every session",
+        "kick off the nightly backup by hand",
+        "we kicked off a reindex",
+    ):
+        assert said_plainly(text) == text
+        assert with_long_forms(text) == text
+    # the particle of another clause is not the verb's
+    assert said_plainly("kick it, then tick off the list") == "restart it, then tick off the list"
