@@ -42,6 +42,9 @@ UNREADABLE_GROUP = "!invalid-access"
 
 # the first of these a document sets names its owner ("team: data-platform" too)
 _OWNER_KEYS = ("owner", "owners", "owner_slack", "maintainer", "maintainers", "team", "owning_team")
+# ... and of the header lines near the top of the body ("**Team**: payments-oncall", as
+# wiki exports and alert templates write it)
+_OWNER_LINES = ("owner", "owners", "owned_by", "owning_team", "team", "maintainer", "maintainers")
 # Front matter keys the bot reads.
 KNOWN_KEYS = frozenset(
     {
@@ -132,7 +135,7 @@ class Problem:
 # (setext headings, TOML front matter, titles, empty sections, bold labels): sources fold
 # it into each document's content hash, so the next ingest re-chunks every document
 # instead of keeping the old chunks.
-PARSE_VERSION = "12"
+PARSE_VERSION = "13"
 
 
 @dataclass(frozen=True)
@@ -257,7 +260,7 @@ def parse_document(text: str, facts: DocumentFacts, config: DocumentConfig) -> P
     title = choose_title(f.get("title") or facts.title, body, rel)
 
     owner_raw = next((f[k] for k in _OWNER_KEYS if f.get(k)), None)
-    owner_line = headers.get("owner") or headers.get("owners")
+    owner_line = next((headers[k] for k in _OWNER_LINES if headers.get(k)), None)
     if owner_raw:
         owner: str | None = ", ".join(as_list(owner_raw))
     else:

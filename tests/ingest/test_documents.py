@@ -134,6 +134,18 @@ def test_header_lines_codeowners_and_defaults(tmp_path: Path) -> None:
     assert docs["team/t.md"].metadata.owner == "alice, bob"
 
 
+def test_a_team_or_maintainer_header_line_names_the_owner(tmp_path: Path) -> None:
+    alert = "# HighErrorRate\n\n**Severity**: critical\n**Team**: payments-oncall\n\ntext\n"
+    write(tmp_path, "alerts/high-error-rate.md", alert)
+    write(tmp_path, "db.md", "# DB\n- Maintainers: @db-a, @db-b\n\ntext\n")
+    both = "# Both\nTeam: platform\nOwner: @sre-lead\n\ntext\n"
+    write(tmp_path, "both.md", both)
+    docs = parse_all(tmp_path)
+    assert docs["alerts/high-error-rate.md"].metadata.owner == "payments-oncall"
+    assert docs["db.md"].metadata.owner == "@db-a, @db-b"
+    assert docs["both.md"].metadata.owner == "@sre-lead"  # an Owner line says it outright
+
+
 def test_superseded_status_from_text(tmp_path: Path) -> None:
     write(
         tmp_path, "adr/0001-x.md", "# ADR 1\n\nStatus: Superseded by ADR-0002\n\nUse memcached.\n"
