@@ -11,7 +11,10 @@ inside it second.
 A document is a collection when at least ``MIN_TOPICS`` of its top-level sections
 each hold subsections of at least ``MIN_KINDS`` different kinds (meaning, diagnosis,
 action, escalation): the repeated layout of a runbook. A single runbook's top-level
-sections are those kinds themselves, so it never qualifies.
+sections are those kinds themselves, so it never qualifies. The runbooks may also sit
+below headings that only group them (``## Ceph`` over ``### CephOSDDown`` over
+``#### Mitigation``): a level of headings none of which is a kind of section is looked
+through, so the sections of one runbook ("Mitigation > Option A") never are.
 
 It is one too when at least ``MIN_NAMED`` headings of one level are alert names
 (``CortexIngesterRestarts``, ``etcd_no_leader``: one word written as a name), whatever
@@ -37,6 +40,7 @@ from retrieval.tokenize import tokenize
 MIN_TOPICS = 3
 MIN_KINDS = 2
 MIN_NAMED = 5  # alert names at one heading level: a file of playbooks
+MAX_GROUPING_LEVELS = 2  # levels of headings that only group runbooks ("## Ceph")
 
 
 def topics(parts: Sequence[Part], *, by_name: bool = False) -> dict[str, list[Part]] | None:
@@ -52,17 +56,38 @@ def topics(parts: Sequence[Part], *, by_name: bool = False) -> dict[str, list[Pa
     if named is not None:
         return _by_level(parts, named)
     depth = 1 if paths and all(h[0] == paths[0][0] for h in paths) else 0
+    # the runbooks may sit a level or two below headings that only group them ("## Ceph"
+    # over "### CephOSDDown" over "#### Mitigation"), never below a section of a runbook
+    for level in range(depth, depth + 1 + MAX_GROUPING_LEVELS):
+        members = _laid_out(parts, level)
+        if members is not None:
+            return members
+        if not _only_groups(paths, level):
+            return None
+    return None
+
+
+def _laid_out(parts: Sequence[Part], level: int) -> dict[str, list[Part]] | None:
+    """The parts under each heading of ``level`` when at least ``MIN_TOPICS`` of those
+    headings hold subsections of ``MIN_KINDS`` kinds: the layout of a runbook, repeated."""
     members: dict[str, list[Part]] = {}
     kinds: dict[str, set[str]] = {}
     for p in parts:
         path = p.heading_path
-        if len(path) <= depth:
+        if len(path) <= level:
             continue
-        top = path[depth]
+        top = path[level]
         members.setdefault(top, []).append(p)
-        kinds.setdefault(top, set()).update(heading_kinds(path[depth + 1 :]) - {"symptoms"})
+        kinds.setdefault(top, set()).update(heading_kinds(path[level + 1 :]) - {"symptoms"})
     laid_out = sum(1 for found in kinds.values() if len(found) >= MIN_KINDS)
     return members if laid_out >= MIN_TOPICS else None
+
+
+def _only_groups(paths: Sequence[tuple[str, ...]], level: int) -> bool:
+    """Are the headings of ``level`` over deeper ones only names of groups ("Ceph",
+    "Database alerts"), none a kind of section ("Mitigation > Option A")?"""
+    over = {path[level] for path in paths if len(path) > level + 1}
+    return bool(over) and not any(heading_kinds((h,)) for h in over)
 
 
 def _named_level(paths: Sequence[tuple[str, ...]]) -> int | None:

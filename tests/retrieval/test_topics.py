@@ -158,6 +158,96 @@ def test_a_file_of_h1_runbooks_is_a_collection_its_first_runbook_included() -> N
     assert ranked is not None and ranked[0][0] == "QueueConsumerLag"
 
 
+# the same runbooks a level down, under headings that only group them
+GROUPED = (
+    "# Platform alert runbooks\n\nOne section per alert.\n\n## Queues\n\n"
+    + "\n".join(
+        "### " + r.replace("\n### ", "\n#### ")
+        for r in COLLECTION.split("\n## ")[1:]
+        if not r.startswith("DiskAlmostFull")
+    )
+    + "\n## Nodes\n\n### "
+    + next(r for r in COLLECTION.split("\n## ") if r.startswith("DiskAlmostFull")).replace(
+        "\n### ", "\n#### "
+    )
+)
+
+# one runbook whose fix offers options, each with its own checks and steps
+OPTIONS = """# Queue consumer lag
+
+## Meaning
+
+Consumers fall behind.
+
+## Mitigation
+
+### Option A: restart
+
+#### Check
+
+Compare offsets.
+
+#### Steps
+
+Restart it.
+
+### Option B: scale out
+
+#### Check
+
+Count consumers.
+
+#### Steps
+
+Add consumers.
+
+### Option C: skip ahead
+
+#### Check
+
+Find the poison message.
+
+#### Steps
+
+Reset the offset.
+"""
+
+
+def test_runbooks_under_headings_that_only_group_them_are_a_collection() -> None:
+    found = topics(parts_of(GROUPED, "Platform alert runbooks"))
+    assert found is not None
+    assert list(found) == ["QueueConsumerLag", "QueueDiskFull", "DiskAlmostFull"]
+    assert {p.own_path[-1] for p in found["DiskAlmostFull"]} == {
+        "Meaning",
+        "Diagnosis",
+        "Mitigation",
+    }
+    question = tokenize("diskalmostfull what do i do delete old segments")
+    ranked = rank_topics(
+        parts_of(GROUPED, "Platform alert runbooks"),
+        question,
+        STATS,
+        lambda p: 0.5,
+        frozenset({"diskalmostfull"}),
+        SW,
+    )
+    assert ranked is not None and ranked[0][0] == "DiskAlmostFull"
+
+
+def test_the_options_of_one_runbooks_fix_are_not_a_collection() -> None:
+    assert topics(parts_of(OPTIONS, "Queue consumer lag")) is None
+
+
+def test_a_runbook_under_a_grouping_heading_is_answered_from_its_own_sections(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    with runtime_over({"alerts.md": GROUPED}, tmp_path, embedder) as rt:
+        answer = rt.extractive.answer("QueueDiskFull what do i do", SearchFilter())
+    assert answer.citations, answer
+    assert answer.citations[0].section == "Queues > QueueDiskFull > Mitigation"
+    assert all("QueueDiskFull" in c.section for c in answer.citations)
+
+
 def one_file_each() -> dict[str, str]:
     """The collection's runbooks, each in a file of its own (``# QueueDiskFull``)."""
     files = {}
