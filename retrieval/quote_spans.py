@@ -2,8 +2,9 @@
 
 A numbered procedure is quoted as one unit with its warnings and code; when it
 is too long it is cut at a step boundary and the quote says which steps it shows.
-A long table (an alert or an error code per row) is quoted by the one row the
-question's words pick out, with the table's header beside it ("row 11 of 20").
+A table of an alert, an error code or a team per row is quoted by the one row the
+question's words pick out, with the table's header beside it ("row 11 of 20"); a
+table of three rows or more is, however short.
 A section split over several indexed pieces is quoted whole up to a budget.
 """
 
@@ -20,6 +21,8 @@ from retrieval.outline import Part
 from retrieval.tokenize import tokenize
 
 MAX_QUOTE_CHARS = 1500  # a part this short is quoted whole
+# ... unless it is a table of this many rows or more, one of which the question picks out
+MIN_PICKED_ROWS = 3
 
 _STEP = re.compile(r"^(\d+)[.)]\s", re.MULTILINE)
 
@@ -151,7 +154,9 @@ def quote_part(part: Part, terms: Sequence[str], stats: TermStats) -> Quote:
     body = part.body.rstrip()
     start = part.body_start
     if len(body) <= MAX_QUOTE_CHARS:
-        return Quote(part, start, start + len(body), body)
+        # a table of several alerts, services or teams, one a row: the row asked about
+        row = _table_row(part, body, 0, len(body), terms, stats, MIN_PICKED_ROWS)
+        return row or Quote(part, start, start + len(body), body)
     units = [
         (s, e)
         for s, e in group_blocks(split_blocks(body, 0, len(body), syntax_for(part.chunk.path)))
@@ -179,18 +184,27 @@ def quote_part(part: Part, terms: Sequence[str], stats: TermStats) -> Quote:
 
 
 def _table_row(
-    part: Part, body: str, s: int, e: int, terms: Sequence[str], stats: TermStats
+    part: Part,
+    body: str,
+    s: int,
+    e: int,
+    terms: Sequence[str],
+    stats: TermStats,
+    min_rows: int = 2,
 ) -> Quote | None:
-    """The one row of a long table (an alert per row) that the question's words pick
-    out, with the table's header; None when the unit is no table or no row stands out."""
+    """The one row of a table of at least ``min_rows`` rows (an alert per row) that the
+    question's words pick out, with the table's header; None when ``body[s:e]`` is no
+    table alone, or no row stands out."""
     lines = [(a, b) for a, b, _line in iter_lines(body[:e], s)]
     if (
-        len(lines) < 4
+        len(lines) < 2 + min_rows
         or not TABLE_ROW.match(body[lines[0][0] : lines[0][1]])
         or not TABLE_SEPARATOR.match(body[lines[1][0] : lines[1][1]])
     ):
         return None
     rows = [(a, b) for a, b in lines[2:] if TABLE_ROW.match(body[a:b])]
+    if len(rows) < len(lines) - 2:
+        return None  # text below the table: the table is not all there is to quote
     scored = sorted(
         ((coverage(terms, tokenize(body[a:b]), stats), i) for i, (a, b) in enumerate(rows)),
         key=lambda x: (-x[0], x[1]),

@@ -64,6 +64,51 @@ def test_a_long_table_is_quoted_by_the_row_the_question_names_under_its_header()
     assert q.header is None and q.text.startswith("| Alert | Meaning | Action |")
 
 
+SHORT_TABLE = """# Database quick reference
+
+## Alerts
+
+| Alert | Severity | What to do |
+| --- | --- | --- |
+| PostgresReplicationLagHigh | warning | Rebuild the replica with `pg-rebuild-replica <host>` |
+| PostgresConnectionsExhausted | critical | Kill idle transactions with `pg-kill-idle` |
+| PostgresDiskFull | critical | Extend the volume with `pg-extend-volume <host> +50G` |
+
+## Contacts
+
+| Team | Channel |
+| --- | --- |
+| DBA | #dba |
+| Storage | #storage |
+"""
+
+
+def test_a_short_table_of_alerts_is_quoted_by_the_row_asked_about() -> None:
+    parts = parts_of(SHORT_TABLE)
+    alerts = next(p for p in parts if p.heading == "Alerts")
+    assert len(alerts.body) < MAX_QUOTE_CHARS
+    stats = TermStats.from_doc_terms({"t": tokenize(SHORT_TABLE), "o": tokenize("unrelated")})
+    q = quote_part(alerts, tokenize("PostgresDiskFull what do i do"), stats)
+    assert SHORT_TABLE[q.start : q.end] == q.text
+    assert q.text.startswith("| PostgresDiskFull |") and q.note == "row 3 of 3"
+    assert q.header == "| Alert | Severity | What to do |\n| --- | --- | --- |"
+    # asked about them all: the whole table
+    q = quote_part(alerts, tokenize("which postgres alerts are there"), stats)
+    assert q.header is None and q.text == alerts.body.rstrip()
+    # two rows: the table is short enough to read whole
+    contacts = next(p for p in parts if p.heading == "Contacts")
+    q = quote_part(contacts, tokenize("storage team channel"), stats)
+    assert q.header is None and q.text == contacts.body.rstrip()
+
+
+def test_a_table_with_text_below_it_is_quoted_whole() -> None:
+    text = SHORT_TABLE.replace("\n## Contacts", "Page the DBA when in doubt.\n\n## Contacts")
+    alerts = next(p for p in parts_of(text) if p.heading == "Alerts")
+    stats = TermStats.from_doc_terms({"t": tokenize(text), "o": tokenize("unrelated")})
+    q = quote_part(alerts, tokenize("PostgresDiskFull what do i do"), stats)
+    assert q.header is None and q.text == alerts.body.rstrip()
+
+
 def test_a_short_part_is_quoted_whole() -> None:
     part = next(p for p in parts_of(TEXT) if p.heading == "Restart pgbouncer")
     q = quote_part(part, tokenize("restart"), STATS)
