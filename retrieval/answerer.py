@@ -31,7 +31,7 @@ from retrieval.answer_config import AnswerConfig
 from retrieval.asked_detail import asked_detail
 from retrieval.asks import asks, refers_back
 from retrieval.citations import search_link
-from retrieval.confidence import everyday_terms, gather_evidence
+from retrieval.confidence import everyday_terms, gather_evidence, without_labels
 from retrieval.doc_warnings import document_warnings, superseded_note
 from retrieval.embeddings import Vectors
 from retrieval.evidence import coverage, query_terms, unknown_entities
@@ -220,7 +220,11 @@ class ExtractiveAnswerer:
             runbooks=(),
             incidents=(),
             terms=tuple(query_terms(with_long_forms(query, written_in(doc_freq)))),
-            unknown=tuple(unknown_entities(query, doc_freq, self._vocabulary, snap.document_names)),
+            unknown=tuple(
+                unknown_entities(
+                    without_labels(query), doc_freq, self._vocabulary, snap.document_names
+                )
+            ),
             dense_scores=tuple(dense_scores),
             everyday=everyday_terms(query, doc_freq, self._vocabulary),
             names=names,

@@ -9,7 +9,8 @@ from one corpus:
 - ``coverage``: the IDF share of the question's content terms found in the lead
   document (its names included); IDF comes from this index, and everyday words that
   no runbook uses ("wake", "till", "morning", a runbook's word with an English prefix
-  such as "mid-upgrade") are left out rather than counted as missing;
+  such as "mid-upgrade") are left out rather than counted as missing, and so are the
+  labels of an alert pasted in (``cluster=kafka-prod-eu``: one instance's name);
 - ``absent``: the question has content terms that no indexed document contains or is
   named by (an alert name that only a file name spells is the document's), a hyphenated
   compound of the runbooks' own words aside (``hosted-control-plane``);
@@ -80,11 +81,30 @@ class ConfidenceModel:
         return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
+# an alert's labels pasted with it (``pool=rbd-fast``, ``cluster="prod-eu"``): their
+# values name one instance, as a pod's or a host's name does; the alert's name does not
+_LABEL = re.compile(
+    r"(?<![\w.-])(?P<key>[A-Za-z_][\w.-]*)=(?P<value>\"[^\"]*\"|'[^']*'|[^\s,;)\]}]+)"
+)
+_NAMING_LABELS = frozenset({"alertname", "alert"})
+
+
+def without_labels(question: str) -> str:
+    """The question without the labels pasted with an alert, its name kept:
+    ``CephPoolNearFull ( )``, ``alertname=CephPoolNearFull``."""
+    return _LABEL.sub(lambda m: m[0] if m["key"].lower() in _NAMING_LABELS else " ", question)
+
+
 def everyday_terms(
     question: str, doc_freq: Mapping[str, int], vocabulary: Container[str]
 ) -> frozenset[str]:
-    """Tokens of everyday words (known to the language model) that no document uses."""
+    """Tokens of everyday words (known to the language model) that no document uses,
+    and those of the labels of an alert pasted in (``consumer_group=fulfilment-blue``:
+    a label's name and one instance's)."""
     out: set[str] = set()
+    for m in _LABEL.finditer(question):
+        if m["key"].lower() not in _NAMING_LABELS:
+            out.update(t for t in tokenize(m[0]) if doc_freq.get(t, 0) == 0)
     for word in _WORD.findall(question):
         tokens = tokenize(word)
         if word in vocabulary and tokens and all(doc_freq.get(t, 0) == 0 for t in tokens):

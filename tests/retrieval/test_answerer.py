@@ -1254,3 +1254,21 @@ def test_a_bare_alert_leads_with_the_fix_not_the_response_checklist(
         got = rt.extractive.answer("HighErrorRate")
         assert got.state == "answer", (got.reason, got.confidence)
         assert [c.section for c in got.citations][:2] == ["Resolution Steps", "Investigation Steps"]
+
+
+def test_an_alert_pasted_with_its_labels_is_answered_as_the_alert(
+    sample_runtime: Runtime,
+) -> None:
+    """A label's name and value (``consumer_group=fulfilment-blue``) name one instance,
+    not a system the runbooks never mention; the alert's name is still evidence."""
+    pasted = sample_runtime.extractive.answer(
+        "[FIRING:1] OrderEventsConsumerLag (consumer_group=fulfilment-blue "
+        "cluster=kafka-prod-eu severity=critical)",
+        EVERYONE,
+    )
+    assert pasted.state == "answer", pasted
+    assert pasted.citations[0].path == "orders/queue-backlog.md"
+    unknown = sample_runtime.extractive.answer(
+        "alertname=LoyaltyPointsSyncFailed severity=critical namespace=loyalty", EVERYONE
+    )
+    assert unknown.state != "answer"
