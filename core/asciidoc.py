@@ -108,22 +108,29 @@ def as_markdown(text: str) -> str:
     out: list[str] = []
     fence: str | None = None
     numbers: dict[int, int] = {}
+    # a block attached to the list item above by a ``+`` line: indented under the item,
+    # and the list goes on after it ("2." follows "1." and its code block)
+    attached = ""
     for _ls, _le, line in iter_lines(text, 0):
         if fence is not None:
             if fence_closes(line, fence):
                 if not fence.startswith("/"):
-                    out.append("```")
+                    out.append(attached + "```")
                 fence = None
+                attached = ""
             elif not fence.startswith("/"):
-                out.append(line)
+                out.append(attached + line if line.strip() else line)
+            continue
+        if line.strip() == "+" and numbers:
+            attached = "   " * max(numbers)
             continue
         opened = fence_open(line)
         if opened is not None and (opened.startswith(_CODE_DELIMITERS) or opened[0] in "`~/"):
             fence = opened
             if opened.startswith(("`", "~")):
-                out.append(line)
+                out.append(attached + line)
             elif not opened.startswith("/"):
-                out.append("```")
+                out.append(attached + "```")
             continue
         if opened is not None:
             continue  # an example, sidebar or quote block shows its content as it is
@@ -135,17 +142,22 @@ def as_markdown(text: str) -> str:
         elif (m := _BLOCK_TITLE.match(line.rstrip())) is not None:
             out.append(f"**{m.group(1).strip()}**")
         elif (m := _ADMONITION.match(line)) is not None:
-            out.append(f"> **{m.group(1)}:** {m.group(2)}")
+            out.append(attached + f"> **{m.group(1)}:** {m.group(2)}")
         elif (m := _ORDERED.match(line)) is not None:
             depth = len(m.group(1))
             numbers = {d: n for d, n in numbers.items() if d <= depth}
             numbers[depth] = numbers.get(depth, 0) + 1
             out.append("   " * (depth - 1) + f"{numbers[depth]}. {m.group(2)}")
+            attached = ""
+            continue
+        elif attached and line.strip():
+            out.append(attached + line)  # a paragraph attached to the item
             continue
         else:
             out.append(line)
         if line.strip():
             numbers = {}
+            attached = ""
     return "\n".join(out)
 
 

@@ -203,3 +203,35 @@ def test_restructuredtext_section_references_read_as_links_to_the_section() -> N
     )
     assert "[Compact the store](#compact-the-store)" in shown
     assert "[the docs](https://x.io/d)" in shown
+
+
+def test_an_asciidoc_block_attached_to_a_step_stays_in_the_numbered_list() -> None:
+    text = (
+        ". Check which broker is down:\n"
+        "+\n"
+        "[source,bash]\n"
+        "----\n"
+        "kafka-broker-api-versions --bootstrap-server events-kafka:9092\n"
+        "----\n"
+        ". Read its logs.\n"
+        "+\n"
+        "Use the previous container's logs after a restart.\n"
+        ". Restart it.\n"
+        "\n"
+        "Then watch the partitions.\n"
+        "\n"
+        ". A new list.\n"
+    )
+    assert ASCIIDOC.as_markdown(text).splitlines() == [
+        "1. Check which broker is down:",
+        "   ```",
+        "   kafka-broker-api-versions --bootstrap-server events-kafka:9092",
+        "   ```",
+        "2. Read its logs.",
+        "   Use the previous container's logs after a restart.",
+        "3. Restart it.",
+        "",
+        "Then watch the partitions.",
+        "",
+        "1. A new list.",
+    ]
