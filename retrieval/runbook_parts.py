@@ -98,7 +98,9 @@ class RunbookParts:
             detail=asked_detail(r.question),
             what_to_do=asks_what_to_do(r.question),
             seen=seen_fine(r.question),
-            bare=only_names(r.query, r.names, naming),
+            # the runbook's name said in words ("kafka broker down, what do i do") asks
+            # nothing else of it either
+            bare=only_names(r.query, r.names, naming | titled),
             titled=titled,
         )
 

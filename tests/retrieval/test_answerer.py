@@ -1272,3 +1272,43 @@ def test_an_alert_pasted_with_its_labels_is_answered_as_the_alert(
         "alertname=LoyaltyPointsSyncFailed severity=critical namespace=loyalty", EVERYONE
     )
     assert unknown.state != "answer"
+
+
+KAFKA_BROKER_DOWN = """# Kafka broker down
+
+## Meaning
+
+A Kafka broker in the events cluster stopped responding.
+
+## Mitigation
+
+### Restart the broker
+
+1. Delete the pod; the StatefulSet recreates it: `kubectl -n events delete pod events-kafka-2`
+2. Wait until under-replicated partitions reach zero.
+
+### Replace a failed volume of the kafka broker
+
+> **WARNING:** This loses the broker's local data.
+
+1. Delete the PVC: `kubectl -n events delete pvc data-events-kafka-2`
+2. Delete the pod.
+"""
+
+
+@pytest.mark.parametrize(
+    "question", ["kafka broker down, what do i do", "Kafka broker down", "kafka-broker-down"]
+)
+def test_the_runbooks_name_in_words_gets_its_first_fix(
+    tmp_path: Path, embedder: FastEmbedder, question: str
+) -> None:
+    """Naming the runbook in words asks nothing else of it, as its alert name would: the
+    first fix as its author ordered them leads, not the one that repeats the most words
+    of the name."""
+    with runtime_over(
+        with_samples({"kafka/kafka-broker-down.md": KAFKA_BROKER_DOWN}), tmp_path, embedder
+    ) as rt:
+        got = rt.extractive.answer(question)
+    assert got.state == "answer", got
+    assert got.citations[0].path == "kafka/kafka-broker-down.md"
+    assert got.citations[0].section == "Mitigation > Restart the broker"
