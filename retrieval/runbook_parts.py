@@ -80,9 +80,12 @@ class RunbookParts:
             paths = [p.heading_path for p in parts]
             shared = paths[0][: shared_depth(paths)] if len(paths) > 1 else ()
             # one runbook of a collection is named by its top heading ("Alert: X") too
-            names = document_names(cand.chunk) | {
-                normalize_name(without_title_label(h)) for h in shared
-            }
+            # ... and by the alerts its front matter says it answers
+            names = (
+                document_names(cand.chunk)
+                | {normalize_name(without_title_label(h)) for h in shared}
+                | {normalize_name(a) for a in cand.chunk.metadata.alerts}
+            )
             titled = frozenset(tokenize(" ".join((cand.chunk.title, *shared))))
             naming = naming_terms(r.query, names)
         return rank_parts(

@@ -1312,3 +1312,17 @@ def test_the_runbooks_name_in_words_gets_its_first_fix(
     assert got.state == "answer", got
     assert got.citations[0].path == "kafka/kafka-broker-down.md"
     assert got.citations[0].section == "Mitigation > Restart the broker"
+
+
+def test_an_alert_the_front_matter_lists_names_the_runbook_not_a_part(
+    sample_runtime: Runtime,
+) -> None:
+    """``alerts: [CheckoutApiDbConnectionErrors]``: the alert's words (checkout, db,
+    connection, errors) say which runbook; the Symptoms that restate the alert are no
+    better an answer to "is it customer facing" for holding them."""
+    got = sample_runtime.extractive.answer(
+        "is CheckoutApiDbConnectionErrors customer facing", EVERYONE
+    )
+    assert got.state == "answer"
+    assert got.citations[0].section == "Impact"
+    assert "Customers cannot place orders" in got.citations[0].quote
