@@ -321,10 +321,19 @@ _NOT_QUANTITIES = frozenset(
 )
 
 
+# "how many replicas does checkout-db run", "how many partitions can the topic take": the
+# count of one thing, which the runbook gives where it names that thing
+_COUNT_OF = re.compile(
+    r"\bhow many (?:[\w-]+ ){0,2}?(?P<x>[a-z][\w-]*) "
+    r"(?:does|do|did|can|could|should|will|would|must|may)\b",
+    re.I,
+)
+
+
 def value_of(question: str) -> str | None:
     """The quantity whose value the question asks ("latency" of "what's the p99 latency
-    target"), as a stem, when it names one."""
-    m = _VALUE_OF.search(question)
+    target", "replica" of "how many replicas does it run"), as a stem, when it names one."""
+    m = _VALUE_OF.search(question) or _COUNT_OF.search(question)
     if m is None or m["x"].lower() in _NOT_QUANTITIES:
         return None
     stems = tokenize(m["x"])

@@ -239,3 +239,13 @@ def test_the_value_of_a_named_quantity_is_shown_where_that_quantity_is_named() -
     assert plain is not None and plain.shows("It fires above 90%.")
     assert value_of("what's the max size?") is None
     assert value_of("what queue size does this fire at") == "queue"
+
+
+def test_a_count_asked_for_is_shown_where_the_thing_counted_is_named() -> None:
+    asked = asked_detail("how many replicas does checkout-db run?")
+    assert asked is not None and asked.name == "number"
+    assert not asked.shows("Wait 5 minutes, then check the pool again.")
+    assert asked.shows("checkout-db runs 3 replicas behind pgbouncer.")
+    assert value_of("how many partitions can the orders topic take") == "partit"
+    # the state of the incident is no count a runbook gives: any part may answer
+    assert value_of("how many pods are failing") is None
