@@ -14,8 +14,8 @@ from ingest.errors import MalformedDocumentError
 
 HEADER_LINE_SCAN = 25
 _HEADER_LINE = re.compile(
-    r"^\s*(?:[-*]\s+)?:?(?:\*\*|__)?(?P<key>service|owner|owners|owned[ _-]?by|owning[ _-]?team|team|maintainers?|"
-    r"updated|last[ _-]?reviewed|"
+    r"^\s*(?:[-*]\s+)?:?(?:\*\*|__)?(?P<key>service|owner|owners|owned[ _-]?by|"
+    r"owning[ _-]?team|team|maintainers?|updated|last[ _-]?reviewed|"
     r"last[ _-]?updated|status|access|doc[ _-]?type|review[ _-]?every|superseded[ _-]?by)"
     r"(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(?P<value>.+?)\s*$",
     re.IGNORECASE,
