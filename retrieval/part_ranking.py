@@ -29,6 +29,7 @@ from retrieval.asked_detail import Detail
 from retrieval.contrast import opens_on_state, says_state
 from retrieval.evidence import TermStats, coverage
 from retrieval.intent import Intent, heading_kinds, intent_match
+from retrieval.names import ALERT_WORDS
 from retrieval.outline import Part
 from retrieval.tokenize import tokenize
 
@@ -109,6 +110,8 @@ def rank_parts(
     runbook = bool(parts) and parts[0].chunk.metadata.doc_type == "runbook"
     bare = bare and runbook and (intent == "unspecified" or what_to_do)
     what_to_do = what_to_do or bare
+    if bare:  # that it fires, in prod, again, says nothing of which part
+        body_terms = [t for t in body_terms if t not in ALERT_WORDS] or body_terms
     # a question that is nothing but the name (a bare alert): its words are all there is
     body_terms = [t for t in body_terms if t not in naming] or body_terms
     body_terms = [t for t in body_terms if t not in ruled_out]

@@ -23,7 +23,7 @@ CORPORA = ROOT.parent / "shared" / "corpora"
 # Floors per held-out set, a little under what `make quality` measured:
 # (recall@5, MRR@10, section_hit, lead_hit, abstention F1, answerable declined share)
 FLOORS: dict[str, tuple[float, float, float, float, float, float]] = {
-    "govuk-developer-docs": (0.925, 0.85, 0.7, 0.6, 0.68, 0.1),
+    "govuk-developer-docs": (0.925, 0.85, 0.7, 0.6, 0.64, 0.1),
     "prometheus-operator-runbooks": (0.95, 0.85, 0.75, 0.6, 0.78, 0.15),
     "stolostron-managed-service-runbooks": (0.92, 0.8, 0.72, 0.55, 0.64, 0.1),
     "sample-runbooks": (0.95, 0.95, 0.78, 0.7, 0.85, 0.1),
