@@ -131,15 +131,26 @@ def names_the_procedure(terms: Sequence[str], step: Part, title: str) -> bool:
 def whole_procedure(chosen: Sequence[ScoredPart], ranked: Sequence[ScoredPart]) -> list[ScoredPart]:
     """Asked for a procedure that a numbered step of it leads: the procedure from its
     start. Its section's own text when it has some (the note on which environments need
-    it), which its first step follows (:func:`steps_below`); else its first step, the
-    step that led following it."""
+    it), which its first step follows (:func:`steps_below`); else its first step, and the
+    step after it when the first led, or else the step that led."""
     if not chosen:
         return list(chosen)
     parent = chosen[0].part.heading_path[:-1]
     intro = next((s for s in ranked if s.part.heading_path == parent), None)
-    if intro is None:
-        return from_the_first_step(chosen, ranked)
-    return [intro]
+    if intro is not None:
+        return [intro]
+    siblings = [s for s in ranked if s.part.heading_path[:-1] == parent]
+    numbered = [(n, s) for s in siblings if (n := _step_number(s.part)) is not None]
+    # one part a step: a step's section split over indexed pieces is quoted whole anyway
+    first_pieces: dict[tuple[str, ...], tuple[int, ScoredPart]] = {}
+    for n, s in sorted(numbered, key=lambda x: (x[0], x[1].part.start)):
+        first_pieces.setdefault(s.part.heading_path, (n, s))
+    steps = [s for _n, s in first_pieces.values()]
+    if steps and steps[0].part is chosen[0].part:
+        # its first step leads: the step after it is the one to do next, not another
+        # that the question's words matched ("Step 3: Verify")
+        return steps[: max(2, len(chosen))]
+    return from_the_first_step(chosen, ranked)
 
 
 def fact_given(detail: Detail | None, lead: ScoredPart) -> bool:

@@ -60,11 +60,12 @@ class Quoter:
             chosen = from_the_first_step(chosen, ranked)
         elif (
             chosen
-            and intent in ("procedure", "act")
+            and (intent in ("procedure", "act") or self._parts.bare(cand, r))
             and detail is None
             and names_the_procedure(r.terms, chosen[0].part, cand.chunk.title)
         ):
-            # "how do i drain a node": the whole procedure, not "Step 2: Drain the node"
+            # "how do i drain a node": the whole procedure, not "Step 2: Drain the node";
+            # "drain a node", the runbook's name alone, asks for it too
             chosen = whole_procedure(chosen, ranked)
         below = None  # the steps a lead that only introduces them lays out below it
         if chosen and not fact_given(detail, chosen[0]) and intent in (*STEPS_WANTED, "diagnose"):

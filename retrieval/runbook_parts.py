@@ -74,20 +74,7 @@ class RunbookParts:
     ) -> list[ScoredPart]:
         """The parts of one runbook (a whole document, or one runbook of a collection:
         named by its top heading too), best first."""
-        naming: frozenset[str] = frozenset()
-        titled: frozenset[str] = frozenset()
-        if cand is not None:
-            paths = [p.heading_path for p in parts]
-            shared = paths[0][: shared_depth(paths)] if len(paths) > 1 else ()
-            # one runbook of a collection is named by its top heading ("Alert: X") too
-            # ... and by the alerts its front matter says it answers
-            names = (
-                document_names(cand.chunk)
-                | {normalize_name(without_title_label(h)) for h in shared}
-                | {normalize_name(a) for a in cand.chunk.metadata.alerts}
-            )
-            titled = frozenset(tokenize(" ".join((cand.chunk.title, *shared))))
-            naming = naming_terms(r.query, names)
+        naming, titled = _naming(parts, r, cand)
         return rank_parts(
             parts,
             r.terms,
@@ -101,11 +88,13 @@ class RunbookParts:
             detail=asked_detail(r.question),
             what_to_do=asks_what_to_do(r.question),
             seen=seen_fine(r.question),
-            # the runbook's name said in words ("kafka broker down, what do i do") asks
-            # nothing else of it either
-            bare=only_names(r.query, r.names, naming | titled),
+            bare=_bare(r, naming, titled),
             titled=titled,
         )
+
+    def bare(self, cand: Candidate, r: Retrieval) -> bool:
+        """Does the question name the candidate's runbook and ask nothing else of it?"""
+        return _bare(r, *_naming(self.runbooks(cand, r)[0], r, cand))
 
     def ranked(self, cand: Candidate, r: Retrieval) -> list[ScoredPart]:
         """The parts of the candidate's runbook, best first; the section the link's #anchor
@@ -118,3 +107,28 @@ class RunbookParts:
         if not r.anchor:
             return None
         return anchored_heading(self.parts(cand.doc.source_id, cand.chunk, r), r.anchor)
+
+
+def _naming(
+    parts: Sequence[Part], r: Retrieval, cand: Candidate | None
+) -> tuple[frozenset[str], frozenset[str]]:
+    """(the words of the runbook's name the question gives, the words of its title)."""
+    if cand is None:
+        return frozenset(), frozenset()
+    paths = [p.heading_path for p in parts]
+    shared = paths[0][: shared_depth(paths)] if len(paths) > 1 else ()
+    # one runbook of a collection is named by its top heading ("Alert: X") too, and by
+    # the alerts its front matter says it answers
+    names = (
+        document_names(cand.chunk)
+        | {normalize_name(without_title_label(h)) for h in shared}
+        | {normalize_name(a) for a in cand.chunk.metadata.alerts}
+    )
+    titled = frozenset(tokenize(" ".join((cand.chunk.title, *shared))))
+    return naming_terms(r.query, names), titled
+
+
+def _bare(r: Retrieval, naming: frozenset[str], titled: frozenset[str]) -> bool:
+    """A bare alert: nothing but its name, that it fires, where; or the runbook's name
+    said in words ("kafka broker down, what do i do"), which asks nothing else of it."""
+    return only_names(r.query, r.names, naming | titled)

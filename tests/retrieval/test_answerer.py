@@ -1205,15 +1205,18 @@ def test_a_procedure_asked_for_by_its_title_starts_at_its_first_step(
     files = with_samples({"platform/node-drain.md": DRAIN})
     with runtime_over(files, tmp_path, embedder) as rt:
         got = rt.extractive.answer("how do i drain a node")
-        assert got.state == "answer", (got.reason, got.confidence)
-        sections = [c.section for c in got.citations]
-        # never "Step 2: Drain the node" alone, whose heading merely repeats the title
-        assert sections[:2] == [
-            "Procedure > Step 1: Cordon the node",
-            "Procedure > Step 2: Drain the node",
-        ]
-        assert got.citations[0].note is None
-        assert got.citations[1].note == "steps 1-2 of 3"
+        # the title said alone (and where) asks for the procedure too: its steps in
+        # order, never the first step and then "Step 3: Verify" as a check before it
+        for asked in (got, *map(rt.extractive.answer, ("drain a node", "drain node worker-3"))):
+            assert asked.state == "answer", (asked.reason, asked.confidence)
+            sections = [c.section for c in asked.citations]
+            # never "Step 2: Drain the node" alone, whose heading merely repeats the title
+            assert sections[:2] == [
+                "Procedure > Step 1: Cordon the node",
+                "Procedure > Step 2: Drain the node",
+            ], asked.question
+            assert asked.citations[0].note is None
+            assert asked.citations[1].note == "steps 1-2 of 3"
         # asked what must be in place first, the prerequisites lead
         before = rt.extractive.answer("what do i need before draining a node")
         assert before.citations and before.citations[0].section == "Before you begin"
