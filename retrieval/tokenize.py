@@ -14,12 +14,14 @@ and is ALSO split into its parts (stemmed like plain words)::
     CHK-5023                    -> chk-5023 chk 5023
     /proc/mdstat                -> proc mdstat
     PVCs                        -> pvc
+    403s                        -> 403s 403
 
 Splitting is hierarchical: on ``.`` first, then on ``-``/``_``, then on
 camelCase boundaries; every level that actually splits emits its whole piece
 too (so ``checkout-api`` is found inside ``checkout-api.prod.svc``). An acronym
 with a plural ``s`` (``PVCs``, ``CRDs``) is the acronym: the stemmer, which needs a
-vowel before the ``s``, would keep ``pvcs`` apart from ``pvc``. ``/``,
+vowel before the ``s``, would keep ``pvcs`` apart from ``pvc``. So is a number in the
+plural (``403s``, ``500s``) the number as well. ``/``,
 ``:``, ``=``, quotes, brackets and whitespace are plain separators.
 
 Plain words and parts are lowercased, dropped if they are a stopword or a single
@@ -43,7 +45,7 @@ __all__ = ["ACRONYM_PLURAL", "STOPWORDS", "TOKENIZER_VERSION", "tokenize"]
 
 # Bump whenever tokenize() output changes: persisted keyword indexes record it
 # and are rebuilt instead of loaded when it differs.
-TOKENIZER_VERSION = 2
+TOKENIZER_VERSION = 3
 
 # A raw token: an optional flag prefix (``-n``, ``--force``) or a word
 # character, then word characters and the in-identifier connectors ``.`` ``-``.
@@ -84,12 +86,19 @@ def _stem(word: str) -> str:
     return str(_stemmer.stemWord(word))
 
 
+# a number in the plural, as on-call speech counts status codes: "403s", "500s"
+_NUMBER_PLURAL = re.compile(r"\d+s")
+
+
 def _atom(word: str, out: list[str]) -> None:
     """A plain word or the smallest part of an identifier."""
     w = word.lower()
     if len(w) == 1 and not w.isdigit():
         return
     if w in STOPWORDS:
+        return
+    if _NUMBER_PLURAL.fullmatch(w):
+        out.extend((w, w[:-1]))  # "403s" is 403 too ("30s" stays 30s as well)
         return
     out.append(_stem(w))
 

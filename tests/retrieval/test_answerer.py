@@ -1329,3 +1329,13 @@ def test_an_alert_the_front_matter_lists_names_the_runbook_not_a_part(
     assert got.state == "answer"
     assert got.citations[0].section == "Impact"
     assert "Customers cannot place orders" in got.citations[0].quote
+
+
+def test_status_codes_in_the_plural_find_the_runbook_that_names_the_code(
+    sample_runtime: Runtime,
+) -> None:
+    """ "403s" is how on-call speech counts 403 responses: the runbook titled "spike in
+    access denied / 403 responses" answers, not a session store decision."""
+    got = sample_runtime.extractive.answer("403s everywhere on login", EVERYONE)
+    assert got.state == "answer", (got.state, got.confidence)
+    assert got.citations[0].path == "identity/access-denied.md"

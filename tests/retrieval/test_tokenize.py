@@ -106,6 +106,12 @@ def test_an_acronym_in_the_plural_is_the_acronym() -> None:
     assert tokenize("AWS Pods") == tokenize("aws pods")  # capitals or a capital: words
 
 
+def test_a_number_in_the_plural_is_the_number_too() -> None:
+    assert tokenize("403s 500s") == ["403s", "403", "500s", "500"]
+    assert set(tokenize("403")) <= set(tokenize("getting 403s"))
+    assert tokenize("timeout 30s") == ["timeout", "30s", "30"]
+
+
 def test_non_ascii_words() -> None:
     assert tokenize("Ünïcode café") == ["ünïcode", "café"]
 
