@@ -297,13 +297,19 @@ _RULE = re.compile(
 )
 
 
+def spells_the_rule(heading_path: Sequence[str]) -> bool:
+    """Is the section where the alert's rule is spelled out ("Metrics", "Alert Rules"):
+    what fires it, not a check to run?"""
+    return bool(heading_path) and bool(_RULE.search(heading_path[-1]))
+
+
 def intent_match(intent: Intent, heading_path: Sequence[str]) -> float:
     """1.0 when the section offers what the question asks for first, 0.5 for a later
     preference, 0 otherwise; restating symptoms never serves an action question, and
     what fires the alert is found where its rule is spelled out before its Impact."""
     kinds = heading_kinds(heading_path)
     if intent == "define":
-        if heading_path and _RULE.search(heading_path[-1]):
+        if spells_the_rule(heading_path):
             return 1.0  # "Metrics", "Alert Rules": where the expression is spelled out
         if "impact" in kinds:
             return 0.5  # what it costs, where the rule that fires it was asked for

@@ -28,7 +28,7 @@ from core.models import normalize_name
 from retrieval.asked_detail import Detail
 from retrieval.contrast import opens_on_state, says_state
 from retrieval.evidence import TermStats, coverage
-from retrieval.intent import Intent, heading_kinds, intent_match
+from retrieval.intent import Intent, heading_kinds, intent_match, spells_the_rule
 from retrieval.names import ALERT_WORDS
 from retrieval.outline import Part
 from retrieval.tokenize import tokenize
@@ -154,18 +154,22 @@ def _in_the_runbooks_order(ranked: list[ScoredPart]) -> list[ScoredPart]:
     """A bare alert's parts: the name's words are no evidence for one fix or check over
     another, so the runbook's first action leads ("Roll back a bad deploy" before "Fail
     over to the standby", as its author ordered them, and as when the alert itself
-    arrives), and its first check is the best of the checks."""
+    arrives), and its first check is the best of the checks; it leads when no fix is
+    written."""
     out = list(ranked)
     checks = [s for s in out if "diagnose" in heading_kinds(s.part.own_path)]
-    if checks:
-        first = min(checks, key=lambda s: s.part.start)
+    # the first check to run: not where the alert's rule is spelled out ("Metrics")
+    runs = [s for s in checks if not spells_the_rule(s.part.own_path)] or checks
+    first = min(runs, key=lambda s: s.part.start) if runs else None
+    if first is not None:
         raised = replace(first, score=max(s.score for s in checks))
         out = [raised if s is first else s for s in out]
         out.sort(key=lambda s: (-s.score, s is not raised))
     fixes = [s for s in out if "act" in heading_kinds(s.part.own_path)]
-    if not fixes:
-        return out
-    return lead_with(out, min(fixes, key=lambda s: s.part.start).part.heading_path)
+    if fixes:
+        return lead_with(out, min(fixes, key=lambda s: s.part.start).part.heading_path)
+    # nothing to do is written: the first check leads, not a part of no kind ("Services")
+    return lead_with(out, first.part.heading_path) if first is not None else out
 
 
 def anchored_heading(parts: Sequence[Part], anchor: str) -> tuple[str, ...] | None:

@@ -1339,3 +1339,44 @@ def test_status_codes_in_the_plural_find_the_runbook_that_names_the_code(
     got = sample_runtime.extractive.answer("403s everywhere on login", EVERYONE)
     assert got.state == "answer", (got.state, got.confidence)
     assert got.citations[0].path == "identity/access-denied.md"
+
+
+GITALY_VERSION_MISMATCH = """# GitalyVersionMismatch
+
+## Overview
+
+Two or more versions of Gitaly have been running in one stage for longer than 60 minutes.
+
+## Services
+
+- [Service overview](https://gitlab.example.com/runbooks/gitaly)
+- Team that owns the service: [Gitaly Team](https://handbook.example.com/gitaly)
+
+## Metrics
+
+- [This expression](https://gitlab.example.com/rules/gitaly.yml#L97) counts the distinct
+  Gitaly versions deployed per stage.
+
+## Troubleshooting
+
+- Check recent deployments or rollbacks in the `gprd` environment.
+- Identify the nodes running a different Gitaly version on the version dashboard.
+- Verify that chef-client runs normally on those nodes.
+
+## Possible Resolutions
+
+- [Previous GitalyVersionMismatch incidents](https://gitlab.example.com/issues?label=gitaly)
+"""
+
+
+def test_a_bare_alert_with_no_fix_written_leads_with_its_first_check(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """Nothing to do is written (Possible Resolutions only links past incidents): the
+    first check leads, not the list of services, nor the Metrics section that spells
+    out what fires the alert."""
+    files = with_samples({"gitaly/alerts/GitalyVersionMismatch.md": GITALY_VERSION_MISMATCH})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        got = rt.extractive.answer("GitalyVersionMismatch")
+    assert got.state == "answer", (got.reason, got.confidence)
+    assert got.citations[0].section == "Troubleshooting"
