@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container, Sequence
 from dataclasses import replace
 from datetime import date
+from pathlib import PurePosixPath
 from typing import Protocol
 
 from core.doc_ids import reference_id
@@ -139,8 +140,10 @@ class ExtractiveAnswerer:
             named = named or normalize_name(heading) in names
             own_names = own_names | {normalize_name(heading)}
         # a name the question gives whole ("cputhrottlinghigh") is the document's, though
-        # only its file name spells it
-        doc_terms = doc_terms | (own_names & frozenset(r.terms))
+        # only its file name spells it; so are the words of its file name
+        # ("managedclulster" of managedclulster_condition_unknown.md)
+        file_words = frozenset(tokenize(PurePosixPath(d.best.chunk.path).stem))
+        doc_terms = doc_terms | ((own_names | file_words) & frozenset(r.terms))
         evidence = gather_evidence(
             dense=dense,
             dense_scores=r.dense_scores or (dense,),
@@ -150,7 +153,7 @@ class ExtractiveAnswerer:
             everyday=r.everyday,
             unknown=r.unknown,
             named=named,
-            names=snap.document_names,
+            names=snap.document_names | file_words,
         )
         confidence = self._config.model.probability(evidence)
         return Candidate(d, dense, evidence.coverage, confidence, named, evidence)
@@ -319,6 +322,10 @@ class ExtractiveAnswerer:
         # (Always choosing the most confident of the first few picked the right runbook
         # more often but answered more near misses: held-out abstention F1 fell by 0.05.)
         lead = answers[0] if answers else None
+        named = next((c for c in answers[:LEAD_WINDOW] if c.named), None)
+        if lead is not None and not lead.named and named is not None:
+            # the runbook the question names outright, not one that links to it by name
+            return named
         for c in answers[1:LEAD_WINDOW]:
             if lead is not None and c.confidence >= lead.confidence + LEAD_MARGIN:
                 lead = c

@@ -1380,3 +1380,68 @@ def test_a_bare_alert_with_no_fix_written_leads_with_its_first_check(
         got = rt.extractive.answer("GitalyVersionMismatch")
     assert got.state == "answer", (got.reason, got.confidence)
     assert got.citations[0].section == "Troubleshooting"
+
+
+NAMING_SCHEMA = """# Naming schemas
+
+This document identifies the schema the logging operator uses to name the collector's
+outputs.
+
+## Outputs
+
+The naming schema is `output_<OUTPUT_NAME>`, with all punctuation replaced by underscores.
+"""
+
+OUTPUT_ERROR_RATE = """# ClusterLogForwarderOutputErrorRate
+
+## Meaning
+
+A log forwarder output is failing to deliver logs to its destination.
+
+## Diagnosis
+
+Find the failing output's name in the collector metrics: see the
+[non-Lokistack](./ClusterLogForwarderConfigNamingSchema.md#outputs) and
+[Lokistack](./ClusterLogForwarderConfigNamingSchema.md#outputs) naming schemas.
+
+## Mitigation
+
+Fix the destination's credentials or endpoint, then watch the error rate fall.
+
+- [Naming schemas](./ClusterLogForwarderConfigNamingSchema.md)
+"""
+
+CONDITION_UNKNOWN = """# Managed cluster condition unknown
+
+## Meaning
+
+The hub has not heard from a managed cluster's agent for five minutes.
+
+## Mitigation
+
+Restart the klusterlet agent on the managed cluster:
+`oc -n open-cluster-management-agent rollout restart deploy/klusterlet`
+"""
+
+
+def test_the_runbook_a_question_names_answers_not_one_that_links_to_it(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """A runbook's file name is its name, though its title says something else; another
+    runbook that links to it by that name ranks first on the name's words, but the
+    question is about the one it names. So are the words of a file name no text spells
+    ("managedclulster", as the file is named): the question is answered, not declined."""
+    files = with_samples(
+        {
+            "logging/ClusterLogForwarderConfigNamingSchema.md": NAMING_SCHEMA,
+            "logging/ClusterLogForwarderOutputErrorRate.md": OUTPUT_ERROR_RATE,
+            "hub/managedclulster_condition_unknown.md": CONDITION_UNKNOWN,
+        }
+    )
+    with runtime_over(files, tmp_path, embedder) as rt:
+        named = rt.extractive.answer("ClusterLogForwarderConfigNamingSchema")
+        typo = rt.extractive.answer("managedclulster_condition_unknown")
+    assert named.state == "answer", (named.reason, named.confidence)
+    assert named.citations[0].path == "logging/ClusterLogForwarderConfigNamingSchema.md"
+    assert typo.state == "answer", (typo.reason, typo.confidence)
+    assert typo.citations[0].path == "hub/managedclulster_condition_unknown.md"
