@@ -1445,3 +1445,41 @@ def test_the_runbook_a_question_names_answers_not_one_that_links_to_it(
     assert named.citations[0].path == "logging/ClusterLogForwarderConfigNamingSchema.md"
     assert typo.state == "answer", (typo.reason, typo.confidence)
     assert typo.citations[0].path == "hub/managedclulster_condition_unknown.md"
+
+
+RESTART_PROCEDURE = """# Restarting the Configuration Policy Controller
+
+1. Find the controller's pod: `oc -n open-cluster-management-agent-addon get pods`
+2. Delete it; its deployment starts a new one: `oc delete pod <pod>`
+"""
+
+
+def _alert_linking_the_procedure(name: str) -> str:
+    return f"""# {name}
+
+## Description
+
+The configuration policy controller for a hosted cluster is unhealthy ({name}).
+
+## Troubleshooting
+
+### Restart the Pod
+
+See [Restarting the Configuration Policy Controller](../common/restart.md).
+"""
+
+
+def test_a_question_that_is_a_runbooks_title_is_answered_by_that_runbook(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """Alerts that link to a shared procedure by its title rank above it on the title's
+    words; asked the title, the procedure answers."""
+    alerts = {
+        f"alerts/{name}.md": _alert_linking_the_procedure(name)
+        for name in ("ControllerRestarting", "ControllerNoActivity", "ControllerErrors")
+    }
+    files = with_samples({"common/restart.md": RESTART_PROCEDURE, **alerts})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        got = rt.extractive.answer("Restarting the Configuration Policy Controller")
+    assert got.state == "answer", (got.reason, got.confidence)
+    assert got.citations[0].path == "common/restart.md"
