@@ -21,6 +21,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Literal
 
+from retrieval.tokenize import tokenize
+
 Intent = Literal[
     "define", "meaning", "diagnose", "act", "procedure", "prepare", "escalate", "unspecified"
 ]
@@ -83,7 +85,8 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
             r"(who|which \w+) (is|are) (affected|hit)|"
             r"user[- ]?facing|real problem|just noise|noise\b|should i (worry|care)|"
             r"worry|wake (ppl|people|someone|anyone) up|can (it|this) wait|"
-            r"do i (still )?(need|have) to (do anything|look at it|worry|care)|matter|how bad|"
+            r"do i (still )?(need|have) to (do anything|look at it|worry|care)|matter|"
+            r"how (bad|serious|severe|urgent|big (of )?a deal)|"
             r"severity|(outside|within|above|beyond) (the )?(normal|usual|expected)|"
             r"is (that|this|it) (normal|expected|ok|okay|fine|bad)\b|"
             r"what('?s| is) (this|that|it) telling|at what (level|point|percent|usage|fill)|"
@@ -295,6 +298,18 @@ _RULE = re.compile(
     r"trigger(s|ing)?( conditions?)?)\b",
     re.I,
 )
+
+
+# "how bad is it", "how serious": words that ask how much it matters, not of what
+_SEVERITY_ASK = re.compile(
+    r"\bhow (bad|serious|severe|urgent|worried|concerned|big (?:of )?a deal)\b", re.I
+)
+
+
+def asking_words(question: str) -> frozenset[str]:
+    """Tokens of the words that only say what kind of answer is wanted ("bad" of "how
+    bad is it"): no evidence for the part that says it ("Roll back a bad deploy")."""
+    return frozenset(t for m in _SEVERITY_ASK.finditer(question) for t in tokenize(m[1]))
 
 
 def spells_the_rule(heading_path: Sequence[str]) -> bool:

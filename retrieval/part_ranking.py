@@ -112,8 +112,11 @@ def rank_parts(
     what_to_do = what_to_do or bare
     if bare:  # that it fires, in prod, again, says nothing of which part
         body_terms = [t for t in body_terms if t not in ALERT_WORDS] or body_terms
-    # a question that is nothing but the name (a bare alert): its words are all there is
-    body_terms = [t for t in body_terms if t not in naming] or body_terms
+    # a question that is nothing but the name (a bare alert): its words are all there is;
+    # asked something of the runbook in words that only say what kind of answer ("what
+    # does it mean", "how bad is it"), the name's words pick no part: the kind does
+    asked = [t for t in body_terms if t not in naming]
+    body_terms = asked or (body_terms if bare or intent == "unspecified" else [])
     body_terms = [t for t in body_terms if t not in ruled_out]
     heading_terms = [t for t in terms if t not in titled and t not in naming]
     # a value asked for ("at what lag does it go critical") is often in the symptoms or

@@ -11,7 +11,7 @@ from core.models import Chunk, normalize_name
 from retrieval.asked_detail import asked_detail
 from retrieval.composer import shared_depth
 from retrieval.contrast import seen_fine, set_aside
-from retrieval.intent import asks_what_to_do, question_intent
+from retrieval.intent import asking_words, asks_what_to_do, question_intent
 from retrieval.names import document_names, naming_terms, only_names
 from retrieval.outline import OutlineCache, Part
 from retrieval.part_ranking import (
@@ -75,9 +75,10 @@ class RunbookParts:
         """The parts of one runbook (a whole document, or one runbook of a collection:
         named by its top heading too), best first."""
         naming, titled = _naming(parts, r, cand)
+        asking = asking_words(r.question)
         return rank_parts(
             parts,
-            r.terms,
+            [t for t in r.terms if t not in asking],
             r.snapshot.term_stats,
             lambda p: r.snapshot.dense_score(p.chunk.chunk_id, r.vector) or 0.0,
             question_intent(r.question),

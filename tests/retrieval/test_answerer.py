@@ -1483,3 +1483,22 @@ def test_a_question_that_is_a_runbooks_title_is_answered_by_that_runbook(
         got = rt.extractive.answer("Restarting the Configuration Policy Controller")
     assert got.state == "answer", (got.reason, got.confidence)
     assert got.citations[0].path == "common/restart.md"
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["how bad is it", "how serious is this", "CheckoutApiDbConnectionErrors how bad is it"],
+)
+def test_how_bad_is_it_is_answered_by_the_impact(sample_runtime: Runtime, question: str) -> None:
+    """ "bad" only asks how much it matters: "Roll back a bad deploy" is no answer for
+    holding the word, nor are the Symptoms that restate the alert's name."""
+    snap = sample_runtime.searcher.snapshot()
+    (sid,) = [
+        s
+        for s, chunks in snap.chunks_by_source.items()
+        if chunks[0].path == "checkout-api/database-connection-failures.md"
+    ]
+    pinned = EVERYONE.model_copy(update={"sources": (sid,)})  # a follow-up in its thread
+    got = sample_runtime.extractive.answer(question, pinned)
+    assert got.state == "answer"
+    assert got.citations[0].section == "Impact", [c.section for c in got.citations]

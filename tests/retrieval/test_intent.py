@@ -33,6 +33,7 @@ from retrieval.intent import (
         ("which tenants are hit", "meaning"),
         ("what's the blast radius", "meaning"),
         ("how do i stop it affecting customers", "procedure"),
+        ("how serious is this", "meaning"),
         ("KubeAPIErrorBudgetBurn, do i wake ppl up or can it wait till morning", "meaning"),
         ("how do i restore one index from the snapshot", "procedure"),
         ("whats the command to get a psql prompt on the database", "procedure"),
