@@ -100,14 +100,32 @@ def from_the_first_step(
     chosen: Sequence[ScoredPart], ranked: Sequence[ScoredPart]
 ) -> list[ScoredPart]:
     """Asked where to start: when a numbered step other than the first leads, its first
-    step leads instead, and the step the question matched best follows it."""
+    step leads instead, and the step the question matched best follows it; so does the
+    first of a section's checks when another of them leads."""
     if not chosen:
         return list(chosen)
     lead = chosen[0].part
     n = _step_number(lead)
-    if n is None or n <= 1:
-        return list(chosen)
     parent = lead.heading_path[:-1]
+    if n is None:
+        # checks that are no numbered steps ("Diagnosis > Check whether pgbouncer is up"):
+        # the first of them, as the runbook orders them
+        checks = [
+            s
+            for s in ranked
+            if s.part.heading_path[:-1] == parent
+            and len(s.part.heading_path) > 1
+            and "diagnose" in heading_kinds(s.part.own_path)
+        ]
+        if "diagnose" not in heading_kinds(lead.own_path) or not checks:
+            return list(chosen)
+        earliest = min(checks, key=lambda s: s.part.start)
+        if earliest.part.heading_path == lead.heading_path:  # the lead, or a piece of it
+            return list(chosen)
+        rest = (s for s in chosen if s.part.heading_path != earliest.part.heading_path)
+        return [earliest, *rest][: max(2, len(chosen))]
+    if n <= 1:
+        return list(chosen)
     first = next(
         (s for s in ranked if s.part.heading_path[:-1] == parent and _step_number(s.part) == 1),
         None,

@@ -308,8 +308,13 @@ _SEVERITY_ASK = re.compile(
 
 def asking_words(question: str) -> frozenset[str]:
     """Tokens of the words that only say what kind of answer is wanted ("bad" of "how
-    bad is it"): no evidence for the part that says it ("Roll back a bad deploy")."""
-    return frozenset(t for m in _SEVERITY_ASK.finditer(question) for t in tokenize(m[1]))
+    bad is it", "first" of "what do i check first"): no evidence for the part that says
+    them ("Roll back a bad deploy")."""
+    severity = (t for m in _SEVERITY_ASK.finditer(question) for t in tokenize(m[1]))
+    # "what do i check first", "where do i start": the first check is asked for, not a
+    # part that says "first" ("roll back first and debug later")
+    start = (t for m in _WHERE_TO_START.finditer(question) for t in tokenize(m[0]))
+    return frozenset((*severity, *start))
 
 
 def spells_the_rule(heading_path: Sequence[str]) -> bool:

@@ -1502,3 +1502,20 @@ def test_how_bad_is_it_is_answered_by_the_impact(sample_runtime: Runtime, questi
     got = sample_runtime.extractive.answer(question, pinned)
     assert got.state == "answer"
     assert got.citations[0].section == "Impact", [c.section for c in got.citations]
+
+
+def test_what_to_check_first_is_the_runbooks_first_check(sample_runtime: Runtime) -> None:
+    """ "first" only asks where to begin: not "roll back first and debug later", nor the
+    check that matched best, but the first of the runbook's checks."""
+    snap = sample_runtime.searcher.snapshot()
+    (sid,) = [
+        s
+        for s, chunks in snap.chunks_by_source.items()
+        if chunks[0].path == "checkout-api/database-connection-failures.md"
+    ]
+    pinned = EVERYONE.model_copy(update={"sources": (sid,)})
+    got = sample_runtime.extractive.answer("what do i check first", pinned)
+    assert got.state == "answer"
+    assert got.citations[0].section == "Diagnosis > Check whether pgbouncer is up"
+    spans = [(c.path, c.start) for c in got.citations]
+    assert len(spans) == len(set(spans))  # no span quoted twice
