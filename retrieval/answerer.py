@@ -316,7 +316,8 @@ class ExtractiveAnswerer:
         return self._candidate(group_by_document(own)[0], r, frozenset())
 
     def lead(self, r: Retrieval) -> Candidate | None:
-        """The document the answer comes from, if any answers."""
+        """The document the answer comes from, if any answers: the one the question names
+        outright (its file name, title or alert), else the best-ranked one."""
         # A page of links (a service index) is not an answer: the runbooks it lists are.
         answers = [c for c in r.runbooks if not r.snapshot.is_link_page(c.doc.source_id)] or list(
             r.runbooks
