@@ -157,17 +157,20 @@ def whole_procedure(chosen: Sequence[ScoredPart], ranked: Sequence[ScoredPart]) 
     intro = next((s for s in ranked if s.part.heading_path == parent), None)
     if intro is not None:
         return [intro]
-    siblings = [s for s in ranked if s.part.heading_path[:-1] == parent]
-    numbered = [(n, s) for s in siblings if (n := _step_number(s.part)) is not None]
+    numbered = [
+        (n, s)
+        for s in ranked
+        if s.part.heading_path[:-1] == parent and (n := _step_number(s.part)) is not None
+    ]
     # one part a step: a step's section split over indexed pieces is quoted whole anyway
-    first_pieces: dict[tuple[str, ...], tuple[int, ScoredPart]] = {}
-    for n, s in sorted(numbered, key=lambda x: (x[0], x[1].part.start)):
-        first_pieces.setdefault(s.part.heading_path, (n, s))
-    steps = [s for _n, s in first_pieces.values()]
-    if steps and steps[0].part is chosen[0].part:
+    steps: dict[tuple[str, ...], ScoredPart] = {}
+    for _n, s in sorted(numbered, key=lambda x: (x[0], x[1].part.start)):
+        steps.setdefault(s.part.heading_path, s)
+    in_order = list(steps.values())
+    if in_order and in_order[0].part is chosen[0].part:
         # its first step leads: the step after it is the one to do next, not another
         # that the question's words matched ("Step 3: Verify")
-        return steps[: max(2, len(chosen))]
+        return in_order[: max(2, len(chosen))]
     return from_the_first_step(chosen, ranked)
 
 

@@ -60,9 +60,9 @@ class Quoter:
             chosen = from_the_first_step(chosen, ranked)
         elif (
             chosen
-            and (intent in ("procedure", "act") or self._parts.bare(cand, r))
             and detail is None
             and names_the_procedure(r.terms, chosen[0].part, cand.chunk.title)
+            and (intent in ("procedure", "act") or self._parts.bare(cand, r))
         ):
             # "how do i drain a node": the whole procedure, not "Step 2: Drain the node";
             # "drain a node", the runbook's name alone, asks for it too

@@ -1485,6 +1485,13 @@ def test_a_question_that_is_a_runbooks_title_is_answered_by_that_runbook(
     assert got.citations[0].path == "common/restart.md"
 
 
+def pinned_to(rt: Runtime, path: str) -> SearchFilter:
+    """Everyone's filter pinned to the runbook at ``path``, as a follow-up in its thread."""
+    snap = rt.searcher.snapshot()
+    (sid,) = [s for s, chunks in snap.chunks_by_source.items() if chunks[0].path == path]
+    return EVERYONE.model_copy(update={"sources": (sid,)})
+
+
 @pytest.mark.parametrize(
     "question",
     ["how bad is it", "how serious is this", "CheckoutApiDbConnectionErrors how bad is it"],
@@ -1492,13 +1499,7 @@ def test_a_question_that_is_a_runbooks_title_is_answered_by_that_runbook(
 def test_how_bad_is_it_is_answered_by_the_impact(sample_runtime: Runtime, question: str) -> None:
     """ "bad" only asks how much it matters: "Roll back a bad deploy" is no answer for
     holding the word, nor are the Symptoms that restate the alert's name."""
-    snap = sample_runtime.searcher.snapshot()
-    (sid,) = [
-        s
-        for s, chunks in snap.chunks_by_source.items()
-        if chunks[0].path == "checkout-api/database-connection-failures.md"
-    ]
-    pinned = EVERYONE.model_copy(update={"sources": (sid,)})  # a follow-up in its thread
+    pinned = pinned_to(sample_runtime, "checkout-api/database-connection-failures.md")
     got = sample_runtime.extractive.answer(question, pinned)
     assert got.state == "answer"
     assert got.citations[0].section == "Impact", [c.section for c in got.citations]
@@ -1507,13 +1508,7 @@ def test_how_bad_is_it_is_answered_by_the_impact(sample_runtime: Runtime, questi
 def test_what_to_check_first_is_the_runbooks_first_check(sample_runtime: Runtime) -> None:
     """ "first" only asks where to begin: not "roll back first and debug later", nor the
     check that matched best, but the first of the runbook's checks."""
-    snap = sample_runtime.searcher.snapshot()
-    (sid,) = [
-        s
-        for s, chunks in snap.chunks_by_source.items()
-        if chunks[0].path == "checkout-api/database-connection-failures.md"
-    ]
-    pinned = EVERYONE.model_copy(update={"sources": (sid,)})
+    pinned = pinned_to(sample_runtime, "checkout-api/database-connection-failures.md")
     got = sample_runtime.extractive.answer("what do i check first", pinned)
     assert got.state == "answer"
     assert got.citations[0].section == "Diagnosis > Check whether pgbouncer is up"
