@@ -87,6 +87,8 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
             r"worry|wake (ppl|people|someone|anyone) up|can (it|this) wait|"
             r"do i (still )?(need|have) to (do anything|look at it|worry|care)|matter|"
             r"how (bad|serious|severe|urgent|big (of )?a deal)|"
+            # why it is built so ("why does cnv want two kvm workers"), not why it fails
+            r"why (does|do|would) ([\w./-]+ ){1,6}(need|want|require|carry)\b|"
             r"severity|(outside|within|above|beyond) (the )?(normal|usual|expected)|"
             r"is (that|this|it) (normal|expected|ok|okay|fine|bad)\b|"
             r"what('?s| is) (this|that|it) telling|at what (level|point|percent|usage|fill)|"
@@ -326,13 +328,19 @@ def spells_the_rule(heading_path: Sequence[str]) -> bool:
 def intent_match(intent: Intent, heading_path: Sequence[str]) -> float:
     """1.0 when the section offers what the question asks for first, 0.5 for a later
     preference, 0 otherwise; restating symptoms never serves an action question, and
-    what fires the alert is found where its rule is spelled out before its Impact."""
+    what fires the alert is found where its rule is spelled out before its Impact (a
+    check to run, before it)."""
     kinds = heading_kinds(heading_path)
     if intent == "define":
         if spells_the_rule(heading_path):
             return 1.0  # "Metrics", "Alert Rules": where the expression is spelled out
         if "impact" in kinds:
             return 0.5  # what it costs, where the rule that fires it was asked for
+    if intent == "diagnose" and spells_the_rule(heading_path):
+        # "how do i tell if it's a false positive": a check to run (Troubleshooting)
+        # before the expression that fires the alert (Metrics), which a question naming
+        # a metric still finds by its words
+        return 0.5
     wanted = WANTED[intent]
     for i, kind in enumerate(wanted):
         if kind in kinds:

@@ -85,6 +85,11 @@ from retrieval.intent import (
             "meaning",
         ),
         ("need a total of docs across the logs indices, is there a snippet for that", "procedure"),
+        # why it is built so is explained, why it fails is diagnosed
+        ("why does every iam user module carry two access keys?", "meaning"),
+        ("why does cnv want at least two hypervisor-capable workers", "meaning"),
+        ("why does the pod keep restarting", "diagnose"),
+        ("why does it have high latency since the deploy", "diagnose"),
     ],
 )
 def test_question_intent(question: str, intent: str) -> None:
@@ -206,6 +211,9 @@ def test_the_rule_that_fires_is_asked_of_the_meaning_before_the_impact() -> None
     assert intent_match("define", ("Metrics",)) == 1.0
     assert intent_match("define", ("Alerting Rules",)) == 1.0
     assert intent_match("define", ("Resolution", "Disabling a queue")) == 0.0
+    # a check to run tells a false positive better than the rule that fires it
+    assert intent_match("diagnose", ("Troubleshooting",)) == 1.0
+    assert intent_match("diagnose", ("Metrics",)) == 0.5
     # "how bad is it" is answered by either
     assert intent_match("meaning", ("Impact",)) == intent_match("meaning", ("Meaning",)) == 1.0
 
