@@ -118,12 +118,14 @@ def _naming(
         return frozenset(), frozenset()
     paths = [p.heading_path for p in parts]
     shared = paths[0][: shared_depth(paths)] if len(paths) > 1 else ()
-    # one runbook of a collection is named by its top heading ("Alert: X") too, and by
-    # the alerts its front matter says it answers
+    # one runbook of a collection is named by its top heading ("Alert: X") too, by the
+    # alerts its front matter says it answers, and by the codes it is tagged with
+    # (``tags: [CHK-5023]``: an error code, not a topic word such as ``postgres``)
     names = (
         document_names(cand.chunk)
         | {normalize_name(without_title_label(h)) for h in shared}
         | {normalize_name(a) for a in cand.chunk.metadata.alerts}
+        | {normalize_name(t) for t in cand.chunk.metadata.tags if any(c.isdigit() for c in t)}
     )
     titled = frozenset(tokenize(" ".join((cand.chunk.title, *shared))))
     return naming_terms(r.query, names), titled

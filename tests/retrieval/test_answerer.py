@@ -1331,6 +1331,19 @@ def test_an_alert_the_front_matter_lists_names_the_runbook_not_a_part(
     assert "Customers cannot place orders" in got.citations[0].quote
 
 
+def test_an_error_code_the_front_matter_tags_names_the_runbook_not_a_part(
+    sample_runtime: Runtime,
+) -> None:
+    """``tags: [..., CHK-5023]``: the error code says which runbook, as its alert name
+    would; the failover step that says to watch CHK-5023 drop is no better an answer for
+    repeating it. "It started after a deploy" picks the fix."""
+    got = sample_runtime.extractive.answer(
+        "CHK-5023 on checkout, it started after a deploy", EVERYONE
+    )
+    assert got.state == "answer"
+    assert got.citations[0].section == "Mitigation > Roll back a bad deploy"
+
+
 def test_status_codes_in_the_plural_find_the_runbook_that_names_the_code(
     sample_runtime: Runtime,
 ) -> None:
