@@ -15,7 +15,8 @@ from ingest.errors import MalformedDocumentError
 HEADER_LINE_SCAN = 25
 _HEADER_LINE = re.compile(
     r"^\s*(?:[-*]\s+)?:?(?:\*\*|__)?(?P<key>service|owner|owners|owned[ _-]?by|"
-    r"owning[ _-]?team|team|maintainers?|updated|last[ _-]?reviewed|"
+    r"owning[ _-]?team|team that owns(?: (?:the|this) \w+)?|team|maintainers?|updated|"
+    r"last[ _-]?reviewed|"
     r"last[ _-]?updated|status|access|doc[ _-]?type|review[ _-]?every|superseded[ _-]?by)"
     r"(?:\*\*|__)?\s*:\s*(?:\*\*|__)?\s*(?P<value>.+?)\s*$",
     re.IGNORECASE,
@@ -151,12 +152,15 @@ _MD_MARKS = re.compile(r"\*\*|__|`")
 
 def header_lines(body: str) -> dict[str, str]:
     """``Service: x`` / ``Owner: y`` lines near the top of the body, their values as text:
-    ``Owner: [Gitaly Team](https://…)`` is owned by "Gitaly Team"."""
+    ``Owner: [Gitaly Team](https://…)`` is owned by "Gitaly Team", and so is a runbook
+    that lists "Team that owns the service: [Gitaly Team](https://…)"."""
     found: dict[str, str] = {}
     for line in body.splitlines()[:HEADER_LINE_SCAN]:
         m = _HEADER_LINE.match(line)
         if m:
             key = re.sub(r"[ _-]", "_", m.group("key").lower())
+            if key.startswith("team_that_owns"):  # "Team that owns the service: X"
+                key = "owning_team"
             value = _MD_MARKS.sub("", _MD_LINK.sub(lambda x: x["text"], m.group("value")))
             found.setdefault(key, value.strip())
     return found

@@ -273,10 +273,13 @@ def choose_parts(
     weights: SectionWeights,
     detail: Detail | None = None,
     what_to_do: bool = False,
+    named_only: bool = False,
 ) -> list[ScoredPart]:
     """The lead part and, when it earns its place, one more; asked for a ``detail``
     (a command, a value), the part that shows it first; asked only ``what_to_do``, the
-    action first."""
+    action first. ``named_only``: the question names the runbook and asks nothing else
+    of it (a bare alert), so its words are in every part: only the check or action that
+    goes with the lead is a second quote, never a list of the team's links."""
     if not ranked:
         return []
     lead = ranked[0]
@@ -303,7 +306,9 @@ def choose_parts(
         # question's words in its own headings or text when the lead has some (in a short
         # runbook every part scores alike on the title they share), not filler
         close = s.score >= weights.second_ratio * lead.score and (
-            s.own_lexical > 0 or lead.own_lexical == 0 or intent_match(intent, s.part.own_path) > 0
+            (s.own_lexical > 0 and not named_only)
+            or (lead.own_lexical == 0 and not named_only)
+            or intent_match(intent, s.part.own_path) > 0
         )
         companion = _companion(s.part, lead.part, base)
         completes = (

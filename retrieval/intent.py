@@ -269,7 +269,15 @@ def _kinds(heading_path: tuple[str, ...]) -> frozenset[SectionKind]:
     if heading_path and _of(heading_path[-1]) == {"symptoms"}:
         # "Troubleshooting > Symptoms" restates the alert; its parent does not make it a check
         return frozenset({"symptoms"})
-    return _of(" / ".join(heading_path))
+    kinds = _of(" / ".join(heading_path))
+    if heading_path and _RESPONSE_HEADING.match(heading_path[-1]):
+        return kinds | {"act"}  # "## Runbook" in a runbook: the steps to take
+    return kinds
+
+
+# a section of a runbook headed by what the whole document is ("Runbook", "Playbook"):
+# where its author wrote the response, not a link to another runbook
+_RESPONSE_HEADING = re.compile(r"^\W*(?:the\s+)?(?:run|play)\s?book(?:\s+steps)?\W*$", re.I)
 
 
 # words that say a section lays out steps, not what the steps are for

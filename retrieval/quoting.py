@@ -55,14 +55,15 @@ class Quoter:
         detail = asked_detail(r.question)
         acting = intent in STEPS_WANTED
         what_to_do = asks_what_to_do(r.question)
-        chosen = choose_parts(ranked, intent, self._sections, detail, what_to_do)
+        named_only = intent in ("unspecified", "act") and self._parts.bare(cand, r)
+        chosen = choose_parts(ranked, intent, self._sections, detail, what_to_do, named_only)
         if asks_where_to_start(r.question):
             chosen = from_the_first_step(chosen, ranked)
         elif (
             chosen
             and detail is None
             and names_the_procedure(r.terms, chosen[0].part, cand.chunk.title)
-            and (intent in ("procedure", "act") or self._parts.bare(cand, r))
+            and (intent in ("procedure", "act") or named_only)
         ):
             # "how do i drain a node": the whole procedure, not "Step 2: Drain the node";
             # "drain a node", the runbook's name alone, asks for it too
@@ -70,8 +71,10 @@ class Quoter:
         below = None  # the steps a lead that only introduces them lays out below it
         if chosen and not fact_given(detail, chosen[0]) and intent in (*STEPS_WANTED, "diagnose"):
             below = steps_below(chosen[0], ranked)
-        if below is not None and any(s.part is below.part for s in chosen):
-            below = None
+        if below is not None and any(
+            s.part.heading_path == below.part.heading_path for s in chosen
+        ):
+            below = None  # quoted already (one section may be indexed in pieces)
         if below is not None:
             chosen = [chosen[0], below, *chosen[1:]]
         whole = sorted(self._parts.parts(cand.doc.source_id, cand.chunk, r), key=lambda p: p.start)
@@ -105,7 +108,7 @@ class Quoter:
             for c in out
         ):
             out.extend(self._quotes(elsewhere, whole, r, today, acting))  # where the steps are
-        return tuple(out)
+        return _once(out)
 
     def _quotes(
         self, part: Part, parts: Sequence[Part], r: Retrieval, today: date, acting: bool
@@ -207,3 +210,15 @@ def _introduced_by(part: Part, ordered: Sequence[Part]) -> Part | None:
         return None
     before = ordered[i - 1]
     return before if lead_in(before, part) else None
+
+
+def _once(quotes: Sequence[Citation]) -> tuple[Citation, ...]:
+    """Each quoted span once: two chosen pieces of one section quote it whole each."""
+    seen: set[tuple[str, int, int]] = set()
+    out = []
+    for c in quotes:
+        key = (c.source_id, c.start, c.end)
+        if key not in seen:
+            seen.add(key)
+            out.append(c)
+    return tuple(out)

@@ -140,7 +140,15 @@ def test_a_team_or_maintainer_header_line_names_the_owner(tmp_path: Path) -> Non
     write(tmp_path, "db.md", "# DB\n- Maintainers: @db-a, @db-b\n\ntext\n")
     both = "# Both\nTeam: platform\nOwner: @sre-lead\n\ntext\n"
     write(tmp_path, "both.md", both)
+    playbook = (
+        "# PostgresSplitBrain\n\n## Overview\n\n- Two primaries.\n\n## Services\n\n"
+        "- [Patroni Service](../README.md)\n"
+        "- Team that owns the service: [Database Reliability](https://handbook.example.com/dbre)\n"
+    )
+    write(tmp_path, "alerts/PostgresSplitBrain.md", playbook)
     docs = parse_all(tmp_path)
+    # an alert playbook's Services list says whose it is
+    assert docs["alerts/PostgresSplitBrain.md"].metadata.owner == "Database Reliability"
     assert docs["alerts/high-error-rate.md"].metadata.owner == "payments-oncall"
     assert docs["db.md"].metadata.owner == "@db-a, @db-b"
     assert docs["both.md"].metadata.owner == "@sre-lead"  # an Owner line says it outright

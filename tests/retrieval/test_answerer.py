@@ -1393,6 +1393,61 @@ def test_a_bare_alert_with_no_fix_written_leads_with_its_first_check(
         got = rt.extractive.answer("GitalyVersionMismatch")
     assert got.state == "answer", (got.reason, got.confidence)
     assert got.citations[0].section == "Troubleshooting"
+    # the alert's name is in every section: the team's links are no second quote
+    assert "Services" not in [c.section for c in got.citations]
+
+
+# prometheus-operator's runbook: a "Runbook" section of steps, then long example queries
+BUDGET_BURN = (
+    Path(__file__).parent.parent / "fixtures/runbooks/KubeAPIErrorBudgetBurn.md"
+).read_text()
+
+
+def test_a_bare_alert_leads_with_the_section_headed_runbook(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """A runbook's own "Runbook" section is its response: asked the alert alone, its
+    steps lead, before the queries below it; no section is quoted twice."""
+    files = with_samples({"kubernetes/KubeAPIErrorBudgetBurn.md": BUDGET_BURN})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        got = rt.extractive.answer("KubeAPIErrorBudgetBurn")
+    assert got.state == "answer", (got.reason, got.confidence)
+    assert got.citations[0].section == "Runbook"
+    assert "1. Take a look at the APIServer Grafana dashboard" in got.citations[0].quote
+
+
+def test_a_section_indexed_in_pieces_is_quoted_once(tmp_path: Path, embedder: FastEmbedder) -> None:
+    """The queries lead, and the long section of queries below them (indexed in
+    pieces) follows once, not once per piece."""
+    notes = BUDGET_BURN.replace("## Runbook", "## Notes")
+    files = with_samples({"kubernetes/KubeAPIErrorBudgetBurn.md": notes})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        got = rt.extractive.answer("KubeAPIErrorBudgetBurn")
+    assert got.state == "answer", (got.reason, got.confidence)
+    spans = [(c.source_id, c.start, c.end) for c in got.citations]
+    assert len(spans) > 1
+    assert len(spans) == len(set(spans))
+
+
+# an alert playbook whose template is left mostly unfilled ("- > Basic troubleshooting order")
+UNFILLED_PLAYBOOK = (
+    Path(__file__).parent.parent
+    / "fixtures/corpora/gitlab-runbooks/docs/patroni/alerts/PostgresSplitBrain.md"
+)
+
+
+def test_a_bare_alert_gets_no_filler_second_quote(tmp_path: Path, embedder: FastEmbedder) -> None:
+    """The playbook says what fires the alert (Metrics) and leaves its resolutions
+    unwritten: the answer shows that and says so, without the template's prompts and
+    edit links of Definitions as a second quote."""
+    files = with_samples({"patroni/alerts/PostgresSplitBrain.md": UNFILLED_PLAYBOOK.read_text()})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        got = rt.extractive.answer("PostgresSplitBrain")
+    assert got.state == "answer", (got.reason, got.confidence)
+    assert [c.section for c in got.citations] == ["Metrics"]
+    assert "unwritten-section" in [w.kind for w in got.warnings]
+    # the Services list says whose it is
+    assert "ownerless" not in [w.kind for w in got.warnings]
 
 
 NAMING_SCHEMA = """# Naming schemas

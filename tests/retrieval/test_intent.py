@@ -169,6 +169,9 @@ def test_heading_kinds_read_the_whole_path() -> None:
         ("Manual intervention", "act"),
         ("Instructions", "act"),
         ("Failover instructions", "act"),
+        # a runbook's own "Runbook" section is its response
+        ("Runbook", "act"),
+        ("Playbook", "act"),
         # what is at stake, what must be in place first
         ("Blast radius", "impact"),
         ("Required permissions", "prepare"),
@@ -176,6 +179,11 @@ def test_heading_kinds_read_the_whole_path() -> None:
 )
 def test_headings_of_other_templates(heading: str, kind: str) -> None:
     assert kind in heading_kinds((heading,))
+
+
+def test_a_section_about_runbooks_is_no_response() -> None:
+    assert "act" not in heading_kinds(("Related runbooks",))
+    assert heading_kinds(("Runbook", "Example Queries for slow requests")) == {"diagnose"}
 
 
 def test_a_word_inside_another_names_no_kind() -> None:
