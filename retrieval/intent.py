@@ -142,7 +142,9 @@ _QUESTION_INTENTS: tuple[tuple[Intent, re.Pattern[str]], ...] = (
 
 # what an action section's heading says
 _ACT = re.compile(
-    r"\b(mitigat\w*|remediat\w*|remed(y|ies)|resolutions?|resolv\w*|fix\w*|steps?|procedures?|"
+    # "Resolving client address and port to process" looks an address up: no fix
+    r"\b(mitigat\w*|remediat\w*|remed(y|ies)|resolutions?|resolv\w*(?![^/]*\bto\b)|fix\w*|"
+    r"steps?|procedures?|"
     r"recover\w*|roll ?back|rollback|workarounds?|what to do|response|failover|"
     r"clean ?up|manual intervention|instructions?|"
     r"actions?|restart\w*|restor\w*|repair\w*|solutions?|"

@@ -181,6 +181,13 @@ def test_headings_of_other_templates(heading: str, kind: str) -> None:
     assert kind in heading_kinds((heading,))
 
 
+def test_resolving_an_address_is_a_lookup_not_a_fix() -> None:
+    assert heading_kinds(("Troubleshooting", "Resolving pgbouncer port to client")) == {"diagnose"}
+    assert "act" not in heading_kinds(("Resolving client address and port to process",))
+    assert "act" in heading_kinds(("Resolving an issue",))
+    assert "act" in heading_kinds(("Steps to resolve",))
+
+
 def test_a_section_about_runbooks_is_no_response() -> None:
     assert "act" not in heading_kinds(("Related runbooks",))
     assert heading_kinds(("Runbook", "Example Queries for slow requests")) == {"diagnose"}
