@@ -196,9 +196,11 @@ _NUMBER = re.compile(
 _SIZE_UNIT = r"(?:bits?|bytes?|[kmgtp]i?b|[kmgtp]i|kilobytes?|megabytes?|gigabytes?|terabytes?)"
 _ASKS_SIZE = re.compile(r"\b" + _SIZE_UNIT + r"\b", re.I)
 _SIZE = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?\s*-?\s*" + _SIZE_UNIT + r"\b", re.I)
-# numbers that are not values: link targets, list markers, "step 2", "v1"
+# numbers that are not values: link targets, list markers, "step 2", "v1", and where to
+# connect ("localhost:9200", "port-forward svc/es 9200:9200")
 _NOT_VALUES = re.compile(
-    r"\]\([^)]*\)|\bhttps?://\S+|^\s*\d+[.)]\s|\b(?:step|phase|part|section|version|v)\s*\d+",
+    r"\]\([^)]*\)|\bhttps?://\S+|^\s*\d+[.)]\s|\b(?:step|phase|part|section|version|v)\s*\d+"
+    r"|\b[a-z][\w.-]*:\d{2,5}\b|\b\d{4,5}:\d{4,5}\b",
     re.I | re.M,
 )
 
@@ -340,6 +342,32 @@ def value_of(question: str) -> str | None:
     return stems[-1] if stems else None
 
 
+def counted(question: str) -> bool:
+    """Does the question ask how many of a thing there are ("how many replicas does it
+    run"), not the value of a quantity?"""
+    return _VALUE_OF.search(question) is None and _COUNT_OF.search(question) is not None
+
+
+@lru_cache(maxsize=256)
+def _count_pattern(thing: str) -> re.Pattern[str]:
+    # "3 replica shards", "six data nodes", "replicas: 3"; not a shard's id ("shard": 0)
+    # nor another figure of the same line ("retries [5]")
+    # "at least one primary shard" says there is some, not how many
+    figure = r"(?<![\w.])(?<!least )(?<!most )(?<!than )(?:\d[\d,.]*|" + _NUMBER_WORD + r")"
+    noun = r"\b" + re.escape(thing) + r"\w*"
+    return re.compile(
+        figure + r"\s+(?:[\w-]+\s+){0,3}?" + noun + r"|" + noun + r"[\"']?\s*[:=]\s*[1-9]",
+        re.I,
+    )
+
+
+def shows_count_of(thing: str, markdown: str) -> bool:
+    """Does the text give a count of ``thing`` (a stem): a figure just before it, or
+    set beside it?"""
+    pattern = _count_pattern(thing)
+    return any(pattern.search(_NOT_VALUES.sub(" ", piece)) for piece in _pieces(markdown))
+
+
 def shows_value_of(quantity: str, shows: Callable[[str], bool], markdown: str) -> bool:
     """Does one sentence or line of code name ``quantity`` and show a value (``shows``)?"""
     return any(quantity in tokenize(piece) and shows(piece) for piece in _pieces(markdown))
@@ -446,4 +474,6 @@ def asked_detail(question: str) -> Detail | None:
     )
     if quantity is None:
         return value
+    if value is NUMBER and counted(question):
+        return replace(value, shows=partial(shows_count_of, quantity))
     return replace(value, shows=partial(shows_value_of, quantity, value.shows))

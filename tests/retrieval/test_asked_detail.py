@@ -246,6 +246,18 @@ def test_a_count_asked_for_is_shown_where_the_thing_counted_is_named() -> None:
     assert asked is not None and asked.name == "number"
     assert not asked.shows("Wait 5 minutes, then check the pool again.")
     assert asked.shows("checkout-db runs 3 replicas behind pgbouncer.")
+    assert asked.shows("```yaml\nreplicas: 3\n```")
     assert value_of("how many partitions can the orders topic take") == "partit"
+    # a count is a figure of the thing: not a shard's id, another figure on its line, a
+    # port to connect to, nor "at least one"
+    shards = asked_detail("how many replica shards does the products index have?")
+    assert shards is not None
+    assert not shards.shows('```\n{"index": "products-v14", "shard": 0}\n```')
+    assert not shards.shows("shard has exceeded the maximum number of retries [5]")
+    assert not shards.shows("```\ncurl -s 'localhost:9200/_cat/shards?v'\n```")
+    assert not shards.shows("Red means at least one primary shard is unassigned.")
+    assert shards.shows("The products index has 2 replica shards per primary.")
+    planes = asked_detail("how many control planes can one hosting cluster take")
+    assert planes is not None and planes.shows("It turns red at 80 Hosted Control Planes.")
     # the state of the incident is no count a runbook gives: any part may answer
     assert value_of("how many pods are failing") is None
