@@ -10,7 +10,9 @@ from one corpus:
   document (its names included); IDF comes from this index, and everyday words that
   no runbook uses ("wake", "till", "morning", a runbook's word with an English prefix
   such as "mid-upgrade") are left out rather than counted as missing, and so are the
-  labels of an alert pasted in (``cluster=kafka-prod-eu``: one instance's name);
+  labels of an alert pasted in (``cluster=kafka-prod-eu``: one instance's name); an
+  operation asked for ("how do i upgrade the operator") is not: no runbook that never
+  speaks of upgrading says how to upgrade;
 - ``absent``: the question has content terms that no indexed document contains or is
   named by (an alert name that only a file name spells is the document's), a hyphenated
   compound of the runbooks' own words aside (``hosted-control-plane``);
@@ -31,6 +33,7 @@ from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 
 from retrieval.evidence import TermStats, coverage
+from retrieval.lexicon import OPERATIONS
 from retrieval.tokenize import tokenize
 
 FEATURES = ("dense", "dense_z", "coverage", "absent", "unknown", "named")
@@ -95,18 +98,46 @@ def without_labels(question: str) -> str:
     return _LABEL.sub(lambda m: m[0] if m["key"].lower() in _NAMING_LABELS else " ", question)
 
 
+_OPERATION_STEMS = frozenset(t for w in OPERATIONS for t in tokenize(w))
+# an operation spoken of as an event ("after the cnv upgrade", "before tonight's node
+# upgrade", "mid-upgrade"), within two words of a determiner, not asked for
+_EVENT_BEFORE = frozenset(
+    "the a an our their its this that these those after before during since until "
+    "every each last next mid pre post".split()
+)
+
+
+def asked_operations(question: str) -> frozenset[str]:
+    """The words of the question that ask for an operation ("upgrade" of "how do i
+    upgrade the operator", "upgrading checkout-db"), lowercased; not one it speaks of
+    as an event ("after the upgrade")."""
+    words = _WORD.findall(question)
+    out = set()
+    for i, word in enumerate(words):
+        if not any(t in _OPERATION_STEMS for t in tokenize(word)):
+            continue
+        before = [w.lower() for w in words[max(0, i - 2) : i]]
+        if not any(b in _EVENT_BEFORE or b.endswith("'s") for b in before):
+            out.add(word.lower())
+    return frozenset(out)
+
+
 def everyday_terms(
     question: str, doc_freq: Mapping[str, int], vocabulary: Container[str]
 ) -> frozenset[str]:
     """Tokens of everyday words (known to the language model) that no document uses,
     and those of the labels of an alert pasted in (``consumer_group=fulfilment-blue``:
-    a label's name and one instance's)."""
+    a label's name and one instance's). An operation the question asks for ("how do i
+    upgrade …") is no everyday word: when no document speaks of it, none says how."""
     out: set[str] = set()
+    operations = asked_operations(question)
     for m in _LABEL.finditer(question):
         if m["key"].lower() not in _NAMING_LABELS:
             out.update(t for t in tokenize(m[0]) if doc_freq.get(t, 0) == 0)
     for word in _WORD.findall(question):
         tokens = tokenize(word)
+        if word.lower() in operations:
+            continue  # the task itself, which no runbook speaks of: missing
         if word in vocabulary and tokens and all(doc_freq.get(t, 0) == 0 for t in tokens):
             out.update(tokens)
     # a compound of such words ("hot-swaps", "break-glass") is everyday speech too, and so

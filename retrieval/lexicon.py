@@ -239,6 +239,21 @@ PRODUCTS = frozenset(
     """.split()
 )
 
+# What an engineer asks to carry out on a system. Ordinary words, but when no runbook of a
+# set ever speaks of one ("upgrade", "migrate", "decommission"), none says how to do it:
+# unlike "wake" or "morning", such a word is the task itself, so it counts as missing.
+OPERATIONS = frozenset(
+    """
+    install uninstall upgrade downgrade update patch migrate provision deprovision
+    decommission deploy redeploy rollback rotate renew revoke reissue restore backup
+    snapshot clone replicate failover failback promote demote fence scale resize
+    rebalance reindex reshard compact defrag vacuum purge flush drain cordon
+    uncordon evict reboot restart enable disable configure reconfigure register
+    deregister assign unassign grant encrypt decrypt mount unmount import export archive
+    upload delete recreate cancel
+    """.split()
+)
+
 _SUFFIXES = ("ies", "iest", "ier", "es", "s", "ing", "ed", "er", "est", "ly")
 MIN_STEM = 3
 # a typo this long may be read as a dictionary word as spelled ("mitigaation"): a product's

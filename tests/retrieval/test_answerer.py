@@ -1344,6 +1344,13 @@ def test_an_error_code_the_front_matter_tags_names_the_runbook_not_a_part(
     assert got.citations[0].section == "Mitigation > Roll back a bad deploy"
 
 
+def test_an_operation_no_runbook_speaks_of_is_not_answered(sample_runtime: Runtime) -> None:
+    """No sample runbook speaks of upgrading anything: the pgbouncer runbook shares the
+    system's name, not the task."""
+    got = sample_runtime.extractive.answer("how do i upgrade pgbouncer to a newer version")
+    assert got.state != "answer", (got.state, got.confidence)
+
+
 def test_status_codes_in_the_plural_find_the_runbook_that_names_the_code(
     sample_runtime: Runtime,
 ) -> None:

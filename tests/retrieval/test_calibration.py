@@ -8,7 +8,13 @@ from dataclasses import replace
 import pytest
 
 from retrieval.calibration import Sample, abstention, fit
-from retrieval.confidence import Evidence, dense_z, everyday_terms, gather_evidence
+from retrieval.confidence import (
+    Evidence,
+    asked_operations,
+    dense_z,
+    everyday_terms,
+    gather_evidence,
+)
 from retrieval.evidence import TermStats
 from retrieval.tokenize import tokenize
 
@@ -150,6 +156,23 @@ def test_everyday_words_that_no_runbook_uses_do_not_count_as_missing() -> None:
     )
     assert ev.coverage == 1.0 and ev.absent == 0.0
     assert dense_z([0.9, 0.5, 0.5, 0.5]) > 10 and dense_z([0.5]) == 0.0
+
+
+def test_an_operation_asked_for_that_no_runbook_speaks_of_is_missing() -> None:
+    """ "how do i upgrade the operator" of runbooks that never speak of upgrading: the
+    task itself is missing, not an everyday word; spoken of as an event ("after the
+    upgrade", "mid-upgrade"), it says when, not what to do."""
+    df = {"oper": 4, "hypershift": 3}
+    vocab = frozenset({"upgrade", "newer", "version", "tonight", "wake"})
+    asked = everyday_terms("how do i upgrade the hypershift operator tonight", df, vocab)
+    assert "upgrad" not in asked and "tonight" in asked
+    for event in ("pods stuck after the upgrade", "mid-upgrade the pods got stuck"):
+        assert "upgrad" in everyday_terms(event, df, vocab), event
+    assert asked_operations("upgrading checkout-db this weekend, what's the procedure") == {
+        "upgrading"
+    }
+    assert asked_operations("before tonight's node upgrade, what do i check") == frozenset()
+    assert asked_operations("how do i raise the limit") == frozenset()  # said many ways
 
 
 def test_not_sure_covers_the_band_where_the_closest_runbooks_help() -> None:

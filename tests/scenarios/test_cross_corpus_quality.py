@@ -28,7 +28,7 @@ FLOORS: dict[str, tuple[float, float, float, float, float, float]] = {
     "stolostron-managed-service-runbooks": (0.92, 0.8, 0.72, 0.55, 0.64, 0.1),
     "sample-runbooks": (0.95, 0.95, 0.78, 0.7, 0.85, 0.1),
     "gitlab-runbooks": (0.95, 0.9, 0.9, 0.85, 0.64, 0.1),
-    "openshift-runbooks": (0.92, 0.8, 0.72, 0.62, 0.86, 0.1),
+    "openshift-runbooks": (0.92, 0.8, 0.72, 0.62, 0.84, 0.1),
     "cloudgov-runbooks": (0.95, 0.9, 0.8, 0.75, 0.8, 0.1),
     "cortex-playbooks": (0.95, 0.95, 0.88, 0.78, 0.72, 0.1),
 }
