@@ -236,6 +236,7 @@ PRODUCTS = frozenset(
     haproxy fastly akamai netlify gitlab bitbucket jira opsgenie kubernetes openshift
     spinnaker zookeeper memcached rabbitmq airflow bigquery redshift splunk nagios
     zabbix ansible saltstack pulumi argocd containerd fluentd
+    slack terraform cortex thanos mimir calico flannel cilium packer vagrant presto pulsar
     """.split()
 )
 
