@@ -52,9 +52,7 @@ def test_a_product_the_dictionary_also_knows_is_still_a_name() -> None:
     for word in ("slack", "cortex", "flannel"):
         assert word not in Lexicon([word]), word
     asked = "how do i set up a slack receiver for a tenant's alertmanager"
-    assert unknown_entities(asked, {"alertmanag": 3}, Lexicon(["slack", "receiver"])) == [
-        "slack"
-    ]
+    assert unknown_entities(asked, {"alertmanag": 3}, Lexicon(["slack", "receiver"])) == ["slack"]
 
 
 def test_model_words_count_without_the_dictionary() -> None:
