@@ -243,6 +243,9 @@ PRODUCTS = frozenset(
 # What an engineer asks to carry out on a system. Ordinary words, but when no runbook of a
 # set ever speaks of one ("upgrade", "migrate", "decommission"), none says how to do it:
 # unlike "wake" or "morning", such a word is the task itself, so it counts as missing.
+# Words for turning a value up or down ("raise", "increase", "extend") are not on it: the
+# runbooks say those in too many ways. Nor are a word's synonyms taken for it: "update"
+# in a runbook says nothing of how to upgrade a cluster.
 OPERATIONS = frozenset(
     """
     install uninstall upgrade downgrade update patch migrate provision deprovision
