@@ -18,6 +18,7 @@ from core.markdown import TABLE_ROW, TABLE_SEPARATOR, group_blocks, iter_lines, 
 from core.markup import syntax_for
 from retrieval.evidence import TermStats, coverage
 from retrieval.outline import Part
+from retrieval.stubs import without_trailing_prompts
 from retrieval.tokenize import tokenize
 
 MAX_QUOTE_CHARS = 1500  # a part this short is quoted whole
@@ -150,8 +151,9 @@ def _only_link_definitions(text: str) -> bool:
 
 
 def quote_part(part: Part, terms: Sequence[str], stats: TermStats) -> Quote:
-    """The part's body verbatim; a long one as its procedure or its best passage."""
-    body = part.body.rstrip()
+    """The part's body verbatim, without the template's prompts left after it; a long
+    one as its procedure or its best passage."""
+    body = without_trailing_prompts(part.body)
     start = part.body_start
     if len(body) <= MAX_QUOTE_CHARS:
         # a table of several alerts, services or teams, one a row: the row asked about

@@ -42,6 +42,17 @@ def stub(body: str) -> bool:
     return len(lines) == 1 and bool(_STUB_MARK.match(lines[0]))
 
 
+def without_trailing_prompts(text: str) -> str:
+    """``text`` without the template's prompts left after what was written ("- > Describe
+    the expected behavior of the metric"), unless nothing else is written."""
+    lines = text.rstrip().split("\n")
+    end = len(lines)
+    while end > 1 and (not lines[end - 1].strip() or _PROMPT.match(lines[end - 1])):
+        end -= 1
+    kept = "\n".join(lines[:end]).rstrip()
+    return kept if any(ch.isalnum() for ch in kept) and not stub(kept) else text.rstrip()
+
+
 def says_no_steps(body: str) -> bool:
     """A section written to say it has no steps, in one short sentence: "This is not
     expected to occur, therefore, there is no prescriptive way to fix it." Quoted, it

@@ -175,3 +175,23 @@ def test_a_piece_holding_only_link_definitions_is_not_quoted() -> None:
     assert len(group) > 1 and group[-1].body.lstrip().startswith("[desk")  # split off
     quotes = quote_parts(parts[0], parts, tokenize("email"), STATS)
     assert quotes and all("https://example.com/support/11" not in q.text for q in quotes)
+
+
+def test_a_templates_prompts_left_after_the_text_are_not_quoted() -> None:
+    """An alert playbook's template leaves prompts under what its author wrote ("- >
+    Describe the expected behavior"): the quote ends where the writing does, verbatim."""
+    text = (
+        "# PostgresSplitBrain\n\n## Metrics\n\n"
+        "- The expression counts the instances not in replica mode; above 1 it fires.\n"
+        "- > Describe the expected behavior of the metric under normal conditions.\n"
+        "- > Add screenshots of a dashboard when this alert is firing\n\n"
+        "## Troubleshooting\n\n- > Basic troubleshooting order\n"
+    )
+    parts = parts_of(text)
+    metrics = next(p for p in parts if p.heading == "Metrics")
+    q = quote_part(metrics, tokenize("replica"), STATS)
+    assert text[q.start : q.end] == q.text
+    assert q.text.endswith("above 1 it fires.")
+    # nothing but prompts: the section is quoted as written (it is a stub, and never chosen)
+    only = next(p for p in parts if p.heading == "Troubleshooting")
+    assert quote_part(only, tokenize("order"), STATS).text == "- > Basic troubleshooting order"
