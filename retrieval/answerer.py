@@ -226,9 +226,14 @@ class ExtractiveAnswerer:
             runbooks=(),
             incidents=(),
             terms=tuple(query_terms(with_long_forms(query, written_in(doc_freq)))),
+            # shorthand the runbooks write in full ("crashlooping": CrashLoopBackOff)
+            # names nothing unknown
             unknown=tuple(
                 unknown_entities(
-                    without_labels(query), doc_freq, self._vocabulary, snap.document_names
+                    with_long_forms(without_labels(query), written_in(doc_freq)),
+                    doc_freq,
+                    self._vocabulary,
+                    snap.document_names,
                 )
             ),
             dense_scores=tuple(dense_scores),

@@ -107,6 +107,12 @@ LONG_FORMS: Mapping[str, str] = MappingProxyType(
         "pv": "persistentvolume",
         "pvc": "persistentvolumeclaim",
         "pvcs": "persistentvolumeclaims",
+        # a pod's state, as on-call speech says it: "pgbouncer is crashlooping"
+        "crashloop": "crashloopbackoff",
+        "crashloops": "crashloopbackoff",
+        "crashlooping": "crashloopbackoff",
+        "crashlooped": "crashloopbackoff",
+        "oomed": "oomkilled",
     }
 )
 # a word alone, not part of a name, a path, a flag or a file ("bump.sh", "prod.example")

@@ -1351,6 +1351,17 @@ def test_an_operation_no_runbook_speaks_of_is_not_answered(sample_runtime: Runti
     assert got.state != "answer", (got.state, got.confidence)
 
 
+def test_a_pod_state_in_on_call_speech_is_the_state_the_runbook_names(
+    sample_runtime: Runtime,
+) -> None:
+    """ "crashlooping" is how an engineer says CrashLoopBackOff: the check that names that
+    state answers, and the word names nothing unknown."""
+    got = sample_runtime.extractive.answer("pgbouncer is crashlooping", EVERYONE)
+    assert got.state == "answer", (got.state, got.confidence)
+    assert got.citations[0].section == "Diagnosis > Check whether pgbouncer is up"
+    assert sample_runtime.extractive.retrieve("pgbouncer is crashlooping").unknown == ()
+
+
 def test_status_codes_in_the_plural_find_the_runbook_that_names_the_code(
     sample_runtime: Runtime,
 ) -> None:

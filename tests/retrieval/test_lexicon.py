@@ -151,6 +151,10 @@ def test_shorthand_is_read_with_its_long_form() -> None:
         assert with_long_forms(text) == text
     # on-call slang, read as runbooks write it
     assert with_long_forms("bounce the pods") == "bounce restart the pods"
+    # a pod's state as on-call speech says it
+    assert with_long_forms("pgbouncer is crashlooping") == (
+        "pgbouncer is crashlooping crashloopbackoff"
+    )
     # Kubernetes kinds by their short names
     assert (
         with_long_forms("the collector SA isnt bound")
