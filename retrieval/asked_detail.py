@@ -350,11 +350,11 @@ def counted(question: str) -> bool:
 
 @lru_cache(maxsize=256)
 def _count_pattern(thing: str) -> re.Pattern[str]:
-    # "3 replica shards", "six data nodes", "replicas: 3"; not a shard's id ("shard": 0)
-    # nor another figure of the same line ("retries [5]")
-    # "at least one primary shard" says there is some, not how many
+    # "3 replica shards", "six data nodes", "replicas: 3", "number_of_replicas": 1; not a
+    # shard's id ("shard": 0) nor another figure of the same line ("retries [5]"); "at
+    # least one primary shard" says there is some, not how many
     figure = r"(?<![\w.])(?<!least )(?<!most )(?<!than )(?:\d[\d,.]*|" + _NUMBER_WORD + r")"
-    noun = r"\b" + re.escape(thing) + r"\w*"
+    noun = r"(?<![a-z])" + re.escape(thing) + r"\w*"
     return re.compile(
         figure + r"\s+(?:[\w-]+\s+){0,3}?" + noun + r"|" + noun + r"[\"']?\s*[:=]\s*[1-9]",
         re.I,

@@ -257,6 +257,9 @@ def test_a_count_asked_for_is_shown_where_the_thing_counted_is_named() -> None:
     assert not shards.shows("```\ncurl -s 'localhost:9200/_cat/shards?v'\n```")
     assert not shards.shows("Red means at least one primary shard is unassigned.")
     assert shards.shows("The products index has 2 replica shards per primary.")
+    replicas = asked_detail("how many replicas does the products index have?")
+    assert replicas is not None
+    assert replicas.shows('```\n{"index": {"number_of_replicas": 1}}\n```')
     planes = asked_detail("how many control planes can one hosting cluster take")
     assert planes is not None and planes.shows("It turns red at 80 Hosted Control Planes.")
     # the state of the incident is no count a runbook gives: any part may answer
