@@ -57,13 +57,15 @@ from bot.slack.presentation import Audience, Contact, DocFacts, View
 from core.heading_text import shown_section
 from core.markdown import TABLE_ROW
 from core.models import MISSING_DETAIL, Answer, AnswerWarning, Citation, Suggestion
+from retrieval.not_answered import REASON_TEXT
 
 CLOSEST_OTHER_SERVICE = "Closest match (different service)"
 NOT_SURE = "Not sure any runbook answers this."
-NO_COMMAND = "No runbook shows a command for this."
-NO_VALUE = "No runbook gives the value or setting asked for."
-UNWRITTEN = "The runbook for this is not written yet."
-NONE_COVERS = "No runbook covers this."
+# the answer's own words for why it was not answered, as the answerer says them
+NO_COMMAND = REASON_TEXT["no-command"]
+NO_VALUE = REASON_TEXT["no-value"]
+UNWRITTEN = REASON_TEXT["unwritten"]
+NONE_COVERS = REASON_TEXT["no-match"]
 RESTRICTED = "Restricted runbook, visible only to you."
 DO_NOT_PASTE = "Do not paste it in public channels."
 _TITLE_MAX = 120
