@@ -306,8 +306,7 @@ def choose_parts(
         # question's words in its own headings or text when the lead has some (in a short
         # runbook every part scores alike on the title they share), not filler
         close = s.score >= weights.second_ratio * lead.score and (
-            (s.own_lexical > 0 and not named_only)
-            or (lead.own_lexical == 0 and not named_only)
+            (not named_only and (s.own_lexical > 0 or lead.own_lexical == 0))
             or intent_match(intent, s.part.own_path) > 0
         )
         companion = _companion(s.part, lead.part, base)

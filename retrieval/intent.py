@@ -266,6 +266,11 @@ def heading_kinds(heading_path: Sequence[str]) -> frozenset[SectionKind]:
     return _kinds(tuple(heading_path))
 
 
+# a section of a runbook headed by what the whole document is ("Runbook", "Playbook"):
+# where its author wrote the response, not a link to another runbook
+_RESPONSE_HEADING = re.compile(r"^\W*(?:the\s+)?(?:run|play)\s?book(?:\s+steps)?\W*$", re.I)
+
+
 @lru_cache(maxsize=1 << 14)
 def _kinds(heading_path: tuple[str, ...]) -> frozenset[SectionKind]:
     if heading_path and _of(heading_path[-1]) == {"symptoms"}:
@@ -275,11 +280,6 @@ def _kinds(heading_path: tuple[str, ...]) -> frozenset[SectionKind]:
     if heading_path and _RESPONSE_HEADING.match(heading_path[-1]):
         return kinds | {"act"}  # "## Runbook" in a runbook: the steps to take
     return kinds
-
-
-# a section of a runbook headed by what the whole document is ("Runbook", "Playbook"):
-# where its author wrote the response, not a link to another runbook
-_RESPONSE_HEADING = re.compile(r"^\W*(?:the\s+)?(?:run|play)\s?book(?:\s+steps)?\W*$", re.I)
 
 
 # words that say a section lays out steps, not what the steps are for
