@@ -21,13 +21,15 @@ AbstainReason = Literal[
     "low-confidence",
     "no-command",
     "no-value",
+    "no-steps",
     "access-denied",
     "only-superseded-sources",
     "unwritten",
 ]
-# no runbook shows the detail the question asked for (a command, a value): the closest
-# runbooks are on the topic, and offered (retrieval.asked_detail)
-MISSING_DETAIL: tuple[AbstainReason, ...] = ("no-command", "no-value")
+# no runbook shows the detail the question asked for (a command, a value, the steps of
+# the operation asked for): the closest runbooks are on the topic, and offered
+# (retrieval.asked_detail, retrieval.asked_operation)
+MISSING_DETAIL: tuple[AbstainReason, ...] = ("no-command", "no-value", "no-steps")
 WarningKind = Literal[
     "stale",
     "superseded",

@@ -16,7 +16,7 @@ CALIBRATED_MODEL = ConfidenceModel(
     means=(0.5463, 3.4851, 0.5939, 0.199, 0.1286, 0.1432),
     scales=(0.153, 1.8228, 0.2777, 0.3993, 0.3348, 0.3503),
     bias=0.241,
-    answer_at=0.39,
+    answer_at=0.3,
     suggest_at=0.23,
 )
 DEFAULT_STALE_AFTER_DAYS = 180

@@ -30,6 +30,7 @@ from core.models import (
 from core.redact import redact
 from retrieval.answer_config import AnswerConfig
 from retrieval.asked_detail import asked_detail
+from retrieval.asked_operation import requested_operations, speaks_of_operations
 from retrieval.asks import asks, refers_back
 from retrieval.citations import search_link
 from retrieval.confidence import everyday_terms, gather_evidence, without_labels
@@ -405,6 +406,17 @@ class ExtractiveAnswerer:
             # number: the runbook covers the topic, not the detail asked for (a near
             # miss); offer the closest runbooks instead
             return self._declined(r, flt, [], warnings, link, today, detail.missing)
+        operations = requested_operations(r.question)
+        if (
+            not pinned
+            and operations
+            and not speaks_of_operations(
+                operations, (f"{c.title}\n{c.section}\n{c.quote}" for c in citations)
+            )
+        ):
+            # "how do i cancel the stuck run" answered from a runbook that never speaks of
+            # cancelling: on the topic, not the task; offer the closest runbooks instead
+            return self._declined(r, flt, [], warnings, link, today, "no-steps")
         warnings = (
             document_warnings(
                 chosen.chunk.metadata,

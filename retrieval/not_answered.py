@@ -28,6 +28,7 @@ REASON_TEXT: dict[str, str] = {
     "low-confidence": "No runbook covers this.",
     "no-command": "No runbook shows a command for this.",
     "no-value": "No runbook gives the value or setting asked for.",
+    "no-steps": "No runbook says how to do this.",
     "access-denied": "A runbook you cannot read may cover this; ask its owners for access.",
     "only-superseded-sources": "Only superseded or deprecated documents mention this.",
     "unwritten": "The runbook for this is not written yet.",

@@ -62,8 +62,6 @@ from retrieval.not_answered import REASON_TEXT
 CLOSEST_OTHER_SERVICE = "Closest match (different service)"
 NOT_SURE = "Not sure any runbook answers this."
 # the answer's own words for why it was not answered, as the answerer says them
-NO_COMMAND = REASON_TEXT["no-command"]
-NO_VALUE = REASON_TEXT["no-value"]
 UNWRITTEN = REASON_TEXT["unwritten"]
 NONE_COVERS = REASON_TEXT["no-match"]
 RESTRICTED = "Restricted runbook, visible only to you."
@@ -510,12 +508,9 @@ def render_not_answered(
     view = view or View()
     reason = answer.reason or "no-match"
     unsure = answer.state == "unsure"
-    if unsure and reason == "no-command":
-        headline = f":grey_question: *{NO_COMMAND}*"
-        text = NO_COMMAND
-    elif unsure and reason == "no-value":
-        headline = f":grey_question: *{NO_VALUE}*"
-        text = NO_VALUE
+    if unsure and reason in MISSING_DETAIL:  # the command, value or steps asked for
+        text = REASON_TEXT[reason]
+        headline = f":grey_question: *{text}*"
     elif unsure:
         headline = f":grey_question: *{NOT_SURE}*"
         text = NOT_SURE

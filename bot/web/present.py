@@ -35,6 +35,10 @@ REASONS: dict[str, str] = {
         "You asked for a value or a setting, and the closest runbooks give none for this: "
         "none is quoted as if it answered."
     ),
+    "no-steps": (
+        "You asked how to do something that the closest runbooks never speak of: none is "
+        "quoted as if it said how."
+    ),
     "access-denied": ("A runbook you cannot read may cover this; ask its owners for access."),
     "only-superseded-sources": (
         "The only runbooks that match are superseded or deprecated, so they are not quoted."
@@ -64,6 +68,7 @@ GAP_REASONS: dict[str, str] = {
     "low-confidence": "not confident enough",
     "no-command": "no runbook shows the command",
     "no-value": "no runbook gives the value",
+    "no-steps": "no runbook says how",
     "only-superseded-sources": "only retired runbooks",
     "unwritten": "runbook not written yet",
     "not_helpful": "marked not helpful",

@@ -533,6 +533,11 @@ def test_not_sure_names_each_closest_runbook_with_link_and_owner() -> None:
             "runbooks:",
         ),
         (
+            "unsure",
+            "no-steps",
+            ":grey_question: *No runbook says how to do this.* The closest runbooks:",
+        ),
+        (
             "abstain",
             "unwritten",
             ":memo: *The runbook for this is not written yet.* Ask its owners, or write it:",

@@ -1600,3 +1600,23 @@ def test_what_to_check_first_is_the_runbooks_first_check(sample_runtime: Runtime
     assert got.citations[0].section == "Diagnosis > Check whether pgbouncer is up"
     spans = [(c.path, c.start) for c in got.citations]
     assert len(spans) == len(set(spans))  # no span quoted twice
+
+
+def test_a_question_for_an_operation_no_runbook_speaks_of_is_not_answered(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    files = with_samples({"payments/stripe-key-rotation.md": STRIPE_KEY})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        # the runbook is about rotating the key: it answers how to rotate it
+        rotate = rt.extractive.answer("the stripe secret key leaked into a log, how do i rotate it")
+        assert rotate.state == "answer"
+        assert rotate.citations[0].path == "payments/stripe-key-rotation.md"
+        # it never speaks of revoking or deleting it: offered, not quoted as if it said how
+        for question in (
+            "the stripe secret key leaked into a log, how do i revoke it",
+            "how do i delete the leaked stripe secret key",
+        ):
+            near = rt.extractive.answer(question)
+            assert near.state == "unsure" and near.reason == "no-steps", question
+            assert not near.citations
+            assert near.suggestions[0].path == "payments/stripe-key-rotation.md"

@@ -476,8 +476,8 @@ def test_no_answer_lists_no_runbooks_and_searches_the_runbook_repository(
     assert len(urls) == 1 and "repo%3Aacme%2Frunbooks" in urls[0]
 
 
-# a task the payments runbooks come close to without describing it
-UNSURE_QUESTION = "how do i rotate the stripe secret key"
+# a task the checkout runbooks come close to without describing it
+UNSURE_QUESTION = "upgrading checkout-db to postgres 17, what's the procedure"
 
 
 def test_not_sure_names_the_closest_runbooks_with_their_owners(slack: SlackHarness) -> None:

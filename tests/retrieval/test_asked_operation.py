@@ -1,0 +1,42 @@
+"""The operation a question asks how to do, and whether an answer speaks of it."""
+
+from __future__ import annotations
+
+import pytest
+
+from retrieval.asked_operation import requested_operations, speaks_of_operations
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("terraform run stuck pending for an hour, how do i cancel it", {"cancel"}),
+        ("which node do i demote and how do i fence the old primary?", {"demote", "fence"}),
+        ("which vault token do i need to renew and how", {"renew"}),
+        ("what are the steps to actually provision a new hosting cluster", {"provision"}),
+        ("how do i safely drain the node", {"drain"}),
+        ("can we just delete the stale lock", {"delete"}),
+        # an event, a noun, what was done, an alert's name: no task asked for
+        ("pods crashlooping after the upgrade, what do i check", set()),
+        ("upgrade stalled on the worker pool", set()),
+        ("we scaled up an hour ago but lag still climbs", set()),
+        ("i rotated the rds creds but old connections stay", set()),
+        ("KubeDeploymentRolloutStuck firing, what now", set()),
+        ("how do i manually force a redis sentinel failover", set()),
+    ],
+)
+def test_the_operation_asked_for_is_the_verb_of_the_request(
+    question: str, expected: set[str]
+) -> None:
+    assert requested_operations(question) == expected
+
+
+def test_an_operation_is_spoken_of_in_any_form() -> None:
+    assert speaks_of_operations({"rotate"}, ["Stripe secret key rotation"])
+    assert speaks_of_operations({"rebalance"}, ["Rebalancing partitions", "1. Run it"])
+    assert speaks_of_operations({"snapshot"}, ["To take a disk snapshot:"])
+    # every operation asked for, not one of them
+    assert not speaks_of_operations({"demote", "fence"}, ["Demote the old primary"])
+    # another word that starts alike is not the operation ("cancel" is not "can")
+    assert not speaks_of_operations({"cancel"}, ["You can fail over to CloudFront"])
+    assert not speaks_of_operations({"renew"}, ["The KMS server is unreachable"])
