@@ -30,19 +30,29 @@ _REQUEST = re.compile(
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 MIN_SHARED_STEM = 5  # "rebal" of "rebalance" and "rebalanc" of "rebalancing" agree
+# turning a value up or down ("how do i raise the cap", "bump the limit") is asked for
+# as an operation too; any word for the same direction speaks of it ("increase it")
+_UP = ("raise", "increase", "bump", "grow", "extend", "expand", "widen", "enlarge")
+_DOWN = ("lower", "reduce", "decrease", "shrink", "narrow")
+_ADJUSTMENTS: dict[str, tuple[str, ...]] = {
+    **{w: (*_UP, "higher", "larger", "resize") for w in _UP},
+    **{w: (*_DOWN, "smaller") for w in _DOWN},
+}
 
 
 @lru_cache(maxsize=1024)
 def requested_operations(question: str) -> frozenset[str]:
     """The operations the question asks how to do, lowercased: the words of
-    :func:`retrieval.confidence.asked_operations` in the place of a request's verb."""
+    :func:`retrieval.confidence.asked_operations`, and the words for turning a value up
+    or down, in the place of a request's verb."""
     operations = asked_operations(question)
     out = set()
     for m in _WORD.finditer(question):
         word = m[0].lower()
         if word.endswith("ed"):  # "we scaled up an hour ago": what was done, not asked
             continue
-        if word in operations and _REQUEST.search(question[: m.start()]):
+        asked = word in operations or word in _ADJUSTMENTS
+        if asked and _REQUEST.search(question[: m.start()]):
             out.add(word)
     return frozenset(out)
 
@@ -59,9 +69,14 @@ def _speaks_of(stem: str, tokens: Iterable[str]) -> bool:
 
 def speaks_of_operations(operations: Iterable[str], texts: Iterable[str]) -> bool:
     """Does the text (the quotes, their sections and runbook titles) speak of every
-    operation asked for, in any form ("rotate": "rotation", "rotating")?"""
+    operation asked for, in any form ("rotate": "rotation", "rotating"; "bump":
+    "increase", "higher")?"""
     tokens = {t for text in texts for t in tokenize(text)}
-    return all(
-        stems and all(_speaks_of(s, tokens) for s in stems)
-        for stems in (_stems(op) for op in operations)
-    )
+
+    def spoken(op: str) -> bool:
+        if op in _ADJUSTMENTS:
+            return any(_speaks_of(s, tokens) for w in _ADJUSTMENTS[op] for s in _stems(w))
+        stems = _stems(op)
+        return bool(stems) and all(_speaks_of(s, tokens) for s in stems)
+
+    return all(spoken(op) for op in operations)

@@ -16,6 +16,8 @@ from retrieval.asked_operation import requested_operations, speaks_of_operations
         ("what are the steps to actually provision a new hosting cluster", {"provision"}),
         ("how do i safely drain the node", {"drain"}),
         ("can we just delete the stale lock", {"delete"}),
+        ("how do i raise the 60 hosted cluster threshold", {"raise"}),
+        ("how do i bump the memory quota for an org", {"bump"}),
         # an event, a noun, what was done, an alert's name: no task asked for
         ("pods crashlooping after the upgrade, what do i check", set()),
         ("upgrade stalled on the worker pool", set()),
@@ -40,3 +42,12 @@ def test_an_operation_is_spoken_of_in_any_form() -> None:
     # another word that starts alike is not the operation ("cancel" is not "can")
     assert not speaks_of_operations({"cancel"}, ["You can fail over to CloudFront"])
     assert not speaks_of_operations({"renew"}, ["The KMS server is unreachable"])
+
+
+def test_a_value_turned_up_or_down_is_spoken_of_in_any_word_for_that_direction() -> None:
+    assert speaks_of_operations({"bump"}, ["Increase the container's CPU limit"])
+    assert speaks_of_operations({"raise"}, ["Set a higher `max_series`"])
+    assert speaks_of_operations({"reduce"}, ["Lower the scrape interval"])
+    # the other direction, or the value only named, says nothing of turning it up
+    assert not speaks_of_operations({"raise"}, ["Lower the limit if the node is small"])
+    assert not speaks_of_operations({"bump"}, ["The quota is 100 GB per org"])
