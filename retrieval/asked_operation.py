@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from retrieval.confidence import asked_operations
+from retrieval.lexicon import OPERATIONS
 from retrieval.tokenize import tokenize
 
 # what comes right before the verb of a request: "how do i", "how to", "steps to",
@@ -28,6 +29,23 @@ _REQUEST = re.compile(
     r"ever|even))?\s+$",
     re.I,
 )
+# an operation named after a verb of doing ("how do i force a sentinel failover", "take a
+# snapshot"), or as what a procedure is for ("the failover procedure", "the runbook for a
+# major version upgrade")
+# a word between the verb and the operation it names: not one that makes the operation an
+# event ("run a backup before the upgrade")
+_BETWEEN = r"(?:(?!(?:before|after|during|since|until|the|a|an|of|on|in|to|from)\b)[\w.-]+\s+)"
+_DOING = re.compile(
+    r"^(?P<request>.*)\b(?:force|trigger|perform|run|start|initiate|take|kick\s+off)\s+"
+    rf"(?:(?:a|an|the)\s+)?{_BETWEEN}{{0,3}}$",
+    re.I | re.S,
+)
+_PROCEDURE_AFTER = re.compile(r"^\s+(?:procedure|steps|process|runbook|playbook)\b", re.I)
+_PROCEDURE_FOR = re.compile(
+    r"\b(?:procedure|steps|process|runbook|playbook|instructions)\s+(?:to|for)\s+"
+    rf"(?:(?:a|an|the)\s+)?{_BETWEEN}{{0,4}}$",
+    re.I,
+)
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 MIN_SHARED_STEM = 5  # "rebal" of "rebalance" and "rebalanc" of "rebalancing" agree
 # turning a value up or down ("how do i raise the cap", "bump the limit") is asked for
@@ -38,21 +56,36 @@ _ADJUSTMENTS: dict[str, tuple[str, ...]] = {
     **{w: (*_UP, "higher", "larger", "resize") for w in _UP},
     **{w: (*_DOWN, "smaller") for w in _DOWN},
 }
+_ASKED_ONLY = frozenset({"reset", "recover"})
+_OPERATION_STEMS = frozenset(t for w in OPERATIONS | _ASKED_ONLY for t in tokenize(w))
+
+
+def _named_as_task(word: str, before: str, after: str) -> bool:
+    """Is the operation word ``word`` named after a verb of doing in a request ("how do i
+    force a sentinel failover") or as what a procedure is for ("the failover procedure")?"""
+    if not any(t in _OPERATION_STEMS for t in tokenize(word)):
+        return False
+    doing = _DOING.search(before)
+    if doing is not None and _REQUEST.search(doing["request"]):
+        return True
+    return bool(_PROCEDURE_AFTER.match(after) or _PROCEDURE_FOR.search(before))
 
 
 @lru_cache(maxsize=1024)
 def requested_operations(question: str) -> frozenset[str]:
     """The operations the question asks how to do, lowercased: the words of
-    :func:`retrieval.confidence.asked_operations`, and the words for turning a value up
-    or down, in the place of a request's verb."""
+    :func:`retrieval.confidence.asked_operations`, the words for turning a value up or
+    down, "reset" and "recover", in the place of a request's verb; and an operation
+    named as the task of a request or a procedure."""
     operations = asked_operations(question)
     out = set()
     for m in _WORD.finditer(question):
         word = m[0].lower()
         if word.endswith("ed"):  # "we scaled up an hour ago": what was done, not asked
             continue
-        asked = word in operations or word in _ADJUSTMENTS
-        if asked and _REQUEST.search(question[: m.start()]):
+        before, after = question[: m.start()], question[m.end() :]
+        verb = word in operations or word in _ADJUSTMENTS or word in _ASKED_ONLY
+        if (verb and _REQUEST.search(before)) or _named_as_task(word, before, after):
             out.add(word)
     return frozenset(out)
 

@@ -18,13 +18,21 @@ from retrieval.asked_operation import requested_operations, speaks_of_operations
         ("can we just delete the stale lock", {"delete"}),
         ("how do i raise the 60 hosted cluster threshold", {"raise"}),
         ("how do i bump the memory quota for an org", {"bump"}),
+        ("how do i reset the grafana admin password", {"reset"}),
+        ("consul lost quorum after an az outage, how do we recover it?", {"recover"}),
+        # an operation named as the task of a request or of a procedure
+        ("how do i manually force a redis sentinel failover", {"failover"}),
+        ("how do i take a snapshot of the disk", {"snapshot"}),
+        ("whats the failover procedure for the registry db", {"failover"}),
+        ("whats the runbook for a postgres major version upgrade", {"upgrade"}),
+        ("we need to run a backup before the upgrade", {"backup"}),
+        ("what are the steps for the app before the upgrade", set()),
         # an event, a noun, what was done, an alert's name: no task asked for
         ("pods crashlooping after the upgrade, what do i check", set()),
         ("upgrade stalled on the worker pool", set()),
         ("we scaled up an hour ago but lag still climbs", set()),
         ("i rotated the rds creds but old connections stay", set()),
         ("KubeDeploymentRolloutStuck firing, what now", set()),
-        ("how do i manually force a redis sentinel failover", set()),
     ],
 )
 def test_the_operation_asked_for_is_the_verb_of_the_request(
