@@ -30,7 +30,12 @@ from core.models import (
 from core.redact import redact
 from retrieval.answer_config import AnswerConfig
 from retrieval.asked_detail import asked_detail
-from retrieval.asked_operation import requested_operations, speaks_of_operations
+from retrieval.asked_operation import (
+    asks_how,
+    gives_steps,
+    requested_operations,
+    speaks_of_operations,
+)
 from retrieval.asks import asks, refers_back
 from retrieval.citations import search_link
 from retrieval.confidence import everyday_terms, gather_evidence, without_labels
@@ -416,6 +421,10 @@ class ExtractiveAnswerer:
         ):
             # "how do i cancel the stuck run" answered from a runbook that never speaks of
             # cancelling: on the topic, not the task; offer the closest runbooks instead
+            return self._declined(r, flt, [], warnings, link, today, "no-steps")
+        if not pinned and asks_how(r.question) and not any(gives_steps(c.quote) for c in citations):
+            # "how do i restore the previous version" answered with "the buckets have
+            # versioning": a description of what exists, not the steps asked for
             return self._declined(r, flt, [], warnings, link, today, "no-steps")
         warnings = (
             document_warnings(

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from retrieval.confidence import asked_operations
-from retrieval.lexicon import OPERATIONS
+from retrieval.lexicon import INSTRUCTION_VERBS, OPERATIONS
 from retrieval.tokenize import tokenize
 
 # what comes right before the verb of a request: "how do i", "how to", "steps to",
@@ -113,3 +113,44 @@ def speaks_of_operations(operations: Iterable[str], texts: Iterable[str]) -> boo
         return bool(stems) and all(_speaks_of(s, tokens) for s in stems)
 
     return all(spoken(op) for op in operations)
+
+
+# a request for the steps themselves: "how do i …", "how to …", "the steps to …", "the
+# procedure for …" (not "can i just …" or "do i have to …", which a sentence answers)
+_HOW = re.compile(
+    r"\bhow\s+(?:do|can|should|would|shall)\s+(?:i|we|you)\b|\bhow\s+to\b|"
+    r"\b(?:steps?|procedure|process|instructions|runbook|playbook)\s+(?:to|for)\b|"
+    r"\b(?:the|what)\s+(?:\w+\s+)?(?:steps|procedure|process)\b",
+    re.I,
+)
+# what shows steps: code (a fence, an indented block, a shell prompt), a numbered step,
+# or a sentence that opens with an instruction ("Run …", "- Delete the …", "If it is
+# stuck, restart it") or says what to do ("you need to …", "To restore it, …")
+_CODE_BLOCK = re.compile(r"^ {0,3}(?:```|~~~)|^\s*\$ \S|^(?: {4}|\t)(?![-*+] |\d+[.)] )\S", re.M)
+_NUMBERED = re.compile(r"^\s*\d+[.)]\s+\S", re.M)
+_ITEM = re.compile(r"^\s*(?:[-*+]\s+|>\s*)+")
+_CLAUSE = re.compile(r"(?:^|[.!?:;]\s+|,\s+(?:then\s+)?|\bthen\s+)([A-Za-z][\w-]*)")
+_YOU_DO = re.compile(
+    r"\byou\s+(?:can|should|must|need\s+to|have\s+to|will\s+need\s+to|may)\s+\w+|"
+    r"(?:^|[.!?]\s+)to\s+\w+\b[^.!?\n]*,",
+    re.I | re.M,
+)
+
+
+def asks_how(question: str) -> bool:
+    """Does the question ask for the steps of an operation ("how do i restore …", "the
+    steps to provision …"), not whether to do it ("can i just delete …")?"""
+    return bool(requested_operations(question)) and bool(_HOW.search(question))
+
+
+def gives_steps(markdown: str) -> bool:
+    """Does the text (as Markdown) give steps to follow: code, a numbered step, an
+    instruction or what to do? A description of what exists ("These buckets have
+    versioning, so that we can restore previous versions") gives none."""
+    if _CODE_BLOCK.search(markdown) or _NUMBERED.search(markdown) or _YOU_DO.search(markdown):
+        return True
+    for line in markdown.splitlines():
+        text = _ITEM.sub("", line)
+        if any(m[1].lower() in INSTRUCTION_VERBS for m in _CLAUSE.finditer(text)):
+            return True
+    return False

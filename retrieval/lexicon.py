@@ -264,6 +264,21 @@ OPERATIONS = frozenset(
     """.split()
 )
 
+# Verbs that open an instruction in a runbook ("Run …", "Check …", "1. Open the console"):
+# the operations above and the everyday verbs of a procedure.
+INSTRUCTION_VERBS = OPERATIONS | frozenset(
+    """
+    run check use set go open click choose select add remove create edit change ensure
+    make find look log ssh connect copy wait verify confirm contact ask follow identify
+    apply execute navigate login list get kill stop start pause resume trigger raise
+    increase lower reduce roll revert fetch pull push merge replace reset recover switch
+    move mark label annotate silence acknowledge escalate notify post send call retry
+    rerun generate attach detach take expand grow shrink bump extend save enter paste
+    download modify review inspect query filter tail grep exec describe watch sign
+    submit approve
+    """.split()
+)
+
 _SUFFIXES = ("ies", "iest", "ier", "es", "s", "ing", "ed", "er", "est", "ly")
 MIN_STEM = 3
 # a typo this long may be read as a dictionary word as spelled ("mitigaation"): a product's

@@ -1620,3 +1620,34 @@ def test_a_question_for_an_operation_no_runbook_speaks_of_is_not_answered(
             assert near.state == "unsure" and near.reason == "no-steps", question
             assert not near.citations
             assert near.suggestions[0].path == "payments/stripe-key-rotation.md"
+
+
+ASSET_BACKUPS = """# Backups of the assets bucket
+
+Owner: @platform-oncall
+
+## Data in S3 buckets
+
+The assets bucket holds the attachments that publishers upload. It has:
+
+- a replica in a different AWS region
+- versioning, so that we can restore previous or deleted object versions
+"""
+
+
+def test_a_question_for_steps_is_not_answered_with_a_description(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    files = with_samples({"platform/asset-backups.md": ASSET_BACKUPS})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        # what exists is answered from the description
+        kept = rt.extractive.answer("does the assets bucket keep previous object versions?")
+        assert kept.state == "answer"
+        assert kept.citations[0].path == "platform/asset-backups.md"
+        # the steps to restore one are not in it: offered, not quoted as if they were
+        how = rt.extractive.answer(
+            "how do i restore the previous version of an attachment in the assets bucket"
+        )
+        assert how.state == "unsure" and how.reason == "no-steps"
+        assert not how.citations
+        assert how.suggestions[0].path == "platform/asset-backups.md"

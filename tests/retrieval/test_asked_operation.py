@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from retrieval.asked_operation import requested_operations, speaks_of_operations
+from retrieval.asked_operation import (
+    asks_how,
+    gives_steps,
+    requested_operations,
+    speaks_of_operations,
+)
 
 
 @pytest.mark.parametrize(
@@ -59,3 +64,48 @@ def test_a_value_turned_up_or_down_is_spoken_of_in_any_word_for_that_direction()
     # the other direction, or the value only named, says nothing of turning it up
     assert not speaks_of_operations({"raise"}, ["Lower the limit if the node is small"])
     assert not speaks_of_operations({"bump"}, ["The quota is 100 GB per org"])
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("how do i restore the previous object version from the replica bucket", True),
+        ("what are the steps to provision a new hosting cluster", True),
+        ("whats the procedure for a postgres major version upgrade", True),
+        # whether to do it, not how: a sentence answers
+        ("can i just delete the stale lock or will that break something", False),
+        ("do i have to rotate that one by hand", False),
+        ("how do i tell if it's a false positive", False),  # no operation asked for
+    ],
+)
+def test_a_request_for_the_steps_of_an_operation(question: str, expected: bool) -> None:
+    assert asks_how(question) is expected
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "```bash\nkubectl -n identity delete pod x\n```",
+        "1. Log into the console.\n2. Choose the service.",
+        "- Delete the `postfix_ca` section.",
+        "If there is no job attached to the lock, delete the lock using the UI.",
+        "To take a GCP persistent disk snapshot: identify the volume first.",
+        "You need to purge the page from the cache after publishing.",
+        "    gcloud compute disks snapshot disk-1",
+    ],
+)
+def test_steps_are_code_a_numbered_step_or_an_instruction(markdown: str) -> None:
+    assert gives_steps(markdown)
+
+
+@pytest.mark.parametrize(
+    "markdown",
+    [
+        "These buckets have:\n\n- a replica in a different AWS region\n"
+        "- versioning, so that we can restore previous or deleted object versions",
+        "In some cases, GOV.UK stores original data directly in S3: `govuk-assets`.",
+        "The key is rotated every 90 days by the cert-renewer.",
+    ],
+)
+def test_a_description_of_what_exists_gives_no_steps(markdown: str) -> None:
+    assert not gives_steps(markdown)
