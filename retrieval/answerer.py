@@ -31,9 +31,11 @@ from core.redact import redact
 from retrieval.answer_config import AnswerConfig
 from retrieval.asked_detail import asked_detail
 from retrieval.asked_operation import (
+    asked_method,
     asks_how,
     gives_steps,
     requested_operations,
+    shows_method,
     speaks_of_operations,
 )
 from retrieval.asks import asks, refers_back
@@ -412,15 +414,14 @@ class ExtractiveAnswerer:
             # miss); offer the closest runbooks instead
             return self._declined(r, flt, [], warnings, link, today, detail.missing)
         operations = requested_operations(r.question)
-        if (
-            not pinned
-            and operations
-            and not speaks_of_operations(
-                operations, (f"{c.title}\n{c.section}\n{c.quote}" for c in citations)
-            )
+        quoted = [f"{c.title}\n{c.section}\n{c.quote}" for c in citations]
+        if not pinned and (
+            (operations and not speaks_of_operations(operations, quoted))
+            or not shows_method(asked_method(r.question), quoted)
         ):
             # "how do i cancel the stuck run" answered from a runbook that never speaks of
-            # cancelling: on the topic, not the task; offer the closest runbooks instead
+            # cancelling, "purge by surrogate key" from one that never names that way: on
+            # the topic, not the task; offer the closest runbooks instead
             return self._declined(r, flt, [], warnings, link, today, "no-steps")
         if not pinned and asks_how(r.question) and not any(gives_steps(c.quote) for c in citations):
             # "how do i restore the previous version" answered with "the buckets have

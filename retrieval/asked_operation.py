@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from retrieval.confidence import asked_operations
+from retrieval.evidence import query_terms
 from retrieval.lexicon import INSTRUCTION_VERBS, OPERATIONS
 from retrieval.tokenize import tokenize
 
@@ -154,3 +155,45 @@ def gives_steps(markdown: str) -> bool:
         if any(m[1].lower() in INSTRUCTION_VERBS for m in _CLAUSE.finditer(text)):
             return True
     return False
+
+
+# the way asked for ("purge by surrogate key", "restart it using helm", "deploy via argo")
+_METHOD = re.compile(
+    r"\b(?:by|using|via)\s+(?:(?:a|an|the|its|their|our)\s+)?"
+    r"(?P<method>[\w./-]+(?:\s+(?!(?:so|and|or|but|to|for|in|on|of|from|without|before|after)\b)"
+    r"[\w./-]+){0,2})",
+    re.I,
+)
+_CLAUSE_END = re.compile(r"[.?!,;:()]|\b(?:so|and|but|because|without)\b", re.I)
+
+
+# "by hand", "by default", "by mistake": how or why, not a way a runbook would name
+_NOT_METHODS = frozenset("hand default mistake accident itself themselves now".split())
+
+
+def asked_method(question: str) -> tuple[str, ...]:
+    """The words of the way a request for steps asks for ("surrogate key" of "how do i
+    purge by surrogate key"), in the clause of the operation; none when it names none.
+    "queued by one user" names who did it, not a way."""
+    operations = requested_operations(question)
+    if not operations or not _HOW.search(question):
+        return ()
+    for word in _WORD.finditer(question):
+        if word[0].lower() not in operations:
+            continue
+        rest = question[word.end() :]
+        end = _CLAUSE_END.search(rest)
+        clause = rest[: end.start()] if end else rest
+        for m in _METHOD.finditer(clause):
+            before = clause[: m.start()].split()
+            passive = bool(before) and before[-1].lower().endswith(("ed", "en"))
+            first = m["method"].split()[0].lower()
+            if not passive and first not in _NOT_METHODS:
+                return tuple(query_terms(m["method"]))
+    return ()
+
+
+def shows_method(terms: Iterable[str], texts: Iterable[str]) -> bool:
+    """Do the texts name every word of the way asked for?"""
+    tokens = {t for text in texts for t in tokenize(text)}
+    return all(t in tokens for t in terms)

@@ -1651,3 +1651,18 @@ def test_a_question_for_steps_is_not_answered_with_a_description(
         assert how.state == "unsure" and how.reason == "no-steps"
         assert not how.citations
         assert how.suggestions[0].path == "platform/asset-backups.md"
+
+
+def test_a_request_for_steps_that_names_a_way_is_answered_only_by_that_way(
+    sample_runtime: Runtime,
+) -> None:
+    vault = sample_runtime.extractive.answer("how do i renew the payments-gateway cert using vault")
+    assert vault.state == "answer"
+    assert vault.citations[0].path == "platform/certificate-expiry.md"
+    assert "vault" in vault.citations[0].quote
+    # the runbook renews it with vault, never in a cloud console: offered, not quoted
+    console = sample_runtime.extractive.answer(
+        "how do i renew the payments-gateway certificate via the aws certificate manager console"
+    )
+    assert console.state == "unsure" and console.reason == "no-steps"
+    assert console.suggestions[0].path == "platform/certificate-expiry.md"

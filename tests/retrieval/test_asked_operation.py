@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 
 from retrieval.asked_operation import (
+    asked_method,
     asks_how,
     gives_steps,
     requested_operations,
+    shows_method,
     speaks_of_operations,
 )
 
@@ -109,3 +111,27 @@ def test_steps_are_code_a_numbered_step_or_an_instruction(markdown: str) -> None
 )
 def test_a_description_of_what_exists_gives_no_steps(markdown: str) -> None:
     assert not gives_steps(markdown)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("need to purge every page in one go, how do i purge by surrogate key", ("surrog", "key")),
+        ("how do i renew the payments-gateway cert using vault", ("vault",)),
+        ("how do i restart it via helm so the values stick", ("helm",)),
+        # who did it, how or why: no way asked for
+        ("how do i delete every post_receive job queued by one user", ()),
+        ("how do i rotate the key by hand", ()),
+        # no steps asked for, or no operation
+        ("can i just restart it using helm", ()),
+        ("how do i tell it apart using the logs", ()),
+    ],
+)
+def test_the_way_a_request_for_steps_names(question: str, expected: tuple[str, ...]) -> None:
+    assert asked_method(question) == expected
+
+
+def test_the_way_asked_for_is_named_in_the_quotes_or_not() -> None:
+    assert shows_method(("vault",), ["1. Log in to Vault with your own identity"])
+    assert not shows_method(("surrog", "key"), ["Purge a page from the Fastly CDN", "API key"])
+    assert shows_method((), ["anything"])  # no way asked for
