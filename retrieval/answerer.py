@@ -30,14 +30,7 @@ from core.models import (
 from core.redact import redact
 from retrieval.answer_config import AnswerConfig
 from retrieval.asked_detail import asked_detail
-from retrieval.asked_operation import (
-    asked_method,
-    asks_how,
-    gives_steps,
-    requested_operations,
-    shows_method,
-    speaks_of_operations,
-)
+from retrieval.asked_operation import does_task
 from retrieval.asks import asks, refers_back
 from retrieval.citations import search_link
 from retrieval.confidence import everyday_terms, gather_evidence, without_labels
@@ -413,19 +406,13 @@ class ExtractiveAnswerer:
             # number: the runbook covers the topic, not the detail asked for (a near
             # miss); offer the closest runbooks instead
             return self._declined(r, flt, [], warnings, link, today, detail.missing)
-        operations = requested_operations(r.question)
-        quoted = [f"{c.title}\n{c.section}\n{c.quote}" for c in citations]
-        if not pinned and (
-            (operations and not speaks_of_operations(operations, quoted))
-            or not shows_method(asked_method(r.question), quoted)
-        ):
+        quotes = [c.quote for c in citations]
+        placed = [f"{c.title}\n{c.section}\n{c.quote}" for c in citations]
+        if not pinned and not does_task(r.question, quotes, placed):
             # "how do i cancel the stuck run" answered from a runbook that never speaks of
-            # cancelling, "purge by surrogate key" from one that never names that way: on
-            # the topic, not the task; offer the closest runbooks instead
-            return self._declined(r, flt, [], warnings, link, today, "no-steps")
-        if not pinned and asks_how(r.question) and not any(gives_steps(c.quote) for c in citations):
-            # "how do i restore the previous version" answered with "the buckets have
-            # versioning": a description of what exists, not the steps asked for
+            # cancelling, "purge by surrogate key" from one that never names that way,
+            # "how do i restore the previous version" with "the buckets have versioning":
+            # on the topic, not the task; offer the closest runbooks instead
             return self._declined(r, flt, [], warnings, link, today, "no-steps")
         warnings = (
             document_warnings(

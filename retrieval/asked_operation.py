@@ -1,18 +1,20 @@
-"""The operation a question asks how to do ("how do i rotate it", "steps to provision
-a host cluster"), and whether an answer speaks of it at all.
+"""The task a question asks how to do ("how do i rotate it", "steps to provision a host
+cluster", "purge by surrogate key"), and whether an answer does it (:func:`does_task`).
 
 A runbook that never speaks of cancelling, renewing or fencing does not say how to
 cancel, renew or fence, however close its topic: "how do i cancel the stuck run"
 answered from the fail-over checklist is a near miss, not an answer. Only the verb of
 the request counts: "after the upgrade" is an event, "upgrade stalled" a noun, "we
 rotated the keys" what was done, and an alert's name (``KubeDeploymentRolloutStuck``)
-names the runbook, not a task.
+names the runbook, not a task. When the steps are asked for ("how do i …"), the quotes
+must give steps, not describe what exists; when a way is named ("… using vault"), they
+must name it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from retrieval.confidence import asked_operations
@@ -30,12 +32,12 @@ _REQUEST = re.compile(
     r"ever|even))?\s+$",
     re.I,
 )
+# a word between a verb and the operation it names: not one that makes the operation an
+# event ("run a backup before the upgrade")
+_BETWEEN = r"(?:(?!(?:before|after|during|since|until|the|a|an|of|on|in|to|from)\b)[\w.-]+\s+)"
 # an operation named after a verb of doing ("how do i force a sentinel failover", "take a
 # snapshot"), or as what a procedure is for ("the failover procedure", "the runbook for a
 # major version upgrade")
-# a word between the verb and the operation it names: not one that makes the operation an
-# event ("run a backup before the upgrade")
-_BETWEEN = r"(?:(?!(?:before|after|during|since|until|the|a|an|of|on|in|to|from)\b)[\w.-]+\s+)"
 _DOING = re.compile(
     r"^(?P<request>.*)\b(?:force|trigger|perform|run|start|initiate|take|kick\s+off)\s+"
     rf"(?:(?:a|an|the)\s+)?{_BETWEEN}{{0,3}}$",
@@ -165,8 +167,6 @@ _METHOD = re.compile(
     re.I,
 )
 _CLAUSE_END = re.compile(r"[.?!,;:()]|\b(?:so|and|but|because|without)\b", re.I)
-
-
 # "by hand", "by default", "by mistake": how or why, not a way a runbook would name
 _NOT_METHODS = frozenset("hand default mistake accident itself themselves now".split())
 
@@ -197,3 +197,16 @@ def shows_method(terms: Iterable[str], texts: Iterable[str]) -> bool:
     """Do the texts name every word of the way asked for?"""
     tokens = {t for text in texts for t in tokenize(text)}
     return all(t in tokens for t in terms)
+
+
+def does_task(question: str, quotes: Sequence[str], placed: Sequence[str]) -> bool:
+    """Do the answer's quotes do the task the question asks for? ``placed``: each quote
+    with its runbook's title and section. They must speak of every operation asked for,
+    name the way asked for and, when the steps themselves are asked for, give steps. A
+    question that asks for no task is done by any quote."""
+    operations = requested_operations(question)
+    if operations and not speaks_of_operations(operations, placed):
+        return False
+    if not shows_method(asked_method(question), placed):
+        return False
+    return not asks_how(question) or any(gives_steps(q) for q in quotes)

@@ -36,8 +36,8 @@ REASONS: dict[str, str] = {
         "none is quoted as if it answered."
     ),
     "no-steps": (
-        "You asked how to do something that the closest runbooks never speak of: none is "
-        "quoted as if it said how."
+        "You asked how to do something, and the closest runbooks do not say how: none is "
+        "quoted as if it did."
     ),
     "access-denied": ("A runbook you cannot read may cover this; ask its owners for access."),
     "only-superseded-sources": (

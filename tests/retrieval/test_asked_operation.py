@@ -7,6 +7,7 @@ import pytest
 from retrieval.asked_operation import (
     asked_method,
     asks_how,
+    does_task,
     gives_steps,
     requested_operations,
     shows_method,
@@ -135,3 +136,16 @@ def test_the_way_asked_for_is_named_in_the_quotes_or_not() -> None:
     assert shows_method(("vault",), ["1. Log in to Vault with your own identity"])
     assert not shows_method(("surrog", "key"), ["Purge a page from the Fastly CDN", "API key"])
     assert shows_method((), ["anything"])  # no way asked for
+
+
+def test_a_task_is_done_by_quotes_that_speak_of_it_name_its_way_and_give_its_steps() -> None:
+    steps = "1. Log in to Vault.\n2. Issue a new certificate."
+    placed = [f"Renew a certificate manually\n{steps}"]
+    assert does_task("how do i renew the cert using vault", [steps], placed)
+    assert not does_task("how do i revoke the cert", [steps], placed)  # another operation
+    assert not does_task("how do i renew the cert via the aws console", [steps], placed)
+    described = "The certificate is renewed by the cert-renewer every 60 days."
+    assert not does_task("how do i renew the cert", [described], [described])
+    # whether to, not how: a sentence answers
+    assert does_task("can i just renew the cert early", [described], [described])
+    assert does_task("what does this alert mean", [described], [described])  # no task
