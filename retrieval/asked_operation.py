@@ -60,6 +60,21 @@ _ADJUSTMENTS: dict[str, tuple[str, ...]] = {
     **{w: (*_DOWN, "smaller") for w in _DOWN},
 }
 _ASKED_ONLY = frozenset({"reset", "recover"})
+# the other words a runbook does an operation in ("switch traffic to the secondary" is a
+# failover, "roll the key" a rotation); a phrase is matched as written
+_SAME_TASK: dict[str, tuple[str, ...]] = {
+    "failover": ("fail over", "failing over", "switch", "switchover", "flip", "cut over"),
+    "restart": ("bounce", "reboot", "rollout restart", "recycle", "kill"),
+    "rollback": ("roll back", "revert"),
+    "purge": ("flush", "invalidate"),
+    "drain": ("evict",),
+    "restore": ("recover",),
+    "recover": ("restore",),
+    "enable": ("turn on", "switch on"),
+    "disable": ("turn off", "switch off"),
+    "delete": ("remove", "drop"),
+}
+_SAME_BY_STEM = {tuple(tokenize(op)): words for op, words in _SAME_TASK.items()}
 _OPERATION_STEMS = frozenset(t for w in OPERATIONS | _ASKED_ONLY for t in tokenize(w))
 
 
@@ -107,13 +122,24 @@ def speaks_of_operations(operations: Iterable[str], texts: Iterable[str]) -> boo
     """Does the text (the quotes, their sections and runbook titles) speak of every
     operation asked for, in any form ("rotate": "rotation", "rotating"; "bump":
     "increase", "higher")?"""
+    texts = list(texts)
     tokens = {t for text in texts for t in tokenize(text)}
+    written = " ".join(" ".join(text.lower().split()) for text in texts)
+
+    def said(word: str) -> bool:
+        if " " in word:
+            return re.search(rf"\b{re.escape(word)}\b", written) is not None
+        return any(_speaks_of(s, tokens) for s in _stems(word))
 
     def spoken(op: str) -> bool:
         if op in _ADJUSTMENTS:
-            return any(_speaks_of(s, tokens) for w in _ADJUSTMENTS[op] for s in _stems(w))
+            return any(said(w) for w in _ADJUSTMENTS[op])
         stems = _stems(op)
-        return bool(stems) and all(_speaks_of(s, tokens) for s in stems)
+        if not stems:
+            return False
+        return all(_speaks_of(s, tokens) for s in stems) or any(
+            said(w) for w in _SAME_BY_STEM.get(stems, ())
+        )
 
     return all(spoken(op) for op in operations)
 

@@ -60,6 +60,16 @@ def test_an_operation_is_spoken_of_in_any_form() -> None:
     assert not speaks_of_operations({"renew"}, ["The KMS server is unreachable"])
 
 
+def test_an_operation_is_spoken_of_in_the_words_runbooks_do_it_in() -> None:
+    assert speaks_of_operations({"failover"}, ["Switch traffic to the secondary provider"])
+    assert speaks_of_operations({"restart"}, ["Bounce the pod once the key is stored"])
+    assert speaks_of_operations({"rollback"}, ["Roll back a bad deploy"])
+    assert speaks_of_operations({"enable"}, ["Turn on the feature flag"])
+    # a phrase is matched whole: "turn" alone turns nothing on
+    assert not speaks_of_operations({"enable"}, ["Turn the dial", "on the next page"])
+    assert not speaks_of_operations({"failover"}, ["Restart the consumers"])
+
+
 def test_a_value_turned_up_or_down_is_spoken_of_in_any_word_for_that_direction() -> None:
     assert speaks_of_operations({"bump"}, ["Increase the container's CPU limit"])
     assert speaks_of_operations({"raise"}, ["Set a higher `max_series`"])
