@@ -264,8 +264,8 @@ OPERATIONS = frozenset(
     """.split()
 )
 
-# Verbs that open an instruction in a runbook ("Run …", "Check …", "1. Open the console"):
-# the operations above and the everyday verbs of a procedure.
+# Verbs that open an instruction in a runbook ("Run …", "Check …", "1. Open the console",
+# "see the restore playbook"): the operations above and the everyday verbs of a procedure.
 INSTRUCTION_VERBS = OPERATIONS | frozenset(
     """
     run check use set go open click choose select add remove create edit change ensure
@@ -275,7 +275,7 @@ INSTRUCTION_VERBS = OPERATIONS | frozenset(
     move mark label annotate silence acknowledge escalate notify post send call retry
     rerun generate attach detach take expand grow shrink bump extend save enter paste
     download modify review inspect query filter tail grep exec describe watch sign
-    submit approve
+    submit approve see refer
     """.split()
 )
 

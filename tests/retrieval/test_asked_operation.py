@@ -105,6 +105,7 @@ def test_a_request_for_the_steps_of_an_operation(question: str, expected: bool) 
         "To take a GCP persistent disk snapshot: identify the volume first.",
         "You need to purge the page from the cache after publishing.",
         "    gcloud compute disks snapshot disk-1",
+        "For restore playbooks, see [Restore a database in Amazon RDS](restore.html).",
     ],
 )
 def test_steps_are_code_a_numbered_step_or_an_instruction(markdown: str) -> None:
