@@ -17,7 +17,6 @@ import re
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-from retrieval.confidence import asked_operations
 from retrieval.evidence import query_terms
 from retrieval.lexicon import INSTRUCTION_VERBS, OPERATIONS
 from retrieval.tokenize import tokenize
@@ -50,6 +49,7 @@ _PROCEDURE_FOR = re.compile(
     re.I,
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_OPERATION_STEMS = frozenset(t for w in OPERATIONS for t in tokenize(w))
 MIN_SHARED_STEM = 5  # "rebal" of "rebalance" and "rebalanc" of "rebalancing" agree
 # turning a value up or down ("how do i raise the cap", "bump the limit") is asked for
 # as an operation too; any word for the same direction speaks of it ("increase it")
@@ -60,6 +60,7 @@ _ADJUSTMENTS: dict[str, tuple[str, ...]] = {
     **{w: (*_DOWN, "smaller") for w in _DOWN},
 }
 _ASKED_ONLY = frozenset({"reset", "recover"})
+_TASK_STEMS = _OPERATION_STEMS | {t for w in _ASKED_ONLY for t in tokenize(w)}
 # the other words a runbook does an operation in ("switch traffic to the secondary" is a
 # failover, "roll the key" a rotation); a phrase is matched as written
 _SAME_TASK: dict[str, tuple[str, ...]] = {
@@ -75,13 +76,35 @@ _SAME_TASK: dict[str, tuple[str, ...]] = {
     "delete": ("remove", "drop"),
 }
 _SAME_BY_STEM = {tuple(tokenize(op)): words for op, words in _SAME_TASK.items()}
-_OPERATION_STEMS = frozenset(t for w in OPERATIONS | _ASKED_ONLY for t in tokenize(w))
+
+
+# an operation spoken of as an event ("after the cnv upgrade", "before tonight's node
+# upgrade", "mid-upgrade"), within two words of a determiner, not asked for
+_EVENT_BEFORE = frozenset(
+    "the a an our their its this that these those after before during since until "
+    "every each last next mid pre post".split()
+)
+
+
+def asked_operations(question: str) -> frozenset[str]:
+    """The words of the question that ask for an operation ("upgrade" of "how do i
+    upgrade the operator", "upgrading checkout-db"), lowercased; not one it speaks of
+    as an event ("after the upgrade")."""
+    words = _WORD.findall(question)
+    out = set()
+    for i, word in enumerate(words):
+        if not any(t in _OPERATION_STEMS for t in tokenize(word)):
+            continue
+        before = [w.lower() for w in words[max(0, i - 2) : i]]
+        if not any(b in _EVENT_BEFORE or b.endswith("'s") for b in before):
+            out.add(word.lower())
+    return frozenset(out)
 
 
 def _named_as_task(word: str, before: str, after: str) -> bool:
     """Is the operation word ``word`` named after a verb of doing in a request ("how do i
     force a sentinel failover") or as what a procedure is for ("the failover procedure")?"""
-    if not any(t in _OPERATION_STEMS for t in tokenize(word)):
+    if not any(t in _TASK_STEMS for t in tokenize(word)):
         return False
     doing = _DOING.search(before)
     if doing is not None and _REQUEST.search(doing["request"]):
@@ -92,7 +115,7 @@ def _named_as_task(word: str, before: str, after: str) -> bool:
 @lru_cache(maxsize=1024)
 def requested_operations(question: str) -> frozenset[str]:
     """The operations the question asks how to do, lowercased: the words of
-    :func:`retrieval.confidence.asked_operations`, the words for turning a value up or
+    :func:`asked_operations`, the words for turning a value up or
     down, "reset" and "recover", in the place of a request's verb; and an operation
     named as the task of a request or a procedure."""
     operations = asked_operations(question)
@@ -152,7 +175,8 @@ _HOW = re.compile(
     r"\b(?:the|what)\s+(?:\w+\s+)?(?:steps|procedure|process)\b",
     re.I,
 )
-# what shows steps: code (a fence, an indented block, a shell prompt), a numbered step,
+# what shows steps: code (a fence, an indented block, a shell prompt; not a name in
+# backticks, as asked_detail.shows_command takes one: `govuk-assets` is no step), a numbered step,
 # or a sentence that opens with an instruction ("Run …", "- Delete the …", "If it is
 # stuck, restart it") or says what to do ("you need to …", "To restore it, …")
 _CODE_BLOCK = re.compile(r"^ {0,3}(?:```|~~~)|^\s*\$ \S|^(?: {4}|\t)(?![-*+] |\d+[.)] )\S", re.M)

@@ -32,8 +32,8 @@ import re
 from collections.abc import Container, Mapping, Sequence
 from dataclasses import dataclass
 
+from retrieval.asked_operation import asked_operations
 from retrieval.evidence import TermStats, coverage
-from retrieval.lexicon import OPERATIONS
 from retrieval.tokenize import tokenize
 
 FEATURES = ("dense", "dense_z", "coverage", "absent", "unknown", "named")
@@ -96,30 +96,6 @@ def without_labels(question: str) -> str:
     """The question without the labels pasted with an alert, its name kept:
     ``CephPoolNearFull ( )``, ``alertname=CephPoolNearFull``."""
     return _LABEL.sub(lambda m: m[0] if m["key"].lower() in _NAMING_LABELS else " ", question)
-
-
-_OPERATION_STEMS = frozenset(t for w in OPERATIONS for t in tokenize(w))
-# an operation spoken of as an event ("after the cnv upgrade", "before tonight's node
-# upgrade", "mid-upgrade"), within two words of a determiner, not asked for
-_EVENT_BEFORE = frozenset(
-    "the a an our their its this that these those after before during since until "
-    "every each last next mid pre post".split()
-)
-
-
-def asked_operations(question: str) -> frozenset[str]:
-    """The words of the question that ask for an operation ("upgrade" of "how do i
-    upgrade the operator", "upgrading checkout-db"), lowercased; not one it speaks of
-    as an event ("after the upgrade")."""
-    words = _WORD.findall(question)
-    out = set()
-    for i, word in enumerate(words):
-        if not any(t in _OPERATION_STEMS for t in tokenize(word)):
-            continue
-        before = [w.lower() for w in words[max(0, i - 2) : i]]
-        if not any(b in _EVENT_BEFORE or b.endswith("'s") for b in before):
-            out.add(word.lower())
-    return frozenset(out)
 
 
 def everyday_terms(

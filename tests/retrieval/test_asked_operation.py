@@ -6,6 +6,7 @@ import pytest
 
 from retrieval.asked_operation import (
     asked_method,
+    asked_operations,
     asks_how,
     does_task,
     gives_steps,
@@ -13,6 +14,15 @@ from retrieval.asked_operation import (
     shows_method,
     speaks_of_operations,
 )
+
+
+def test_an_operation_is_asked_for_unless_spoken_of_as_an_event() -> None:
+    assert asked_operations("upgrading checkout-db this weekend, what's the procedure") == {
+        "upgrading"
+    }
+    assert asked_operations("before tonight's node upgrade, what do i check") == frozenset()
+    # turning a value up or down is said too many ways to count as missing coverage
+    assert asked_operations("how do i raise the limit") == frozenset()
 
 
 @pytest.mark.parametrize(
