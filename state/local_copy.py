@@ -35,6 +35,15 @@ class LocalCopy(Generic[V]):
             entry = self._entries.get(key)
         return None if entry is None else entry[1]
 
+    def held(self, key: str) -> tuple[V, float] | None:
+        """``key``'s live value and the seconds it has left, or None."""
+        with self._lock:
+            entry = self._entries.get(key)
+        if entry is None:
+            return None
+        left = entry[0] - self._clock()
+        return (entry[1], left) if left > 0 else None
+
     def put(self, key: str, value: V, ttl: float) -> None:
         """Keep ``value`` for ``ttl`` seconds from now."""
         with self._lock:

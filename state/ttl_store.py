@@ -4,12 +4,17 @@ and an in-process copy that answers while Redis is down.
 Redis decides while it answers (``SET NX`` is the one atomic claim across replicas);
 every write is mirrored in a bounded, expiring in-process copy, which takes over during
 an outage (replicas then no longer see each other's state) and is read when Redis has
-no value for a key written while it was down.
+no value for a key written while it was down. A claim made while Redis was down still
+holds when it is back (restarted empty, or never told): the store's next call that
+reaches Redis puts each such claim back, with the rest of its TTL, before it claims,
+reads or writes anything, so neither this process nor another replica claims it again.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import threading
 import time
 from collections.abc import Callable
 
@@ -46,6 +51,7 @@ class TtlStore:
     ) -> None:
         """``name`` (default "{kind} store") words the outage warning."""
         self._kind = kind
+        self._log = logger
         self._redis = FailSoftRedis(
             client,
             logger=logger,
@@ -56,22 +62,59 @@ class TtlStore:
             clock=clock,
         )
         self._local: LocalCopy[str] = LocalCopy(max_local, clock)
+        self._max_local = max_local
+        self._lock = threading.Lock()
+        self._unsynced: dict[str, None] = {}  # keys claimed here while Redis was down
 
     def key(self, key: str) -> str:
         return self._redis.key(self._kind, key)
 
     def claim(self, key: str, value: str, ttl: int) -> bool:
-        """Set ``key`` unless it is set: True for exactly one caller within ``ttl``."""
+        """Set ``key`` unless it is set: True for exactly one caller within ``ttl``, also
+        across an outage of Redis (see the module's notes)."""
+        self._restore_claims()
         claimed = self._redis.run(
             lambda r: bool(r.set(self.key(key), value, nx=True, ex=ttl)), UNAVAILABLE
         )
         if claimed is UNAVAILABLE:
-            return self._local.claim(key, value, ttl)
+            if not self._local.claim(key, value, ttl):
+                return False
+            with self._lock:
+                if len(self._unsynced) < self._max_local:
+                    self._unsynced[key] = None
+            return True
         if claimed:
             self._local.put(key, value, ttl)
         return claimed
 
+    def _restore_claims(self) -> None:
+        """Put the claims made while Redis was down, and still live here, back into Redis
+        (unless it has a value for the key by now), once it answers again."""
+        with self._lock:
+            if not self._unsynced:
+                return
+            keys = list(self._unsynced)
+        live = [(key, held) for key in keys if (held := self._local.held(key)) is not None]
+
+        def restore(r: redis.Redis) -> bool:
+            with r.pipeline(transaction=False) as pipe:
+                for key, (value, left) in live:
+                    pipe.set(self.key(key), value, nx=True, ex=max(1, math.ceil(left)))
+                pipe.execute()
+            return True
+
+        if live and not self._redis.run(restore, False):
+            return  # still down: kept for the next call
+        with self._lock:
+            for key in keys:
+                self._unsynced.pop(key, None)
+        if live:
+            self._log.info(
+                "%s: %d claim(s) made while Redis was down put back", self._kind, len(live)
+            )
+
     def get(self, key: str) -> str | None:
+        self._restore_claims()
         value = self._redis.run(lambda r: _text(r.get(self.key(key))), None)
         return value if value is not None else self._local.get(key)
 
@@ -86,6 +129,7 @@ class TtlStore:
         """Keep ``value`` for ``ttl`` seconds. ``mirror=False``: keep it in this process
         only when Redis cannot take it, for a value that must be taken once (another
         replica's :meth:`take` cannot delete this process's copy)."""
+        self._restore_claims()
         if mirror:
             self._local.put(key, value, ttl)
         stored = self._redis.run(lambda r: r.set(self.key(key), value, ex=ttl), UNAVAILABLE)
@@ -93,6 +137,8 @@ class TtlStore:
             self._local.put(key, value, ttl)
 
     def delete(self, key: str) -> None:
+        with self._lock:
+            self._unsynced.pop(key, None)
         self._local.pop(key)
         self._redis.run(lambda r: r.delete(self.key(key)), None)
 
@@ -107,6 +153,7 @@ class TtlStore:
                 n, _ = pipe.execute()
             return int(n)
 
+        self._restore_claims()
         n = self._redis.run(incr, UNAVAILABLE)
         if n is not UNAVAILABLE:
             return n

@@ -7,6 +7,7 @@ Alertmanager, Grafana, PagerDuty and Opsgenie post (tests/fixtures/alerts).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +15,7 @@ from typing import Any
 import pytest
 
 from bot.runtime import Runtime
+from core.health import DEFAULT_RETRY_AFTER_SECONDS
 from retrieval.embeddings import FastEmbedder
 from tests.bot.alert_fixtures import alert_message
 from tests.bot.slack_harness import (
@@ -402,6 +404,23 @@ def test_alerts_are_answered_once_while_redis_is_down(
     slack.thread_posts(ALERTS, first["ts"])
     again = post_alert(slack, "alertmanager-firing")
     slack.thread_posts(ALERTS, again["ts"])  # the pointer, from this process's memory
+    slack.settle()
+    assert [CHECKOUT in text_of(c) for c in posts(fake, ALERTS)] == [True, False]
+
+
+def test_an_alert_answered_while_redis_was_down_gets_a_pointer_after_it_returns(
+    slack: SlackHarness, fake: FakeSlackAPI, redis_server: RedisServer
+) -> None:
+    redis_server.stop()
+    first = post_alert(slack, "alertmanager-firing")
+    slack.thread_posts(ALERTS, first["ts"])
+    slack.settle()
+    redis_server.start()  # empty: the claim lived only in this process
+    time.sleep(DEFAULT_RETRY_AFTER_SECONDS + 0.2)  # the stores ask Redis again
+    again = post_alert(slack, "alertmanager-firing")  # the re-notification
+    (pointer,) = slack.thread_posts(ALERTS, again["ts"])
+    assert "*CheckoutApiDbConnectionErrors* fired again" in text_of(pointer)
+    assert f"p{first['ts'].replace('.', '')}" in text_of(pointer)
     slack.settle()
     assert [CHECKOUT in text_of(c) for c in posts(fake, ALERTS)] == [True, False]
 

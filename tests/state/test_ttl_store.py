@@ -91,7 +91,10 @@ def test_the_local_copy_is_bounded_and_expires() -> None:
     copy.put("c", "3", ttl=10)
     assert len(copy) == 2 and copy.get("a") is None  # the least recently used went
     assert copy.claim("b", "x", ttl=10) is False
-    clock.now += 10
+    clock.now += 4
+    assert copy.held("b") == ("2", 6.0)  # the value and the seconds it has left
+    clock.now += 6
+    assert copy.held("b") is None
     assert copy.get("b") is None and copy.pop("c") is None
     assert copy.claim("b", "x", ttl=10) is True
     assert copy.update("n", lambda old: (old or "") + "+", ttl=5) == "+"
@@ -101,3 +104,48 @@ def test_the_local_copy_is_bounded_and_expires() -> None:
     assert copy.get("n") is None  # kept its first expiry
     with pytest.raises(ValueError):
         LocalCopy(0)
+
+
+def test_a_claim_made_while_redis_was_down_holds_after_it_returns(
+    client: redis.Redis, redis_server: RedisServer
+) -> None:
+    clock = Clock()
+    a = TtlStore(client, "alert", "t", retry_after_seconds=0.0, clock=clock)
+    b = TtlStore(client, "alert", "t", retry_after_seconds=0.0, clock=clock)  # another replica
+    redis_server.stop()
+    assert a.claim("fp", "first", ttl=60) is True
+    a.put("fp", "first, answered", ttl=60)  # what was replied, kept with the claim
+    assert a.claim("gone", "x", ttl=10) is True
+    clock.now += 11  # "gone" expires before Redis is back
+
+    redis_server.start()  # empty
+    assert a.claim("fp", "second", ttl=60) is False  # still claimed within its TTL
+    assert a.get("fp") == "first, answered"
+    # put back into Redis with what is left of its TTL: other replicas see it too
+    assert b.claim("fp", "third", ttl=60) is False and b.get("fp") == "first, answered"
+    assert 0 < client.ttl("t:alert:fp") <= 49
+    assert client.exists("t:alert:gone") == 0
+    assert a.claim("gone", "y", ttl=10) is True  # expired: a new claim
+    a.delete("fp")  # released: the next claim is a first again, on either replica
+    assert b.claim("fp", "fourth", ttl=60) is True
+
+
+def test_claims_made_while_redis_was_down_reach_it_on_the_next_call(
+    client: redis.Redis, redis_server: RedisServer
+) -> None:
+    a = TtlStore(client, "alert", "t", retry_after_seconds=0.0)
+    b = TtlStore(client, "alert", "t", retry_after_seconds=0.0)
+    redis_server.stop()
+    assert a.claim("C1:fp", "first", ttl=60) is True
+    redis_server.start()
+    assert a.get("C2:other") is None  # any call that reaches Redis puts the claims back
+    assert b.claim("C1:fp", "second", ttl=60) is False
+
+
+def test_a_claim_released_by_another_replica_is_not_held_by_this_ones_copy(
+    client: redis.Redis,
+) -> None:
+    a, b = TtlStore(client, "alert", "t"), TtlStore(client, "alert", "t")
+    assert a.claim("fp", "first", ttl=60) is True
+    b.delete("fp")  # e.g. the alert resolved, delivered to the other replica
+    assert a.claim("fp", "again", ttl=60) is True  # Redis decides, not a's own copy
