@@ -22,7 +22,8 @@ class ServerLimits:
     #: Open connections (and requests in progress) at most; beyond it new connections are
     #: closed at once and requests on open ones are answered 503.
     max_connections: int = 200
-    #: Bytes of request line and headers at most (larger is answered 400).
+    #: Bytes of request line and headers at most: a longer request line is answered 414,
+    #: a larger head 431.
     max_header_bytes: int = 16_384
     #: Bytes of body at most (larger is answered 413); Slack payloads are far smaller.
     max_body_bytes: int = 1_000_000

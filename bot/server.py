@@ -65,7 +65,9 @@ def uvicorn_config(asgi: ASGIApp, limits: ServerLimits) -> uvicorn.Config:
     """uvicorn settings for ``asgi`` within ``limits``, logging through the root logger."""
     return uvicorn.Config(
         asgi,
-        http=guarded_h11_protocol(limits.read_timeout, limits.max_connections),
+        http=guarded_h11_protocol(
+            limits.read_timeout, limits.max_connections, limits.max_header_bytes
+        ),
         ws="none",
         lifespan="off",
         interface="asgi3",

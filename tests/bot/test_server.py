@@ -327,14 +327,23 @@ def test_negative_content_length_is_400_at_once(
     assert records_with(stderr_log(), "Invalid HTTP request")
 
 
-def test_oversized_headers_are_400(server: BotServer) -> None:
+def test_oversized_headers_are_431_and_a_long_request_line_414(
+    server: BotServer, stderr_log: Callable[[], list[dict[str, Any]]]
+) -> None:
     sock = connect(server)
     sock.sendall(
         b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * (2 * LIMITS.max_header_bytes)
     )
     raw, _ = read_until_closed(sock)
     sock.close()
-    assert status_of(raw) == 400
+    assert status_of(raw) == 431
+    sock = connect(server)
+    sock.sendall(b"GET /healthz?" + b"a" * (2 * LIMITS.max_header_bytes))
+    raw, _ = read_until_closed(sock)
+    sock.close()
+    assert status_of(raw) == 414
+    log = records_with(stderr_log(), "rejected a request")
+    assert [r["status"] for r in log] == [431, 414]
 
 
 # --------------------------------------------------------------------------- timeouts
