@@ -175,7 +175,7 @@ class Runtime:
         return Ingestor(self.embedder, self.vector_index, self.snapshots)
 
     def ingest_options(
-        self, excludes: tuple[str, ...] = (), progress: bool = False
+        self, excludes: tuple[str, ...] = (), progress: bool = False, allow_empty: bool = False
     ) -> IngestOptions:
         s = self.settings
         known = self.access_map.known_groups if self.access_map.groups else None
@@ -190,6 +190,7 @@ class Runtime:
             ),
             progress=progress,
             known_groups=frozenset(known) if known is not None else None,
+            allow_empty=allow_empty,
         )
 
     def source_defaults(self, base_dir: Path = Path()) -> SourceDefaults:

@@ -8,7 +8,9 @@ debounced (an editor's save or a ``git pull`` is one burst, one ingest).
 ``watchfiles`` does the watching; when it cannot (no inotify, too many watches) the
 watcher polls file modification times instead. Errors are logged and the watcher
 carries on: a malformed runbook is reported and skipped by the ingest itself, the
-rest is indexed; a source that cannot be read keeps its previous documents.
+rest is indexed; a source that cannot be read keeps its previous documents, and so
+does a folder moved away or emptied (a sync never removes every document of a source
+unless asked to, which the watcher never does).
 """
 
 from __future__ import annotations

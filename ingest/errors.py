@@ -24,3 +24,8 @@ class SourceConfigError(IngestError):
 
 class SourceUnavailableError(IngestError):
     """A source could not be read (its API refused or failed); nothing was changed."""
+
+
+class EmptySourceError(SourceUnavailableError):
+    """A source read no document while the index holds some of it: taken for an accident
+    (a missing checkout, an unmounted volume), so nothing was removed."""

@@ -4,7 +4,10 @@ Only documents whose content hash changed are chunked and embedded; documents th
 source no longer has are removed, and only the source's own: syncing one source
 never touches another's documents. Documents that cannot be parsed are reported and
 skipped while their previously indexed version stays live (a link out of the
-runbook root is removed instead). Nothing becomes visible to searches until the
+runbook root is removed instead). A source that reads no document at all while
+the index holds some of it is taken for an accident (a missing checkout, an unmounted
+volume) and fails with nothing removed, unless ``allow_empty`` says the removal is
+meant. Nothing becomes visible to searches until the
 final publish, which switches to a new generation in one step.
 """
 
@@ -23,6 +26,7 @@ from core.doc_ids import source_of
 from core.models import Chunk, Document
 from ingest.chunker import DEFAULT_MAX_TOKENS, anchor_links, chunk_document, estimate_tokens
 from ingest.documents import UNREADABLE_GROUP, DocumentConfig, ParsedDocument
+from ingest.errors import EmptySourceError
 from ingest.known_vectors import KnownVectors
 from ingest.sources.base import DEFAULT_SOURCE, Skipped, Source, owned
 from ingest.sources.markdown_dir import MarkdownDirSource
@@ -48,6 +52,9 @@ class IngestOptions:
     progress: bool = False
     known_groups: frozenset[str] | None = None  # report access groups outside this set
     generation_floor: int = 0  # publish above this (the highest generation seen before)
+    # a source that reads no document removes all of its indexed ones only with this;
+    # without it, that is taken for an accident (see EmptySourceError)
+    allow_empty: bool = False
 
 
 @dataclass(frozen=True)
@@ -105,6 +112,12 @@ class ParsedCorpus:
     problems: tuple[Skipped, ...] = ()
     problem_warnings: tuple[str, ...] = ()  # the problems, summed up for a normal ingest
     unchanged: tuple[str, ...] = ()  # ids the source did not read again: known unchanged
+    retired: tuple[str, ...] = ()  # what the source withdrew on purpose (SourceRead.retired)
+
+    @property
+    def empty(self) -> bool:
+        """Did the source yield nothing at all (no document, none kept, none skipped)?"""
+        return not (self.documents or self.unchanged or self.skipped or self.retired)
 
     def versions(self, known: Mapping[str, str]) -> dict[str, str]:
         """Every document of the source: id -> content hash."""
@@ -176,6 +189,7 @@ def parse_corpus(
         problems,
         tuple(summed),
         read.unchanged,
+        read.retired,
     )
 
 
@@ -236,6 +250,11 @@ class Ingestor:
         live = self._index.manifest()
         mine = owned(source.name, live)
         corpus = parse_corpus(source, options, mine)
+        if mine and corpus.empty and not options.allow_empty:
+            raise EmptySourceError(
+                f"source {source.name!r} has no documents, but the index holds "
+                f"{len(mine)} documents of it: nothing was removed (--allow-empty removes them)"
+            )
         skipped_ids = {s.source_id for s in corpus.skipped if s.keep_previous and s.source_id}
         present = {p.document.source_id for p in corpus.documents} | set(corpus.unchanged)
 

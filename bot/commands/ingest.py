@@ -6,7 +6,9 @@ Each folder named is a source of Markdown runbooks (``DIR`` alone: the source
 embedded, and a sync removes only its own source's documents; a run over the whole
 sources file also removes the documents of sources no longer in it. Exits 3 when files
 were skipped (each named with its reason on stderr), 1 when a source could not be read
-(the others are still synced). ``--check`` only validates and exits 1 naming file and
+(the others are still synced): also when its folder is missing, or when it has no
+documents while the index holds some of it (``--allow-empty`` removes them then).
+``--check`` only validates and exits 1 naming file and
 line; ``--reindex`` drops the index and rebuilds it (e.g. a new model).
 """
 
@@ -59,6 +61,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--reindex", action="store_true", help="drop the index and rebuild it (e.g. new model)"
     )
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="let a source without documents remove all of its indexed ones "
+        "(otherwise that is an error and they stay)",
+    )
     parser.add_argument("--json", action="store_true", help="print each report as JSON")
 
 
@@ -81,9 +89,7 @@ def _sources(args: argparse.Namespace, rt: Runtime) -> tuple[list[Source], bool]
             return "name folders or --source, not both"
         sources: list[Source] = []
         for spec in args.dir:
-            name, root = _folder(spec)
-            if not root.is_dir():
-                return f"{root} is not a directory"
+            name, root = _folder(spec)  # a missing folder fails its own sync only
             if any(src.name == name for src in sources):
                 return f"two folders are the source {name!r}: name them (NAME=DIR)"
             sources.append(rt.folder_source(root, name, tuple(args.exclude)))
@@ -106,7 +112,9 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
         error(chosen)
         return EXIT_USAGE
     sources, whole_file = chosen
-    options = rt.ingest_options(tuple(args.exclude), progress=sys.stderr.isatty())
+    options = rt.ingest_options(
+        tuple(args.exclude), progress=sys.stderr.isatty(), allow_empty=args.allow_empty
+    )
     if args.reindex and not args.check:
         forget_manifest(rt.settings.data_dir)
         rt.vector_index.drop()

@@ -49,6 +49,9 @@ class SourceRead:
     unchanged: tuple[str, ...] = ()  # ids the index holds in the version the source has
     skipped: tuple[Skipped, ...] = ()
     warnings: tuple[str, ...] = ()
+    # what the source withdrew on purpose (e.g. a Notion database gone for good): an
+    # empty read is then no accident and its documents are removed
+    retired: tuple[str, ...] = ()
 
 
 class Source(Protocol):

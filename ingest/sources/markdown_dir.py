@@ -1,5 +1,7 @@
 """A folder of Markdown runbooks: the ``markdown_dir`` source.
 
+A root that is missing, not a folder, or unreadable fails the read
+(:class:`~ingest.errors.SourceUnavailableError`) instead of reading as empty.
 It owns what only a checkout knows: git blob ids and last commit dates, CODEOWNERS
 and OWNERS files, ``.runbookignore``. Nothing outside the folder is read (see
 :mod:`ingest.sources.files`). A document's id is its path without the suffix.
@@ -8,6 +10,7 @@ and OWNERS files, ``.runbookignore``. Nothing outside the folder is read (see
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -21,7 +24,7 @@ from ingest.documents import (
     ParsedDocument,
     parse_document,
 )
-from ingest.errors import MalformedDocumentError
+from ingest.errors import MalformedDocumentError, SourceUnavailableError
 from ingest.sources.base import (
     DEFAULT_MAX_FILE_BYTES,
     DEFAULT_SOURCE,
@@ -122,7 +125,22 @@ class MarkdownDirSource:
     def __repr__(self) -> str:
         return f"MarkdownDirSource({self._name!r}, {str(self.root)!r})"
 
+    def _check_root(self) -> None:
+        """A root that is missing, not a folder, or unreadable fails the read: listing
+        nothing there would remove every document of the source."""
+        where = f"source {self._name!r}: {self.root}"
+        if not self.root.exists():
+            raise SourceUnavailableError(f"{where} does not exist")
+        if not self.root.is_dir():
+            raise SourceUnavailableError(f"{where} is not a folder")
+        try:
+            with os.scandir(self.root) as entries:
+                next(entries, None)
+        except OSError as exc:
+            raise SourceUnavailableError(f"{where} cannot be read: {exc.strerror}") from exc
+
     def read(self, known: Mapping[str, str]) -> SourceRead:
+        self._check_root()
         found = scan(self.root, self.excludes, self.max_file_bytes)
         git = read_git_info(self.root)
         owners = OwnerResolver(self.root)

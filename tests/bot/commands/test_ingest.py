@@ -25,8 +25,11 @@ def test_ingest_check_names_file_and_line(
     assert main(["--data-dir", str(tmp_path / "d"), "ingest", str(root), "--check"]) == 0
 
 
-def test_ingest_missing_dir_is_a_usage_error(tmp_path: Path) -> None:
-    assert main(["--data-dir", str(tmp_path), "ingest", str(tmp_path / "nope")]) == 2
+def test_ingest_missing_dir_fails_its_source(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--data-dir", str(tmp_path), "ingest", str(tmp_path / "nope")]) == 1
+    assert "nope does not exist" in capsys.readouterr().err
 
 
 def test_ingest_exits_3_and_names_every_skipped_file(
