@@ -249,13 +249,19 @@ def _unknown_keys(fm: FrontMatter, config: DocumentConfig, reported: set[str]) -
     return out
 
 
-def parse_document(text: str, facts: DocumentFacts, config: DocumentConfig) -> ParsedDocument:
+def parse_document(
+    text: str, facts: DocumentFacts, config: DocumentConfig, *, text_metadata: bool = True
+) -> ParsedDocument:
+    """``text`` as a document. ``text_metadata=False``: the text declares nothing about
+    itself (no front matter, no ``Owner:`` lines, no status section), for a source whose
+    text anybody who may edit a page writes; its metadata are the ``facts`` and the
+    ``config`` alone, and all of the text is body, indexed and quotable."""
     rel = facts.path
-    fm = split_front_matter(text, rel)
+    fm = split_front_matter(text, rel) if text_metadata else FrontMatter({}, 0)
     f = fm.fields
     start = syntax_for(rel).body_start(text, fm.body_start)
     body = text[start:]
-    headers = header_lines(body)
+    headers = header_lines(body) if text_metadata else {}
 
     title = choose_title(f.get("title") or facts.title, body, rel)
 
@@ -286,7 +292,7 @@ def parse_document(text: str, facts: DocumentFacts, config: DocumentConfig) -> P
     doc_type = _doc_type(f, headers, rel)
     access, problems = _access(fm, headers, config)
     problems += tuple(_unknown_keys(fm, config, {p.key for p in problems if p.key}))
-    status = _status(f, headers, body)
+    status = _status(f, headers, body if text_metadata else "")
     superseded_by = f.get("superseded_by") or headers.get("superseded_by")
     if superseded_by is None and status in ("superseded", "deprecated"):
         superseded_by = superseded_by_text(body)

@@ -4,7 +4,9 @@ Read through the official SDK (``notion-client``) with the integration token of
 ``RUNBOOK_NOTION_TOKEN``. Each page becomes the Markdown of
 :mod:`ingest.sources.notion_markdown`, the text its quotes and offsets refer to;
 its link is the page URL with the anchor of the cited heading, its date the page's
-``last_edited_time``, its owner the configured property (people or text).
+``last_edited_time``, its owner the configured property (people or text). A page's
+metadata come only from its properties and the source's configuration: front matter
+or ``Owner:`` lines typed into its text stay text.
 
 A page's content hash is its id and ``last_edited_time`` (plus the rendering and the
 settings that shape it), so a sync fetches the blocks of new and edited pages only.
@@ -49,6 +51,8 @@ MAX_DEPTH = 8  # nested blocks deeper than this are left out
 DEFAULT_TIMEOUT_SECONDS = 30.0
 DEFAULT_RETRIES = 2
 _NOT_FOUND = "object_not_found"
+#: Where a page's metadata come from; a change re-reads every page (see ``_shape``).
+METADATA_RULE = "properties only"
 log = logging.getLogger("runbook_bot.notion")
 T = TypeVar("T")
 
@@ -137,6 +141,7 @@ class NotionSource:
         self._shape = repr(
             (
                 RENDERING_VERSION,
+                METADATA_RULE,
                 PARSE_VERSION,
                 config.owner_property,
                 config.service_property,
@@ -302,7 +307,9 @@ class NotionSource:
             anchors=rendered.anchors,
         )
         try:
-            return parse_document(rendered.text, facts, self.documents)
+            # a page's metadata are its properties and the source's settings: never
+            # front matter or header lines typed into its text
+            return parse_document(rendered.text, facts, self.documents, text_metadata=False)
         except MalformedDocumentError as exc:
             return Skipped(path, exc.reason, exc.line, source_id=sid)
 
