@@ -5,7 +5,8 @@ Three modes:
 * ``slack``: Sign in with Slack (OpenID Connect); needs the app's client id and secret and
   an address Slack can send the browser back to (``RUNBOOK_PUBLIC_URL``).
 * ``local``: no sign-in, for one person on their own machine: only with
-  ``RUNBOOK_WEB_LOCAL_MODE=true`` *and* a loopback bind address (127.0.0.1, ::1).
+  ``RUNBOOK_WEB_LOCAL_MODE=true`` *and* a loopback bind address (127.0.0.1, ::1); the
+  pages then answer only requests that name a loopback host (:mod:`bot.web.hosts`).
 * ``off``: neither is configured; the pages say what to set and show no runbook.
 """
 

@@ -23,6 +23,7 @@ from urllib.parse import urlencode
 
 import jinja2
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -44,6 +45,7 @@ from bot.web import present
 from bot.web.config import WebConfig
 from bot.web.errors import FormError, SignInError
 from bot.web.forms import read_form
+from bot.web.hosts import AllowedHosts, page_hosts
 from bot.web.links import ASK_PATH, clean_question
 from bot.web.quote_html import quote_html
 from bot.web.session import (
@@ -219,7 +221,9 @@ class WebPages:
     # ------------------------------------------------------------------ routing
 
     def routes(self) -> list[BaseRoute]:
-        sessions = [session_middleware(self.config)]
+        """The pages, each behind the host check (:mod:`bot.web.hosts`), then the session."""
+        hosts = [Middleware(AllowedHosts, hosts=page_hosts(self.config))]
+        sessions = [*hosts, session_middleware(self.config)]
 
         def page(path: str, endpoint: Callable[[Request], Any], methods: list[str]) -> Route:
             return Route(path, endpoint, methods=methods, middleware=sessions)
@@ -235,7 +239,7 @@ class WebPages:
             page(LOGIN_PATH, self.login, ["GET"]),
             page(CALLBACK_PATH, self.callback, ["GET"]),
             page(LOGOUT_PATH, self.logout, ["POST"]),
-            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+            Mount("/static", StaticFiles(directory=STATIC), name="static", middleware=hosts),
         ]
 
     # ------------------------------------------------------------------ helpers

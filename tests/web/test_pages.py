@@ -334,7 +334,7 @@ def test_https_public_address_makes_the_cookie_secure(custom_site) -> None:  # t
         web_redirect_uri=None,
     )
     with site.client() as browser:
-        start = browser.get("/auth/slack/login")
+        start = browser.get("/auth/slack/login", headers={"Host": "runbooks.example.org"})
         assert "secure" in start.headers["set-cookie"].lower()
         redirect = parse_qs(urlsplit(location(start)).query)["redirect_uri"][0]
         assert redirect == "https://runbooks.example.org/auth/slack/callback"
@@ -363,6 +363,34 @@ def test_local_mode_answers_without_sign_in_within_the_local_groups(custom_site)
     sre = custom_site(web_local_mode=True, web_local_groups=("sre",))
     with sre.client() as browser:
         assert BREAK_GLASS in browser.get("/ask", params={"q": BREAK_GLASS_QUESTION}).text
+
+
+def test_local_mode_answers_only_requests_for_a_loopback_name(custom_site) -> None:  # type: ignore[no-untyped-def]
+    # a page of another site whose name now points at 127.0.0.1 (DNS rebinding) reads nothing
+    site = custom_site(web_local_mode=True, web_local_groups=("sre",), public_url=None)
+    port = site.server.port
+    search = {"q": BREAK_GLASS_QUESTION}
+    with site.client() as browser:
+        for host in ("rebind.attacker.example", f"rebind.attacker.example:{port}", "127.0.0.2"):
+            page = browser.get("/search", params=search, headers={"Host": host})
+            assert page.status_code == 400, host
+            assert BREAK_GLASS not in page.text
+            assert browser.get("/reports/gaps", headers={"Host": host}).status_code == 400
+        for host in ("localhost", f"localhost:{port}", "127.0.0.1", f"[::1]:{port}", "[::1]"):
+            page = browser.get("/search", params=search, headers={"Host": host})
+            assert page.status_code == 200, host
+            assert BREAK_GLASS in page.text
+        assert browser.get("/healthz", headers={"Host": "10.0.0.7:3000"}).status_code == 200
+
+
+def test_signed_in_pages_answer_only_requests_for_the_public_address(custom_site) -> None:  # type: ignore[no-untyped-def]
+    site = custom_site(public_url="https://runbooks.example.org", web_redirect_uri=None)
+    with site.client() as browser:
+        assert browser.get("/", headers={"Host": "runbooks.example.org"}).status_code == 200
+        assert browser.get("/", headers={"Host": "RUNBOOKS.example.org:443"}).status_code == 200
+        refused = browser.get("/auth/slack/login", headers={"Host": "rebind.attacker.example"})
+        assert refused.status_code == 400
+        assert "set-cookie" not in refused.headers
 
 
 def test_an_answer_shows_each_runbook_once_and_a_section_in_pieces_under_one_heading(
