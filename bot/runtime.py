@@ -227,10 +227,23 @@ class Runtime:
         seen = read_manifest(self.settings.data_dir)
         if seen is None:  # never reuse a generation, even of a store restored from backup
             return options
-        floor = max(options.generation_floor, seen.generation)
+        floor = max(options.generation_floor, seen.floor)
         return dataclasses.replace(options, generation_floor=floor)
 
-    def _after_publish(self, before: int, report: IngestReport) -> None:
+    def drop_index(self) -> int:
+        """Drop the index for a rebuild (``ingest --reindex``); the generation the rebuild
+        publishes above: the highest the store or the data dir has seen. The data dir
+        keeps it (an empty manifest), so generations grow even when the rebuild stops
+        early or publishes nothing."""
+        s = self.settings
+        seen = read_manifest(s.data_dir)
+        floor = max(self.vector_index.generation(), seen.floor if seen is not None else 0)
+        self.vector_index.drop()
+        model, collection = self.embedder.model_name, s.collection
+        write_manifest(s.data_dir, Manifest(0, model, collection, 0, {}, highest=floor))
+        return floor
+
+    def _after_publish(self, before: int, report: IngestReport, floor: int = 0) -> None:
         s = self.settings
         if report.generation != before:
             removed = self.cache.cleanup(report.generation)
@@ -247,6 +260,7 @@ class Runtime:
                     report.chunks_total,
                     dict(report.live),
                     report.stamp,
+                    highest=max(floor, report.generation),
                 ),
             )
 
@@ -258,7 +272,7 @@ class Runtime:
             options = self._generation_floor(options)
         before = self.vector_index.generation()
         report = self.ingestor.remove_sources(keep, options.generation_floor)
-        self._after_publish(before, report)
+        self._after_publish(before, report, options.generation_floor)
         return report
 
     def ingest(
@@ -285,7 +299,7 @@ class Runtime:
         before = None if check_only else self.vector_index.generation()
         report = self.ingestor.run(source, options, check_only=check_only)
         if before is not None:
-            self._after_publish(before, report)
+            self._after_publish(before, report, options.generation_floor)
         return report
 
     def _unchanged_report(self, source: Source, options: IngestOptions) -> IngestReport | None:

@@ -1,14 +1,15 @@
 """A record of what the embedded index holds, so an unchanged ingest can skip the store.
 
 Written after every ingest into an embedded (local mode) data dir: the index
-generation and its publish stamp, the embedding model, and each live document's
-content hash. When a later run of a source finds exactly the documents of that
-source that the manifest lists (the other sources' entries do not matter), and the store's
-own generation marker (a file inside the store, see :mod:`retrieval.store_marker`)
-still names the same generation and stamp, nothing needs to happen and the
-vector store is not even opened (its client takes seconds to import). A store
-restored from another time disagrees with the manifest and gets a full sync. A
-server deployment always asks the server, since other writers may have changed it.
+generation and its publish stamp, the embedding model, each live document's content
+hash, and the highest generation ever published from it. When a later run of a source
+finds exactly the documents of that source that the manifest lists (the other sources'
+entries do not matter), and the store's own generation marker (a file inside the
+store, see :mod:`retrieval.store_marker`) still names the same generation and stamp,
+nothing needs to happen and the vector store is not even opened (its client takes
+seconds to import). A store restored from another time disagrees with the manifest
+and gets a full sync. A server deployment always asks the server, since other writers
+may have changed it.
 """
 
 from __future__ import annotations
@@ -35,6 +36,14 @@ class Manifest:
     chunks: int
     documents: dict[str, str]  # source_id -> content hash
     stamp: str = ""  # the store's publish stamp at that generation
+    # the highest generation this data dir has seen published: every later publish,
+    # a rebuild's (``ingest --reindex``) too, goes above it, so cached answers of an
+    # earlier index never share a key with a later one
+    highest: int = 0
+
+    @property
+    def floor(self) -> int:
+        return max(self.generation, self.highest)
 
 
 def read_manifest(data_dir: Path) -> Manifest | None:
@@ -47,6 +56,7 @@ def read_manifest(data_dir: Path) -> Manifest | None:
             chunks=int(raw["chunks"]),
             documents={str(k): str(v) for k, v in dict(raw["documents"]).items()},
             stamp=str(raw.get("stamp", "")),
+            highest=int(raw.get("highest", 0)),
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -64,6 +74,7 @@ def write_manifest(data_dir: Path, manifest: Manifest) -> None:
                 "chunks": manifest.chunks,
                 "documents": manifest.documents,
                 "stamp": manifest.stamp,
+                "highest": manifest.floor,
             },
             sort_keys=True,
         ),

@@ -9,12 +9,14 @@ were skipped (each named with its reason on stderr), 1 when a source could not b
 (the others are still synced): also when its folder is missing, or when it has no
 documents while the index holds some of it (``--allow-empty`` removes them then).
 ``--check`` only validates and exits 1 naming file and
-line; ``--reindex`` drops the index and rebuilds it (e.g. a new model).
+line; ``--reindex`` drops the index and rebuilds it (e.g. a new model), its generations
+continuing above the old index's (cached answers never share a key with the rebuild).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -104,7 +106,6 @@ def _sources(args: argparse.Namespace, rt: Runtime) -> tuple[list[Source], bool]
 
 def run(args: argparse.Namespace, rt: Runtime) -> int:
     from ingest.errors import SourceUnavailableError
-    from ingest.manifest import forget_manifest
     from ingest.sources.base import DEFAULT_SOURCE
 
     chosen = _sources(args, rt)
@@ -116,8 +117,14 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
         tuple(args.exclude), progress=sys.stderr.isatty(), allow_empty=args.allow_empty
     )
     if args.reindex and not args.check:
-        forget_manifest(rt.settings.data_dir)
-        rt.vector_index.drop()
+        missing = [s for s in sources if s.watch_path is not None and not s.watch_path.is_dir()]
+        for source in missing:
+            error(f"source {source.name!r}: {source.watch_path} does not exist or is no folder")
+        if missing:
+            error("nothing was dropped: --reindex needs every source's folder")
+            return EXIT_FAILED
+        floor = rt.drop_index()  # the rebuild continues the generations above it
+        options = dataclasses.replace(options, generation_floor=floor)
     named = len(sources) > 1 or sources[0].name != DEFAULT_SOURCE
     codes = []
     for source in sources:
