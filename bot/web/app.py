@@ -23,6 +23,7 @@ from bot.web.config import WebConfig
 from bot.web.pages import WebPages
 from bot.web.signin import SlackSignIn
 from state.sign_in_states import RedisOAuthStateStore
+from state.web_sessions import WebSessionStore
 
 log = logging.getLogger("runbook_bot.web")
 
@@ -39,14 +40,18 @@ def build_web_pages(
     """The web pages for ``config`` (see :func:`bot.web.config.web_config`)."""
     settings = runtime.settings
     sign_in = None
+    sessions = None
     if config.sign_in is not None:
         try:
             client = runtime.redis
-        except Exception as exc:  # e.g. an invalid URL: keep states in this process
-            log.warning("redis unavailable for sign-in states (%s)", exc)
+        except Exception as exc:  # e.g. an invalid URL: states in this process, no sessions
+            log.warning("redis unavailable for sign-in states and sessions (%s)", exc)
             client = None
         states = RedisOAuthStateStore(client, namespace=settings.redis_namespace)
         sign_in = SlackSignIn(config.sign_in, states, bot_client)
+        sessions = WebSessionStore(
+            client, config.session_max_age, namespace=settings.redis_namespace
+        )
     try:
         query_log = runtime.query_log
     except Exception as exc:  # the reports say the log is unavailable
@@ -61,4 +66,5 @@ def build_web_pages(
         metrics=metrics,
         today=today,
         read=runtime.extractive.read,
+        sessions=sessions,
     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
@@ -71,6 +71,7 @@ from retrieval.permissions import Scope, readable
 from retrieval.snapshot import Snapshot
 from retrieval.spelling import Reading
 from state.querylog import QueryLogError, QueryLogReader
+from state.web_sessions import WebSessionStore
 
 log = logging.getLogger("runbook_bot.web")
 
@@ -204,9 +205,13 @@ class WebPages:
         metrics: Metrics | None = None,
         today: Callable[[], date] = date.today,
         read: Callable[[str], Reading] | None = None,
+        sessions: WebSessionStore | None = None,
     ) -> None:
+        """``sessions``: where sign-ins are kept on the server; without one no session can
+        be checked, so signed-in pages show only what the default group may read."""
         if config.mode == "slack" and sign_in is None:
             raise ValueError("Sign in with Slack is configured but no SlackSignIn was given")
+        self._sessions = sessions or WebSessionStore(None, config.session_max_age)
         self.config = config
         self._service = service
         self._searcher = searcher
@@ -247,20 +252,54 @@ class WebPages:
     def _is_stale(self, meta: DocumentMetadata) -> bool:
         return is_stale(meta, self._today(), self.config.stale_after_days)
 
-    def viewer(self, request: Request) -> Viewer | None:
+    async def viewer(self, request: Request) -> Viewer | None:
+        """Who is looking: the local operator, or the person whose session this browser
+        holds while the server still has it open (an ended one is forgotten here too)."""
         if self.config.mode == "local":
             return LOCAL_VIEWER
-        if self.config.mode == "slack":
-            return signed_in(request)
-        return None
+        if self.config.mode != "slack":
+            return None
+        viewer = signed_in(request)
+        if viewer is None:
+            return None
+        found = await run_in_threadpool(self._sessions.find, viewer.session_id or "")
+        if found == "unknown":
+            return replace(viewer, checked=False)
+        if found == "ended" or found.user_id != viewer.user_id:
+            sign_out_session(request)
+            return None
+        return replace(viewer, signed_in_scope=found.scope_id)
 
     def scope(self, viewer: Viewer) -> Scope:
         """What ``viewer`` may read: as in Slack for a Slack user; the configured local
-        groups (and the default group) in local mode."""
+        groups (and the default group) in local mode; only the default group (an
+        incomplete scope) for a session that could not be checked."""
+        if viewer.scope is not None:
+            return viewer.scope
         resolver = self._service.resolver
         if viewer.user_id is None:
             return resolver.scope_for_groups(self.config.local_groups)
+        if not viewer.checked:
+            return Scope(resolver.scope_for_groups(()).groups, complete=False)
         return resolver.scope_for_user(viewer.user_id)
+
+    async def _access_changed(self, request: Request, viewer: Viewer) -> Viewer | None:
+        """``viewer`` with their scope resolved, or None when the groups they read are not
+        those they signed in with: every session of theirs is ended, and they sign in
+        again."""
+        scope = await run_in_threadpool(self.scope, viewer)
+        if (
+            viewer.user_id is None
+            or not viewer.checked
+            or not scope.complete
+            or not viewer.signed_in_scope
+            or scope.scope_id == viewer.signed_in_scope
+        ):
+            return replace(viewer, scope=scope)
+        ended = await run_in_threadpool(self._sessions.end_all, viewer.user_id)
+        sign_out_session(request)
+        log.info("ended web sessions: access changed", extra={"surface": SURFACE, "ended": ended})
+        return None
 
     def render(
         self,
@@ -305,11 +344,14 @@ class WebPages:
     def redirect(self, url: str) -> RedirectResponse:
         return RedirectResponse(url, 303, headers=PAGE_HEADERS)
 
-    def _gate(self, request: Request) -> Viewer | Response:
-        """The viewer, or the response for someone who may not see pages yet."""
+    async def _gate(self, request: Request) -> Viewer | Response:
+        """The viewer with their scope, or the response for someone who may not see pages
+        (yet, or again)."""
         if self.config.mode == "off":
             return self.render(request, "setup.html", status=503)
-        viewer = self.viewer(request)
+        viewer = await self.viewer(request)
+        if viewer is not None:
+            viewer = await self._access_changed(request, viewer)
         if viewer is not None:
             return viewer
         # the page to come back to, with secrets redacted: it travels through the session
@@ -362,13 +404,13 @@ class WebPages:
     async def home(self, request: Request) -> Response:
         if self.config.mode == "off":
             return self.render(request, "setup.html", status=503)
-        viewer = self.viewer(request)
+        viewer = await self.viewer(request)
         if viewer is None:
             return self.render(request, "signin.html", next="/")
         return self.render(request, "home.html", viewer=viewer, nav="ask", q="")
 
     async def ask(self, request: Request) -> Response:
-        gate = self._gate(request)
+        gate = await self._gate(request)
         if not isinstance(gate, Viewer):
             return gate
         raw = request.query_params.get("q", "")
@@ -405,7 +447,7 @@ class WebPages:
             )
 
     async def ask_form(self, request: Request) -> Response:
-        gate = self._gate(request)
+        gate = await self._gate(request)
         if not isinstance(gate, Viewer):
             return gate
         form = await self._checked_form(request, gate)
@@ -417,7 +459,7 @@ class WebPages:
         return self.redirect(f"{ASK_PATH}?{urlencode({'q': question})}")
 
     async def search(self, request: Request) -> Response:
-        gate = self._gate(request)
+        gate = await self._gate(request)
         if not isinstance(gate, Viewer):
             return gate
         raw = request.query_params.get("q", "")
@@ -458,7 +500,7 @@ class WebPages:
         return f"{SEARCH_PATH}?{urlencode({k: v for k, v in params.items() if v})}"
 
     async def search_form(self, request: Request) -> Response:
-        gate = self._gate(request)
+        gate = await self._gate(request)
         if not isinstance(gate, Viewer):
             return gate
         form = await self._checked_form(request, gate)
@@ -467,7 +509,7 @@ class WebPages:
         return self.redirect(self._search_url(*_search_params(form)))
 
     async def stale(self, request: Request) -> Response:
-        gate = self._gate(request)
+        gate = await self._gate(request)
         if not isinstance(gate, Viewer):
             return gate
         window = _window(request.query_params.get("days"))
@@ -496,7 +538,7 @@ class WebPages:
         return StalePage(rows, window, counts is not None, len(docs))
 
     async def gaps(self, request: Request) -> Response:
-        gate = self._gate(request)
+        gate = await self._gate(request)
         if not isinstance(gate, Viewer):
             return gate
         window = _window(request.query_params.get("days"))
@@ -532,7 +574,7 @@ class WebPages:
         if self._sign_in is None:
             return self.message(request, 404, "Not found", "Sign-in is not used here.")
         next_path = local_path(request.query_params.get("next"))
-        if signed_in(request) is not None:
+        if await self.viewer(request) is not None:
             return self.redirect(next_path)
         state, url = await run_in_threadpool(self._sign_in.start)
         begin_sign_in(request, state, next_path)
@@ -566,16 +608,22 @@ class WebPages:
             )
         except SignInError as exc:
             return self.message(request, 403, "Not signed in", str(exc), retry=retry)
-        sign_in_session(request, identity.user_id, identity.team_id, identity.name)
+        scope = await run_in_threadpool(self._service.resolver.scope_for_user, identity.user_id)
+        session_id = await run_in_threadpool(
+            self._sessions.start, identity.user_id, scope.scope_id if scope.complete else ""
+        )
+        sign_in_session(request, identity.user_id, identity.team_id, identity.name, session_id)
         log.info("signed in on the web", extra={"surface": SURFACE})
         return self.redirect(next_path)
 
     async def logout(self, request: Request) -> Response:
-        viewer = self.viewer(request)
+        viewer = await self.viewer(request)
         if viewer is None or viewer.local:
             return self.redirect("/")
         form = await self._checked_form(request, viewer)
         if not isinstance(form, dict):
             return form
+        if viewer.session_id:
+            await run_in_threadpool(self._sessions.end, viewer.session_id)
         sign_out_session(request)
         return self.redirect("/")

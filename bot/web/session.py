@@ -3,9 +3,11 @@
 The session is Starlette's :class:`~starlette.middleware.sessions.SessionMiddleware`: a
 cookie signed with the server's secret (itsdangerous), ``HttpOnly``, ``SameSite=Lax``,
 ``Secure`` when the public address is https, and valid for ``session_max_age`` seconds
-after sign-in. It holds the Slack user id, team and name, the CSRF token, and while a
-sign-in is under way its OAuth state and the page to return to. Nothing in it is secret;
-the signature makes it impossible to change.
+after sign-in. It holds the Slack user id, team and name, the id of the session kept on
+the server (:mod:`state.web_sessions`: signing out ends it there, so a copy of the
+cookie is worth nothing afterwards), the CSRF token, and while a sign-in is under way
+its OAuth state and the page to return to. Nothing in it is secret; the signature makes
+it impossible to change.
 
 Every form carries the session's CSRF token (:func:`csrf_token`); a POST without the
 right one is refused (:func:`csrf_ok`).
@@ -22,6 +24,7 @@ from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 
 from bot.web.config import WebConfig
+from retrieval.permissions import Scope
 
 SESSION_COOKIE = "runbook_session"
 CSRF_FIELD = "csrf"
@@ -29,6 +32,7 @@ _CSRF_KEY = "csrf"
 _USER_KEY = "uid"
 _TEAM_KEY = "tid"
 _NAME_KEY = "name"
+_SESSION_ID_KEY = "sid"
 _STATE_KEY = "oauth_state"
 _NEXT_KEY = "next"
 
@@ -40,6 +44,12 @@ class Viewer:
     name: str
     user_id: str | None = None  # None: local mode
     team_id: str | None = None
+    session_id: str | None = None  # the session kept on the server
+    #: False: the server could not tell whether the session is still open (Redis down):
+    #: only what needs no sign-in check is shown
+    checked: bool = True
+    signed_in_scope: str = ""  # the scope id of the groups read at sign-in ("": unknown)
+    scope: Scope | None = None  # what this viewer may read, once resolved for a request
 
     @property
     def local(self) -> bool:
@@ -68,21 +78,27 @@ def signed_in(request: Request) -> Viewer | None:
         return None
     team = session.get(_TEAM_KEY)
     name = session.get(_NAME_KEY)
+    session_id = session.get(_SESSION_ID_KEY)
     return Viewer(
         name=name if isinstance(name, str) and name else user_id,
         user_id=user_id,
         team_id=team if isinstance(team, str) else None,
+        session_id=session_id if isinstance(session_id, str) and session_id else None,
     )
 
 
-def sign_in_session(request: Request, user_id: str, team_id: str, name: str) -> None:
-    """A fresh session for a person who just signed in (nothing of the old one is kept)."""
+def sign_in_session(
+    request: Request, user_id: str, team_id: str, name: str, session_id: str
+) -> None:
+    """A fresh session for a person who just signed in (nothing of the old one is kept);
+    ``session_id`` names the session kept on the server."""
     request.session.clear()
     request.session.update(
         {
             _USER_KEY: user_id,
             _TEAM_KEY: team_id,
             _NAME_KEY: name,
+            _SESSION_ID_KEY: session_id,
             _CSRF_KEY: secrets.token_urlsafe(24),
         }
     )

@@ -164,6 +164,59 @@ def test_a_tampered_session_cookie_signs_nobody_in(site: Site) -> None:
         assert location(browser.get("/ask?q=disk")).startswith("/auth/slack/login")
 
 
+def copied_cookie(site: Site, browser: httpx.Client) -> httpx.Client:
+    """Another client holding a copy of ``browser``'s session cookie."""
+    thief = site.client()
+    thief.cookies.set("runbook_session", browser.cookies["runbook_session"], domain="127.0.0.1")
+    return thief
+
+
+def test_a_cookie_copied_before_sign_out_reads_nothing_after_it(site: Site) -> None:
+    search = {"q": BREAK_GLASS_QUESTION}
+    with site.client() as sam:
+        site.sign_in(sam, SAM)
+        assert BREAK_GLASS in sam.get("/search", params=search).text
+        with copied_cookie(site, sam) as thief:
+            assert BREAK_GLASS in thief.get("/search", params=search).text
+            assert location(sam.post("/auth/logout", data={"csrf": site.csrf(sam)})) == "/"
+            after = thief.get("/search", params=search)
+            assert location(after).startswith("/auth/slack/login")
+            assert BREAK_GLASS not in after.text
+            assert "Signed in as" not in thief.get("/").text
+
+
+def test_a_change_of_access_ends_the_sessions_it_changes(site: Site) -> None:
+    search = {"q": BREAK_GLASS_QUESTION}
+    with site.client() as sam, site.client() as alice:
+        site.sign_in(sam, SAM)
+        site.sign_in(alice, ALICE)
+        with copied_cookie(site, sam) as copy:
+            assert BREAK_GLASS in copy.get("/search", params=search).text
+            # Sam leaves @sre-oncall; Slack says so (subteam_members_changed)
+            site.fake.set_usergroups({"sre-oncall": ("S0SREONCALL", [])})
+            site.pages._service.resolver.invalidate_usergroup("sre-oncall")
+            assert location(copy.get("/search", params=search)).startswith("/auth/slack/login")
+            assert location(sam.get("/search", params=search)).startswith("/auth/slack/login")
+        assert alice.get("/search", params=search).status_code == 200  # hers did not change
+        site.sign_in(sam, SAM)
+        again = sam.get("/search", params=search)
+        assert again.status_code == 200 and BREAK_GLASS not in again.text
+
+
+def test_while_redis_is_down_a_session_reads_only_public_runbooks(
+    site: Site, redis_server: RedisServer
+) -> None:
+    with site.client() as sam:
+        site.sign_in(sam, SAM)
+        assert BREAK_GLASS in sam.get("/search", params={"q": BREAK_GLASS_QUESTION}).text
+        redis_server.stop()
+        restricted = sam.get("/search", params={"q": BREAK_GLASS_QUESTION})
+        assert restricted.status_code == 200
+        assert BREAK_GLASS not in restricted.text
+        public = sam.get("/search", params={"q": STALE_QUESTION})
+        assert public.status_code == 200 and STALE_PATH in public.text
+
+
 # --------------------------------------------------------------------------- forms
 
 
