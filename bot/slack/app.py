@@ -7,8 +7,8 @@ a slow search never delays an acknowledgement. Surfaces live in their own module
 (:mod:`bot.slack.alert_replies`), direct messages (:mod:`bot.slack.direct_messages`),
 the message shortcut (:mod:`bot.slack.shortcuts`), the App Home
 (:mod:`bot.slack.app_home`), buttons (:mod:`bot.slack.buttons`), workspace events
-(:mod:`bot.slack.directory_events`); a new surface is one listeners module registered
-here, plus the manifest.
+(:mod:`bot.slack.directory_events`), channel changes (:mod:`bot.slack.channel_events`);
+a new surface is one listeners module registered here, plus the manifest.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from bot.slack.answering import Answering
 from bot.slack.app_home import AppHome, HomeSources
 from bot.slack.audiences import Audiences
 from bot.slack.buttons import AnswerButtons
+from bot.slack.channel_events import ChannelEvents
 from bot.slack.channels import Channels
 from bot.slack.client import make_client
 from bot.slack.contacts import Contacts
@@ -173,6 +174,7 @@ class SlackBot:
             AppHome(self.context, home),
             AnswerButtons(self.context),
             DirectoryEvents(self.context),
+            ChannelEvents(self.context),
         ):
             surface.register(self.app)
         self.app.error(self._on_error)

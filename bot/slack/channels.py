@@ -1,5 +1,6 @@
-"""Channels: what Slack says about one (cached), incident channels, and finding a channel
-by name (a service's channel, the fallback contact)."""
+"""Channels: what Slack says about one (cached, and read again when Slack says it
+changed), incident channels, and finding a channel by name (a service's channel, the
+fallback contact)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackRequestError
@@ -72,6 +73,31 @@ class Channels:
         if name and name not in NON_CHANNEL_NAMES:
             with self._lock:
                 self._names[channel_id] = name
+
+    def refresh(self, channel_id: str, *, shared: bool | None = None) -> ChannelInfo:
+        """Slack said the channel changed: its details are read again now. ``shared``:
+        what the event says of its being shared outside the company; while the details
+        say otherwise (they may lag behind the event) they are read again within a
+        minute, and a channel the event says is shared counts as shared meanwhile."""
+        with self._lock:
+            self._info.pop(channel_id, None)
+        info = self.info(channel_id)
+        if shared is None or info.external == shared:
+            return info
+        if shared:
+            info = replace(info, is_ext_shared=True)
+        with self._lock:
+            self._info[channel_id] = (time.monotonic() + FAILURE_TTL_SECONDS, info)
+        return info
+
+    def renamed(self, channel_id: str, name: str | None) -> None:
+        """Slack said the channel has a new name: the old one is forgotten (details,
+        the name a request sent, the channels by name)."""
+        with self._lock:
+            self._info.pop(channel_id, None)
+            self._names.pop(channel_id, None)
+            self._by_name = None
+        self.remember(channel_id, name)
 
     def info(self, channel_id: str) -> ChannelInfo:
         now = time.monotonic()

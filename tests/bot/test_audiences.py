@@ -23,12 +23,14 @@ def fake() -> Iterator[FakeSlackAPI]:
         yield api
 
 
-def audiences(fake: FakeSlackAPI, external: str = "external") -> Audiences:
+def audiences(
+    fake: FakeSlackAPI, external: str = "external", channels: Channels | None = None
+) -> Audiences:
     resolver = PermissionResolver(
         AccessMap(groups={"sre": GroupRule(users=("U0SRE0001",), channels=("C0SRE00001",))}),
         None,
     )
-    channels = Channels(WebClient(token="xoxb-test", base_url=fake.base_url))
+    channels = channels or Channels(WebClient(token="xoxb-test", base_url=fake.base_url))
     return Audiences(lambda: resolver, channels, external)
 
 
@@ -69,3 +71,41 @@ def test_without_an_external_group_nothing_is_shareable(fake: FakeSlackAPI) -> N
     assert a.audience("C0SHARED01").groups == set()  # type: ignore[union-attr]
     assert a.asker("U0SRE0001", "C0SHARED01").groups == set()
     assert a.audience("C0GENERAL1").groups == {"everyone"}  # type: ignore[union-attr]
+
+
+def test_a_channel_said_to_be_shared_counts_as_shared_at_once(fake: FakeSlackAPI) -> None:
+    channels = Channels(WebClient(token="xoxb-test", base_url=fake.base_url))
+    a = audiences(fake, channels=channels)
+    fake.set_conversation("C0LATER001", name="war-room")
+    assert not a.is_external("C0LATER001")  # cached for ten minutes
+    fake.set_conversation("C0LATER001", name="war-room", is_ext_shared=True)
+    assert not a.is_external("C0LATER001")  # the cache alone does not know
+
+    assert channels.refresh("C0LATER001", shared=True).external  # channel_shared
+    assert a.audience("C0LATER001").groups == {"external"}  # type: ignore[union-attr]
+    assert a.asker("U0SRE0001", "C0LATER001").groups == {"external"}
+
+    fake.set_conversation("C0LATER001", name="war-room")
+    channels.refresh("C0LATER001", shared=False)  # channel_unshared
+    assert a.audience("C0LATER001").groups == {"everyone", "external"}  # type: ignore[union-attr]
+
+
+def test_details_that_lag_behind_an_event_keep_a_channel_shared(fake: FakeSlackAPI) -> None:
+    channels = Channels(WebClient(token="xoxb-test", base_url=fake.base_url))
+    fake.set_conversation("C0LAGGING1", name="war-room")  # Slack has not caught up yet
+    info = channels.refresh("C0LAGGING1", shared=True)
+    assert info.external and info.name == "war-room"
+    assert channels.info("C0LAGGING1").external
+    # unshared, but the details still say shared: shared it stays until they agree
+    assert channels.refresh("C0SHARED01", shared=False).external
+
+
+def test_a_renamed_channel_is_known_by_its_new_name(fake: FakeSlackAPI) -> None:
+    channels = Channels(WebClient(token="xoxb-test", base_url=fake.base_url))
+    fake.set_conversation("C0RENAME01", name="team-chat")
+    channels.remember("C0RENAME01", "team-chat")
+    assert channels.name("C0RENAME01") == "team-chat"
+    channels.renamed("C0RENAME01", "alerts-payments")
+    assert channels.name("C0RENAME01") == "alerts-payments"
+    fake.set_conversation("C0RENAME01", name="alerts-payments")
+    assert channels.info("C0RENAME01").name == "alerts-payments"  # read again

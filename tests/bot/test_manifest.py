@@ -42,6 +42,10 @@ def test_events_and_interactivity(manifest: dict[str, Any]) -> None:
         "message.groups",  # ... and in private ones
         "message.im",  # direct messages
         "app_home_opened",
+        "channel_shared",  # a channel shared outside the company: shareable runbooks only
+        "channel_unshared",
+        "channel_rename",  # alert and incident channels are matched by name
+        "group_rename",
     } <= set(events["bot_events"])
     assert settings["interactivity"] == {"is_enabled": True, "request_url": EVENTS_URL}
     assert settings["socket_mode_enabled"] is False
@@ -72,20 +76,43 @@ def test_app_home_and_the_message_shortcut(manifest: dict[str, Any]) -> None:
     assert 0 < len(shortcut["description"]) <= 150  # Slack's limit
 
 
-# Events the code listens to -> the scope each needs.
+# Events the manifest subscribes to -> the scopes the bot needs to receive each everywhere
+# it listens (channel_shared in private channels needs groups:read).
 EVENT_SCOPES = {
-    "message.channels": "channels:history",
-    "message.groups": "groups:history",
-    "message.im": "im:history",
-    "app_mention": "app_mentions:read",
+    "message.channels": {"channels:history"},
+    "message.groups": {"groups:history"},
+    "message.im": {"im:history"},
+    "app_mention": {"app_mentions:read"},
+    "app_home_opened": set(),
+    "subteam_members_changed": {"usergroups:read"},
+    "channel_shared": {"channels:read", "groups:read"},
+    "channel_unshared": {"channels:read", "groups:read"},
+    "channel_rename": {"channels:read"},
+    "group_rename": {"groups:read"},
 }
+# A ``message`` listener is fed by these subscriptions.
+MESSAGE_EVENTS = {"message.channels", "message.groups", "message.im"}
 
 
 def test_every_event_has_its_scope(manifest: dict[str, Any]) -> None:
     scopes = set(manifest["oauth_config"]["scopes"]["bot"])
     for event in manifest["settings"]["event_subscriptions"]["bot_events"]:
-        if event in EVENT_SCOPES:
-            assert EVENT_SCOPES[event] in scopes, event
+        assert event in EVENT_SCOPES, f"{event}: which scopes does it need?"
+        assert EVENT_SCOPES[event] <= scopes, (event, EVENT_SCOPES[event] - scopes)
+
+
+def test_every_event_the_code_listens_to_is_subscribed(manifest: dict[str, Any]) -> None:
+    import re
+
+    root = Path(__file__).resolve().parents[2] / "bot"
+    listened: set[str] = set()
+    for path in root.rglob("*.py"):
+        listened |= set(re.findall(r"\.event\(\s*\"([a-z_.]+)\"", path.read_text("utf-8")))
+    assert {"app_mention", "channel_shared", "channel_unshared"} <= listened
+    subscribed = set(manifest["settings"]["event_subscriptions"]["bot_events"])
+    for event in sorted(listened):
+        wanted = MESSAGE_EVENTS if event == "message" else {event}
+        assert wanted <= subscribed, (event, wanted - subscribed)
 
 
 def test_manifest_field_limits(manifest: dict[str, Any]) -> None:

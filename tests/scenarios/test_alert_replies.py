@@ -331,6 +331,25 @@ def test_channels_outside_the_alert_channels_get_no_reply(
     assert not fake.calls_to("chat.postMessage")
 
 
+def test_a_channel_renamed_into_the_alert_channels_is_answered_from_then_on(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    post_alert(slack, "alertmanager-firing", channel=QUIET)
+    slack.settle()
+    assert not posts(fake, QUIET)
+    fake.set_conversation(QUIET, name="alerts-payments")
+    renamed = {
+        "type": "channel_rename",
+        "channel": {"id": QUIET, "name": "alerts-payments", "created": 1700000000},
+        "event_ts": next_ts(),
+    }
+    assert slack.event(renamed).status == 200
+    slack.settle()
+    alert = post_alert(slack, "alertmanager-firing", channel=QUIET)
+    (reply,) = slack.thread_posts(QUIET, alert["ts"])
+    assert CHECKOUT in text_of(reply)
+
+
 def test_people_and_the_bot_itself_are_not_answered(
     slack: SlackHarness, fake: FakeSlackAPI
 ) -> None:

@@ -326,6 +326,44 @@ def test_a_shared_channel_gets_only_shareable_runbooks(
     assert "shared with people outside the company" in text_of(private)
 
 
+def test_a_channel_shared_outside_the_company_gets_only_shareable_runbooks_at_once(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    channel = "C0WARROOM1"
+    question = "checkout-api database connection refused"
+    fake.set_conversation(channel, name="checkout-war-room")
+    _, before = slack.mention(question, channel=channel)
+    (answer,) = slack.thread_posts(channel, before["ts"])
+    assert CHECKOUT in text_of(answer)  # an internal runbook, while the channel is internal
+
+    # shared with a vendor: Slack says so at once, well within the channel details' cache
+    fake.set_conversation(channel, name="checkout-war-room", is_ext_shared=True)
+    shared = {"type": "channel_shared", "connected_team_id": "E0VENDOR1", "channel": channel}
+    assert slack.event({**shared, "event_ts": next_ts()}).status == 200
+    slack.settle()
+    _, after = slack.mention(question, channel=channel)
+    slack.settle()
+    assert not [c for c in posts_to(fake, channel) if c.params.get("thread_ts") == after["ts"]]
+    (note,) = fake.calls_to("chat.postEphemeral")
+    assert "shared with people outside the company" in text_of(note)
+    assert CHECKOUT not in text_of(note)
+
+    # no longer shared with anyone: the channel's own audience again
+    fake.set_conversation(channel, name="checkout-war-room", is_ext_shared=False)
+    unshared = {
+        "type": "channel_unshared",
+        "previously_connected_team_id": "E0VENDOR1",
+        "channel": channel,
+        "is_ext_shared": False,
+        "event_ts": next_ts(),
+    }
+    assert slack.event(unshared).status == 200
+    slack.settle()
+    _, again = slack.mention(question, channel=channel)
+    (answer,) = slack.thread_posts(channel, again["ts"])
+    assert CHECKOUT in text_of(answer)
+
+
 def test_a_member_of_another_organization_gets_only_shareable_runbooks(
     slack: SlackHarness, fake: FakeSlackAPI
 ) -> None:
