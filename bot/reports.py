@@ -12,7 +12,9 @@ command gathers the inputs, these functions rank and format them.
   often answers cited the document recently, then by age: the stale runbook people keep
   reading comes first.
 * :func:`gaps_report` groups the questions the bot could not answer (abstentions) or
-  answered unhelpfully (``not_helpful`` feedback) by service.
+  answered unhelpfully (``not_helpful`` feedback) by service. For one reader
+  (:class:`GapReader`) it keeps only the rows whose cited runbooks and service they may
+  read: a question answered from a restricted runbook is not shown to people outside it.
 
 Every report has three renderings: fixed-width text and JSON here, and a Slack Block Kit
 message in :mod:`bot.slack.report_view`.
@@ -25,7 +27,7 @@ import json
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
@@ -374,6 +376,45 @@ def _days(n: int) -> str:
 # --------------------------------------------------------------------------- gaps report
 
 
+@dataclass(frozen=True)
+class GapReader:
+    """Who a gaps report is for: their access groups, the access groups of every indexed
+    runbook, and the services of the runbooks they may read.
+
+    A row stemming from an answer is theirs to see only when they may read every runbook
+    it cited, by the index now and by the groups recorded when it was answered (either
+    one known is enough; neither: not shown), and when its service is one of a runbook
+    they may read (an abstention names its closest runbook's service).
+    """
+
+    groups: frozenset[str]
+    access: Mapping[str, tuple[str, ...]]  # source id -> groups that may read it
+    services: frozenset[str]  # services of the runbooks ``groups`` may read
+
+    @classmethod
+    def of(cls, groups: Collection[str], chunks: Iterable[Chunk]) -> GapReader:
+        mine = frozenset(groups)
+        access: dict[str, tuple[str, ...]] = {}
+        services: set[str] = set()
+        for chunk in chunks:
+            access.setdefault(chunk.source_id, tuple(chunk.metadata.access))
+            if chunk.metadata.service and mine & set(chunk.metadata.access):
+                services.add(chunk.metadata.service)
+        return cls(mine, access, frozenset(services))
+
+    def may_read(
+        self,
+        service: str | None,
+        cited: Iterable[str],
+        recorded: Mapping[str, Sequence[str]],
+    ) -> bool:
+        for source in cited:
+            known = [g for g in (self.access.get(source), recorded.get(source)) if g is not None]
+            if not known or not all(self.groups & set(g) for g in known):
+                return False
+        return service is None or service in self.services
+
+
 def _question_key(question: str) -> str:
     return " ".join(question.casefold().split())
 
@@ -383,13 +424,16 @@ def gaps_report(
     feedback: Sequence[Feedback],
     *,
     exclude_reasons: Iterable[str] = DEFAULT_GAP_EXCLUDED_REASONS,
+    reader: GapReader | None = None,
 ) -> list[GapGroup]:
     """Questions that ended in an abstention or ``not_helpful`` feedback, by service.
 
     A request that abstained and was also marked not helpful counts once. Feedback without
-    a service takes it from its query record. Questions are redacted again (redaction is
-    idempotent), so a hand-built record cannot leak a secret into a report. Groups are
-    ordered by count, most frequent first; questions inside a group likewise.
+    a service takes it from its query record. With a ``reader``, only the rows they may
+    read (:meth:`GapReader.may_read`; feedback by what it and its record cited). Questions
+    are redacted again (redaction is idempotent), so a hand-built record cannot leak a
+    secret into a report. Groups are ordered by count, most frequent first; questions
+    inside a group likewise.
     """
     excluded = frozenset(exclude_reasons)
     by_request = {r.request_id: r for r in records}
@@ -399,6 +443,8 @@ def gaps_report(
         if rec.state != "abstain" or (rec.reason or "abstain") in excluded:
             continue
         seen.add(rec.request_id)
+        if reader is not None and not reader.may_read(rec.service, rec.cited, rec.cited_access):
+            continue
         entries.append((rec.service or UNKNOWN_SERVICE, rec.question, rec.reason or "abstain"))
     for fb in feedback:
         if fb.value != NOT_HELPFUL or fb.request_id in seen:
@@ -406,6 +452,11 @@ def gaps_report(
         seen.add(fb.request_id)
         source = by_request.get(fb.request_id)
         service = fb.service or (source.service if source else None)
+        if reader is not None:
+            cited = (*fb.cited, *(source.cited if source else ()))
+            recorded = {**(source.cited_access if source else {}), **fb.cited_access}
+            if not reader.may_read(service, cited, recorded):
+                continue
         entries.append((service or UNKNOWN_SERVICE, fb.question, NOT_HELPFUL))
 
     groups: dict[str, list[tuple[str, str]]] = {}

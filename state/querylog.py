@@ -5,6 +5,10 @@ hashes. :func:`build_record` and :func:`build_feedback` redact on the way in, an
 logs redact again when they serialize (redaction is idempotent), so a record built by
 hand cannot put raw text in storage either.
 
+Records and feedback may carry the access groups of each runbook the answer cited
+(``cited_access``), so a report shows a row that stems from a restricted answer only to
+people who may read that runbook, even after the runbook has left the index.
+
 Writing never fails a request: a storage error is logged once per outage and the
 record dropped. Reading (reports) raises :class:`QueryLogError` instead of returning
 an empty list that would look like "nobody asked anything".
@@ -57,6 +61,8 @@ class QueryRecord:
     latencies_ms: dict[str, float] = field(default_factory=dict, hash=False)
     cache_hit: bool = False
     service: str | None = None
+    #: source id -> the access groups of that cited runbook when it was answered from
+    cited_access: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -68,6 +74,8 @@ class Feedback:
     question: str  # redacted
     service: str | None = None
     cited: tuple[str, ...] = ()
+    #: source id -> the access groups of that cited runbook (see QueryRecord)
+    cited_access: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
 
 
 def hash_user(user_id: str, salt: str) -> str:
@@ -93,6 +101,7 @@ def build_record(
     latencies_ms: Mapping[str, float] | None = None,
     cache_hit: bool = False,
     service: str | None = None,
+    cited_access: Mapping[str, Iterable[str]] | None = None,
     ts: float | None = None,
 ) -> QueryRecord:
     """A :class:`QueryRecord` with ``question`` redacted; ``ts`` defaults to now."""
@@ -109,6 +118,7 @@ def build_record(
         latencies_ms=dict(latencies_ms or {}),
         cache_hit=cache_hit,
         service=service,
+        cited_access=_access(cited_access),
     )
 
 
@@ -120,6 +130,7 @@ def build_feedback(
     question: str,
     service: str | None = None,
     cited: Iterable[str] = (),
+    cited_access: Mapping[str, Iterable[str]] | None = None,
     ts: float | None = None,
 ) -> Feedback:
     """A :class:`Feedback` with ``question`` redacted; ``ts`` defaults to now."""
@@ -133,7 +144,12 @@ def build_feedback(
         question=redact(question),
         service=service,
         cited=tuple(cited),
+        cited_access=_access(cited_access),
     )
+
+
+def _access(cited_access: Mapping[str, Iterable[str]] | None) -> dict[str, tuple[str, ...]]:
+    return {source: tuple(groups) for source, groups in (cited_access or {}).items()}
 
 
 class QueryLogReader(Protocol):

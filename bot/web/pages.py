@@ -34,6 +34,7 @@ from bot.metrics import Metrics
 from bot.quote_layout import by_runbook, cut_note
 from bot.reports import (
     GapGroup,
+    GapReader,
     ReportRow,
     citation_counts,
     documents_from_chunks,
@@ -554,10 +555,11 @@ class WebPages:
                     f"members of {', '.join(allowed)}.",
                     viewer=gate,
                 )
-        page = await run_in_threadpool(self._gaps, window)
+        page = await run_in_threadpool(self._gaps, gate, window)
         return self.render(request, "gaps.html", viewer=gate, nav="gaps", page=page)
 
-    def _gaps(self, window: int) -> GapsPage:
+    def _gaps(self, viewer: Viewer, window: int) -> GapsPage:
+        """The rows ``viewer`` may read: none that stem from a runbook they may not."""
         if self._query_log is None:
             return GapsPage((), window, "The query log is not available.")
         try:
@@ -566,7 +568,8 @@ class WebPages:
         except QueryLogError as exc:
             log.warning("gaps report failed: %s", exc)
             return GapsPage((), window, "The query log could not be read right now.")
-        return GapsPage(gaps_report(records, feedback), window)
+        reader = GapReader.of(self.scope(viewer).groups, self._searcher.snapshot().chunks)
+        return GapsPage(gaps_report(records, feedback, reader=reader), window)
 
     # ------------------------------------------------------------------ sign-in
 

@@ -9,6 +9,7 @@ from bot.reports import (
     DocInfo,
     GapGroup,
     GapQuestion,
+    GapReader,
     ReportRow,
     citation_counts,
     documents_from_chunks,
@@ -264,6 +265,7 @@ def record(
     reason: str | None = None,
     service: str | None = None,
     cited: tuple[str, ...] = (),
+    cited_access: dict[str, tuple[str, ...]] | None = None,
 ) -> QueryRecord:
     return QueryRecord(
         request_id=request_id,
@@ -276,10 +278,18 @@ def record(
         reason=reason,
         cited=cited,
         service=service,
+        cited_access=cited_access or {},
     )
 
 
-def feedback(request_id: str, value: str, question: str, service: str | None = None) -> Feedback:
+def feedback(
+    request_id: str,
+    value: str,
+    question: str,
+    service: str | None = None,
+    cited: tuple[str, ...] = (),
+    cited_access: dict[str, tuple[str, ...]] | None = None,
+) -> Feedback:
     return Feedback(
         request_id=request_id,
         ts=1_780_000_100.0,
@@ -287,6 +297,8 @@ def feedback(request_id: str, value: str, question: str, service: str | None = N
         value=value,  # type: ignore[arg-type]
         question=question,
         service=service,
+        cited=cited,
+        cited_access=cited_access or {},
     )
 
 
@@ -340,6 +352,94 @@ def test_gaps_leave_out_errors_and_access_denied_and_redact() -> None:
     assert "[REDACTED:slack_token]" in text
     everything = gaps_report(GAP_RECORDS, GAP_FEEDBACK, exclude_reasons=())
     assert {g.service for g in everything} >= {"platform"}
+
+
+def indexed(source_id: str, service: str, access: tuple[str, ...]) -> Chunk:
+    """One chunk of an indexed runbook (what a GapReader reads of the index)."""
+    meta = DocumentMetadata(service=service, access=access)
+    return Chunk(
+        chunk_id=f"{source_id}#0",
+        source_id=source_id,
+        path=f"{source_id}.md",
+        title=source_id,
+        heading_path=(source_id,),
+        text=source_id,
+        start=0,
+        end=1,
+        content_hash="h",
+        line=1,
+        metadata=meta,
+    )
+
+
+INDEX = [
+    indexed("sre/break-glass", "platform", ("sre",)),
+    indexed("sre/vault-seal", "vault-internal", ("sre",)),
+    indexed("platform/disk-full", "platform", ("everyone",)),
+]
+RESTRICTED_GAPS = [
+    # a private answer from the restricted runbook, marked not helpful in Slack
+    record("p-1", "who approves break glass", service="platform", cited=("sre/break-glass",)),
+    # an abstention whose closest runbook only its asker's groups read
+    record(
+        "p-2", "vault seal keys", state="abstain", reason="low-confidence", service="vault-internal"
+    ),
+    # a runbook no longer indexed: the groups recorded with the answer decide
+    record(
+        "p-3",
+        "old vault steps",
+        state="abstain",
+        reason="low-confidence",
+        service="platform",
+        cited=("sre/retired",),
+        cited_access={"sre/retired": ("sre",)},
+    ),
+    # cited runbook neither indexed nor recorded: nobody can tell who may read it
+    record(
+        "p-4",
+        "gone for good",
+        state="abstain",
+        reason="low-confidence",
+        service="platform",
+        cited=("sre/unknown",),
+    ),
+    # recorded as restricted when answered, public now: both must allow
+    record(
+        "p-5",
+        "disk answer was sre-only",
+        state="abstain",
+        reason="low-confidence",
+        service="platform",
+        cited=("platform/disk-full",),
+        cited_access={"platform/disk-full": ("sre",)},
+    ),
+    record("p-6", "disk full on node", state="abstain", reason="no-match", service="platform"),
+]
+RESTRICTED_FEEDBACK = [
+    feedback("p-1", "not_helpful", "who approves break glass"),  # cites through its record
+    feedback(
+        "p-7", "not_helpful", "break glass ttl", service="platform", cited=("sre/break-glass",)
+    ),
+]
+
+
+def test_gaps_show_a_reader_only_rows_of_runbooks_they_may_read() -> None:
+    def shown(groups: set[str]) -> set[str]:
+        reader = GapReader.of(groups, INDEX)
+        found = gaps_report(RESTRICTED_GAPS, RESTRICTED_FEEDBACK, reader=reader)
+        return {q.question for g in found for q in g.questions}
+
+    assert shown({"everyone"}) == {"disk full on node"}
+    assert shown({"everyone", "sre"}) == {
+        "who approves break glass",
+        "vault seal keys",
+        "old vault steps",
+        "disk answer was sre-only",
+        "disk full on node",
+        "break glass ttl",
+    }
+    everything = gaps_report(RESTRICTED_GAPS, RESTRICTED_FEEDBACK)  # the CLI: every row
+    assert "gone for good" in {q.question for g in everything for q in g.questions}
 
 
 def test_gaps_empty() -> None:

@@ -45,6 +45,7 @@ def record(question: str = "how do I restart checkout?", ts: float | None = None
         latencies_ms={"search": 12.5, "total": 40.0},
         cache_hit=False,
         service="checkout-api",
+        cited_access={"checkout-api/restart.md": ["everyone"]},
         ts=ts,
     )
 
@@ -94,6 +95,17 @@ def as_json(rec: QueryRecord) -> str:
     return json.dumps(dataclasses.asdict(rec))
 
 
+def test_entries_written_before_cited_access_was_recorded_still_load(
+    client: redis.Redis,
+) -> None:
+    log = RedisQueryLog(client, namespace="t")
+    older = dataclasses.asdict(record())
+    del older["cited_access"]
+    client.xadd("t:querylog", {"json": json.dumps(older)})
+    (loaded,) = log.recent(1)
+    assert loaded.cited_access == {} and loaded.cited == ("checkout-api/restart.md",)
+
+
 def test_retention_trims_the_stream_and_old_entries_are_never_returned(
     client: redis.Redis,
 ) -> None:
@@ -124,6 +136,7 @@ def test_redis_feedback_round_trip(client: redis.Redis) -> None:
         question="why is xoxb-123456789012-abcdefghijklmnop rejected",
         service="checkout-api",
         cited=("a.md", "b.md"),
+        cited_access={"a.md": ("sre",), "b.md": ("everyone", "external")},
     )
     assert "xoxb" not in fb.question
     log.record_feedback(fb)

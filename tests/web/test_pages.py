@@ -20,6 +20,7 @@ import pytest
 
 from bot.web import web_answer_url
 from retrieval.embeddings import FastEmbedder
+from state.querylog import build_feedback, build_record
 from state.sign_in_states import RedisOAuthStateStore
 from tests.conftest import RedisServer, free_port
 from tests.fakes.slack_openid import FakeSlackOpenID
@@ -353,6 +354,76 @@ def test_the_gaps_report_shows_unanswered_questions_to_the_report_groups(custom_
         assert report.status_code == 200
     assert unanswerable in report.text
     assert f'href="/ask?q={quote(unanswerable)}"' in report.text
+
+
+def test_the_gaps_report_shows_rows_of_restricted_answers_only_to_their_readers(
+    site: Site,
+) -> None:
+    restricted = next(
+        c.source_id
+        for c in site.runtime.searcher.snapshot().chunks
+        if c.path == BREAK_GLASS
+    )
+    private = "who approves vault break glass for prod-db-7"
+    public = "how do i rotate the grafana admin password"
+    log = site.runtime.query_log
+    # a private answer from the restricted runbook, marked not helpful in Slack
+    log.record(
+        build_record(
+            request_id="r-private",
+            user_hash="h1",
+            channel="C1",
+            scope_id="s",
+            question=private,
+            state="answer",
+            cited=(restricted,),
+            service="platform",
+        )
+    )
+    log.record_feedback(
+        build_feedback(
+            request_id="r-private",
+            user_hash="h1",
+            value="not_helpful",
+            question=private,
+            service="platform",
+            cited=(restricted,),
+        )
+    )
+    # an abstention whose closest runbook was one only its asker's groups read
+    log.record(
+        build_record(
+            request_id="r-closest",
+            user_hash="h1",
+            channel=None,
+            scope_id="s",
+            question="vault-internal seal keys",
+            state="abstain",
+            reason="low-confidence",
+            service="vault-internal",
+        )
+    )
+    log.record(
+        build_record(
+            request_id="r-public",
+            user_hash="h2",
+            channel=None,
+            scope_id="s",
+            question=public,
+            state="abstain",
+            reason="no-match",
+            service="platform",
+        )
+    )
+    with site.client() as alice, site.client() as sam:
+        site.sign_in(alice, ALICE)
+        site.sign_in(sam, SAM)
+        seen_by_alice = alice.get("/reports/gaps").text
+        seen_by_sam = sam.get("/reports/gaps").text
+    assert public in seen_by_alice and public in seen_by_sam
+    assert private in seen_by_sam
+    assert private not in seen_by_alice
+    assert "vault-internal" not in seen_by_alice
 
 
 # --------------------------------------------------------------------------- the pages
