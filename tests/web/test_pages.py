@@ -360,9 +360,7 @@ def test_the_gaps_report_shows_rows_of_restricted_answers_only_to_their_readers(
     site: Site,
 ) -> None:
     restricted = next(
-        c.source_id
-        for c in site.runtime.searcher.snapshot().chunks
-        if c.path == BREAK_GLASS
+        c.source_id for c in site.runtime.searcher.snapshot().chunks if c.path == BREAK_GLASS
     )
     private = "who approves vault break glass for prod-db-7"
     public = "how do i rotate the grafana admin password"
