@@ -7,6 +7,7 @@ import dataclasses
 import logging
 import secrets
 import time
+from collections.abc import Mapping
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
@@ -22,6 +23,7 @@ from ingest.errors import SourceConfigError
 from ingest.manifest import (
     Manifest,
     local_store_locked,
+    mark_pending,
     read_manifest,
     unchanged,
     write_manifest,
@@ -172,7 +174,15 @@ class Runtime:
 
     @cached_property
     def ingestor(self) -> Ingestor:
-        return Ingestor(self.embedder, self.vector_index, self.snapshots)
+        embedded = self.settings.qdrant_url is None
+        publishing = self._publishing if embedded else None
+        return Ingestor(self.embedder, self.vector_index, self.snapshots, before_publish=publishing)
+
+    def _publishing(self, touched: Mapping[str, str]) -> None:
+        """Before a publish: mark what it touches pending in the manifest, so a run killed
+        inside it leaves them to be synced again (see ingest.manifest)."""
+        s = self.settings
+        mark_pending(s.data_dir, touched, self.embedder.model_name, s.collection)
 
     def ingest_options(
         self, excludes: tuple[str, ...] = (), progress: bool = False, allow_empty: bool = False
@@ -228,7 +238,7 @@ class Runtime:
         if seen is None:  # never reuse a generation, even of a store restored from backup
             return options
         floor = max(options.generation_floor, seen.floor)
-        return dataclasses.replace(options, generation_floor=floor)
+        return dataclasses.replace(options, generation_floor=floor, unfinished=seen.pending)
 
     def drop_index(self) -> int:
         """Drop the index for a rebuild (``ingest --reindex``); the generation the rebuild
@@ -251,6 +261,9 @@ class Runtime:
                 "index generation %d; %d older cached answers removed", report.generation, removed
             )
         if s.qdrant_url is None:
+            seen = read_manifest(s.data_dir)
+            # a completed publish wrote everything an interrupted one left unfinished
+            pending = seen.pending if seen is not None and report.generation == before else {}
             write_manifest(
                 s.data_dir,
                 Manifest(
@@ -261,6 +274,7 @@ class Runtime:
                     dict(report.live),
                     report.stamp,
                     highest=max(floor, report.generation),
+                    pending=pending,
                 ),
             )
 
@@ -271,7 +285,7 @@ class Runtime:
         if self.settings.qdrant_url is None:
             options = self._generation_floor(options)
         before = self.vector_index.generation()
-        report = self.ingestor.remove_sources(keep, options.generation_floor)
+        report = self.ingestor.remove_sources(keep, options.generation_floor, options.unfinished)
         self._after_publish(before, report, options.generation_floor)
         return report
 

@@ -10,6 +10,10 @@ nothing needs to happen and the vector store is not even opened (its client take
 seconds to import). A store restored from another time disagrees with the manifest
 and gets a full sync. A server deployment always asks the server, since other writers
 may have changed it.
+
+A publish is marked ``pending`` in the manifest before it starts: a run killed inside
+it leaves the mark, and the next run syncs those documents again as changed (and
+publishes them anew) instead of trusting what the store says it holds.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import fcntl
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ingest.sources.base import DEFAULT_SOURCE, owned
@@ -40,6 +44,10 @@ class Manifest:
     # a rebuild's (``ingest --reindex``) too, goes above it, so cached answers of an
     # earlier index never share a key with a later one
     highest: int = 0
+    # what a publish was started for and not seen to finish: source_id -> the content hash
+    # it was publishing ("" for a removal). Until a later publish completes, the rest of
+    # the record is not trusted for them: they are synced again as changed.
+    pending: dict[str, str] = field(default_factory=dict)
 
     @property
     def floor(self) -> int:
@@ -57,6 +65,7 @@ def read_manifest(data_dir: Path) -> Manifest | None:
             documents={str(k): str(v) for k, v in dict(raw["documents"]).items()},
             stamp=str(raw.get("stamp", "")),
             highest=int(raw.get("highest", 0)),
+            pending={str(k): str(v) for k, v in dict(raw.get("pending") or {}).items()},
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -75,12 +84,20 @@ def write_manifest(data_dir: Path, manifest: Manifest) -> None:
                 "documents": manifest.documents,
                 "stamp": manifest.stamp,
                 "highest": manifest.floor,
+                "pending": manifest.pending,
             },
             sort_keys=True,
         ),
         encoding="utf-8",
     )
     os.replace(tmp, data_dir / MANIFEST_FILE)
+
+
+def mark_pending(data_dir: Path, touched: Mapping[str, str], model: str, collection: str) -> None:
+    """Record, before a publish starts, what it is about to publish (``touched``: id ->
+    content hash, "" for a removal); the record written after the publish clears it."""
+    seen = read_manifest(data_dir) or Manifest(0, model, collection, 0, {})
+    write_manifest(data_dir, replace(seen, pending={**seen.pending, **touched}))
 
 
 def forget_manifest(data_dir: Path) -> None:
@@ -113,9 +130,11 @@ def unchanged(
     source: str = DEFAULT_SOURCE,
 ) -> bool:
     """Does the manifest show exactly ``documents`` as ``source``'s documents, and does
-    the store agree with it?"""
+    the store agree with it? Never while a publish it records as started may not have
+    finished (``pending``)."""
     return (
         manifest is not None
+        and not manifest.pending
         and store is not None
         and bool(manifest.stamp)
         and store == StoreMarker(manifest.generation, manifest.stamp)

@@ -7,7 +7,8 @@ skipped while their previously indexed version stays live (a link out of the
 runbook root is removed instead). A source that reads no document at all while
 the index holds some of it is taken for an accident (a missing checkout, an unmounted
 volume) and fails with nothing removed, unless ``allow_empty`` says the removal is
-meant. Nothing becomes visible to searches until the
+meant. What a publish killed halfway was publishing (``unfinished``) is synced again
+as changed. Nothing becomes visible to searches until the
 final publish, which switches to a new generation in one step.
 """
 
@@ -55,6 +56,9 @@ class IngestOptions:
     # a source that reads no document removes all of its indexed ones only with this;
     # without it, that is taken for an accident (see EmptySourceError)
     allow_empty: bool = False
+    # what an interrupted publish was publishing (id -> hash, "" for a removal): synced
+    # again as changed, so a new generation publishes them in full
+    unfinished: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -217,11 +221,26 @@ class Ingestor:
         index: QdrantVectorIndex,
         snapshots: SnapshotCache | None = None,
         count_tokens: Callable[[str], int] | None = None,
+        before_publish: Callable[[Mapping[str, str]], None] | None = None,
     ) -> None:
         self._embedder = embedder
         self._index = index
         self._snapshots = snapshots
         self._count = count_tokens or estimate_tokens
+        # told what a publish is about to touch (id -> hash, "" for a removal), before it
+        self._before_publish = before_publish
+
+    def _publish(
+        self,
+        current: Mapping[str, str],
+        removed: Sequence[str],
+        hollow: Mapping[str, str] | None = None,
+        floor: int = 0,
+    ) -> int:
+        touched = {**current, **dict.fromkeys(removed, "")}
+        if touched and self._before_publish is not None:
+            self._before_publish(touched)
+        return self._index.publish(current, removed, hollow=hollow, floor=floor)
 
     def _chunks(self, parsed: ParsedDocument, options: IngestOptions) -> list[Chunk]:
         chunks = chunk_document(parsed.document, parsed.body_start, options.max_tokens, self._count)
@@ -249,7 +268,9 @@ class Ingestor:
         self._index.recover()
         live = self._index.manifest()
         mine = owned(source.name, live)
-        corpus = parse_corpus(source, options, mine)
+        unfinished = owned(source.name, options.unfinished)
+        trusted = {sid: h for sid, h in mine.items() if sid not in unfinished}
+        corpus = parse_corpus(source, options, trusted)
         if mine and corpus.empty and not options.allow_empty:
             raise EmptySourceError(
                 f"source {source.name!r} has no documents, but the index holds "
@@ -268,7 +289,7 @@ class Ingestor:
         for parsed in corpus.documents:
             doc: Document = parsed.document
             old = live.get(doc.source_id)
-            if old == doc.content_hash:
+            if old == doc.content_hash and doc.source_id not in unfinished:
                 unchanged += 1
                 continue
             (changed if old is not None else added).append(doc.source_id)
@@ -278,13 +299,15 @@ class Ingestor:
                 hollow[doc.source_id] = doc.content_hash
                 warnings.append(f"{doc.path}: no text to index (only front matter or headings)")
             pending.extend(chunks)
-        removed = sorted(set(mine) - present - skipped_ids)
+        # a removal an interrupted publish made is published again (a no-op on the store)
+        gone = {sid for sid, h in unfinished.items() if not h and sid not in present}
+        removed = sorted((set(mine) - present - skipped_ids) | gone)
 
         known = self._known_vectors() if pending else KnownVectors()
         staged = len(pending)
         reused = self._embed_and_stage(pending, options.progress, known)
         del known, pending[:]  # staged: free them before the new snapshot is built
-        generation = self._index.publish(
+        generation = self._publish(
             new_hashes, removed, hollow=hollow, floor=options.generation_floor
         )
         if self._snapshots is not None and (new_hashes or removed):
@@ -307,15 +330,20 @@ class Ingestor:
             live={**{k: v for k, v in live.items() if k not in removed}, **new_hashes},
         )
 
-    def remove_sources(self, keep: Sequence[str], floor: int = 0) -> IngestReport:
-        """Remove every document of a source not in ``keep`` (one no longer configured)."""
+    def remove_sources(
+        self, keep: Sequence[str], floor: int = 0, unfinished: Mapping[str, str] | None = None
+    ) -> IngestReport:
+        """Remove every document of a source not in ``keep`` (one no longer configured);
+        ``unfinished``: what an interrupted publish was publishing."""
         started = time.perf_counter()
         self._index.ensure(self._embedder.model_name, self._embedder.dimension)
         self._index.recover()
         live = self._index.manifest()
         mine = {sid for name in keep for sid in owned(name, live)}
-        removed = sorted(set(live) - mine)
-        generation = self._index.publish({}, removed, floor=floor)
+        kept = {sid for name in keep for sid in owned(name, dict(unfinished or {}))}
+        gone = {sid for sid, h in (unfinished or {}).items() if not h and sid not in kept}
+        removed = sorted((set(live) - mine) | gone)
+        generation = self._publish({}, removed, floor=floor)
         if self._snapshots is not None and removed:
             self._snapshots.get(generation)
         return IngestReport(
