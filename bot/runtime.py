@@ -205,7 +205,9 @@ class Runtime:
 
     def source_defaults(self, base_dir: Path = Path()) -> SourceDefaults:
         options = self.ingest_options()
-        return SourceDefaults(options.documents, options.max_file_bytes, base_dir)
+        return SourceDefaults(
+            options.documents, options.max_file_bytes, base_dir, self.settings.data_dir
+        )
 
     def folder_source(
         self, root: Path, name: str = DEFAULT_SOURCE, excludes: tuple[str, ...] = ()

@@ -72,6 +72,9 @@ class Settings(BaseSettings):
     notion_base_url: str | None = None  # the Notion API's address (tests and proxies only)
     notion_timeout_seconds: float = Field(default=30.0, gt=0)
     notion_retries: int = Field(default=2, ge=0)  # of a rate-limited or failed read
+    # a database not found (404: deleted or unshared) fails each sync, keeping its pages,
+    # until the same 404 on this many syncs in a row removes them
+    notion_retire_after_syncs: int = Field(default=3, ge=1)
 
     # search
     rrf_k: int = DEFAULT_RRF_K
@@ -246,6 +249,7 @@ class Settings(BaseSettings):
                 "base_url": self.notion_base_url,
                 "timeout_seconds": self.notion_timeout_seconds,
                 "retries": self.notion_retries,
+                "retire_after_syncs": self.notion_retire_after_syncs,
             },
         }
 

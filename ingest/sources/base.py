@@ -92,6 +92,7 @@ class SourceDefaults:
     documents: DocumentConfig = field(default_factory=DocumentConfig)
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     base_dir: Path = Path()  # relative paths in the sources file start here
+    state_dir: Path | None = None  # where a source keeps what it counts across syncs
 
     def documents_for(self, config: SourceConfig) -> DocumentConfig:
         """The document settings of ``config``'s source: its own link template and

@@ -11,9 +11,12 @@ or ``Owner:`` lines typed into its text stay text.
 A page's content hash is its id and ``last_edited_time`` (plus the rendering and the
 settings that shape it), so a sync fetches the blocks of new and edited pages only.
 Pages gone from the databases (archived, deleted, no longer shared with the
-integration) and configured pages that are archived or not found are removed. A
-failing API call (a bad token, rate limits past the SDK's retries, server errors)
-fails the whole read: nothing is changed and the previous index stays live.
+integration) and configured pages that are archived or not found are removed. A whole
+database not found (404: deleted, or no longer shared) fails the read, keeping its
+pages, until the same 404 on ``retire_after_syncs`` syncs in a row
+(:mod:`ingest.sources.notion_absences`) retires them with a warning. A failing API
+call (a bad token, rate limits past the SDK's retries, server errors) fails the whole
+read: nothing is changed and the previous index stays live.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from ingest.sources.base import (
     SourceDefaults,
     SourceRead,
 )
+from ingest.sources.notion_absences import ABSENCES_FILE, DEFAULT_RETIRE_AFTER_SYNCS, Absences
 from ingest.sources.notion_markdown import RENDERING_VERSION, compact_id, render_page
 
 KIND = "notion"
@@ -83,6 +87,8 @@ class NotionSettings(BaseModel):
     base_url: str | None = None  # the API's address (tests and proxies only)
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
     retries: int = DEFAULT_RETRIES  # of a rate-limited (429) or failed (5xx) read
+    # a database not found (404) on this many syncs in a row has its pages removed
+    retire_after_syncs: int = DEFAULT_RETIRE_AFTER_SYNCS
 
 
 def _text_of(prop: Mapping[str, Any]) -> str:
@@ -132,9 +138,13 @@ class NotionSource:
         client: Any,
         documents: DocumentConfig | None = None,
         max_bytes: int = DEFAULT_MAX_FILE_BYTES,
+        absences: Absences | None = None,
+        retire_after_syncs: int = DEFAULT_RETIRE_AFTER_SYNCS,
     ) -> None:
         self.config = config
         self._client = client
+        self.absences = absences or Absences()
+        self.retire_after_syncs = max(1, retire_after_syncs)
         self.documents = documents or DocumentConfig()
         self.max_bytes = max_bytes
         # what else shapes a page's document: a change re-renders every page
@@ -192,11 +202,21 @@ class NotionSource:
             if not resp.get("has_more") or not cursor:
                 return out
 
-    def _database_pages(self, database_id: str) -> list[Mapping[str, Any]]:
-        db = self._call(
-            f"database {database_id}",
-            lambda: self._client.databases.retrieve(database_id=database_id),
-        )
+    def _database_pages(self, database_id: str) -> list[Mapping[str, Any]] | None:
+        """The database's pages; None when Notion does not find it (404)."""
+        from notion_client.errors import APIResponseError
+
+        def fetch() -> dict[str, Any] | None:
+            try:
+                return dict(self._client.databases.retrieve(database_id=database_id))
+            except APIResponseError as exc:
+                if exc.code == _NOT_FOUND:
+                    return None
+                raise
+
+        db = self._call(f"database {database_id}", fetch)
+        if db is None:
+            return None
         sources = [str(d["id"]) for d in db.get("data_sources") or [] if d.get("id")]
         pages: list[Mapping[str, Any]] = []
         for ds in sources or [database_id]:
@@ -241,11 +261,36 @@ class NotionSource:
 
     # -- reading -------------------------------------------------------------------
 
-    def pages(self, warnings: list[str]) -> list[Mapping[str, Any]]:
-        """Every live page of the configured databases and pages, once each."""
+    def _absent(self, database: str, warnings: list[str], retired: list[str]) -> None:
+        """``database`` was not found: fail the read, or after ``retire_after_syncs``
+        syncs in a row, read on without it (its pages are removed) and say so."""
+        limit = self.retire_after_syncs
+        syncs = self.absences.missing(self.name, database, limit)
+        if syncs < limit:
+            raise SourceUnavailableError(
+                f"Notion source {self.name!r}: database {database}: HTTP 404 not found "
+                f"(deleted, or no longer shared with the integration) on {syncs} of {limit} "
+                f"syncs in a row; its pages are removed after {limit}"
+            )
+        warnings.append(
+            f"Notion database {database} was not found (HTTP 404) on {syncs} syncs in a row "
+            "(deleted, or no longer shared with the integration): its pages are removed"
+        )
+        retired.append(database)
+
+    def pages(
+        self, warnings: list[str], retired: list[str] | None = None
+    ) -> list[Mapping[str, Any]]:
+        """Every live page of the configured databases and pages, once each; the
+        databases retired after repeated 404s are added to ``retired``."""
         found: dict[str, Mapping[str, Any]] = {}
         for database in self.config.databases:
-            for page in self._database_pages(database):
+            listed = self._database_pages(database)
+            if listed is None:
+                self._absent(database, warnings, [] if retired is None else retired)
+                continue
+            self.absences.found(self.name, database)
+            for page in listed:
                 found.setdefault(compact_id(str(page["id"])), page)
         for page_id in self.config.pages:
             single = self._single_page(page_id, warnings)
@@ -260,10 +305,11 @@ class NotionSource:
 
     def read(self, known: Mapping[str, str]) -> SourceRead:
         warnings: list[str] = []
+        retired: list[str] = []
         docs: list[ParsedDocument] = []
         unchanged: list[str] = []
         skipped: list[Skipped] = []
-        for page in self.pages(warnings):
+        for page in self.pages(warnings, retired):
             sid = document_id(self.name, compact_id(str(page["id"])))
             version = self.version(page)
             if known.get(sid) == version:
@@ -274,7 +320,9 @@ class NotionSource:
                 skipped.append(parsed)
             else:
                 docs.append(parsed)
-        return SourceRead(tuple(docs), tuple(unchanged), tuple(skipped), tuple(warnings))
+        return SourceRead(
+            tuple(docs), tuple(unchanged), tuple(skipped), tuple(warnings), tuple(retired)
+        )
 
     def _property(self, page: Mapping[str, Any], name: str | None) -> str | None:
         if not name:
@@ -340,4 +388,12 @@ def build(config: NotionConfig, defaults: SourceDefaults, env: Mapping[str, Any]
     docs = defaults.documents_for(config)
     # a Markdown folder's link template means nothing for a page: it links to Notion
     documents = DocumentConfig(docs.default_access_group, None, docs.extra_keys)
-    return NotionSource(config, make_client(settings), documents, defaults.max_file_bytes)
+    absences = Absences(defaults.state_dir / ABSENCES_FILE if defaults.state_dir else None)
+    return NotionSource(
+        config,
+        make_client(settings),
+        documents,
+        defaults.max_file_bytes,
+        absences,
+        settings.retire_after_syncs,
+    )

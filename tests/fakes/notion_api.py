@@ -11,9 +11,10 @@ Served (API version 2025-09-03): ``GET /v1/databases/<id>`` (with its data sourc
 ``GET /v1/blocks/<id>/children``, paginated with ``start_cursor``/``next_cursor`` and
 at most ``max_page_size`` results per response. A request without the token gets 401;
 ``fail_next`` makes the next requests to a path prefix fail with a status (429 with
-``Retry-After: 0``, 500, ...). Pages are edited with ``edit_page`` (which moves
-``last_edited_time`` on), moved to the trash with ``trash_page``, or deleted outright
-with ``delete_page`` (then 404).
+``Retry-After: 0``, 500, ...). ``unshare_database`` makes a database answer 404, as
+Notion does once it is no longer shared with the integration. Pages are edited with
+``edit_page`` (which moves ``last_edited_time`` on), moved to the trash with
+``trash_page``, or deleted outright with ``delete_page`` (then 404).
 """
 
 from __future__ import annotations
@@ -132,6 +133,7 @@ class FakeNotion(LocalHTTPServer):
         self._lock = threading.RLock()
         self._requests: list[NotionRequest] = []
         self._databases: dict[str, list[str]] = {}  # database id -> page ids
+        self._unshared: dict[str, list[str]] = {}  # databases no longer shared with us
         self._pages: dict[str, dict[str, Any]] = {}
         self._children: dict[str, list[Block]] = {}
         self._failures: dict[str, deque[int]] = defaultdict(deque)
@@ -241,6 +243,15 @@ class FakeNotion(LocalHTTPServer):
             self._pages[page_id]["in_trash"] = True
             self._pages[page_id]["archived"] = True
             self._pages[page_id]["last_edited_time"] = self._tick()
+
+    def unshare_database(self, database: str) -> None:
+        """The database is no longer shared with the integration: 404 from now on."""
+        with self._lock:
+            self._unshared[database] = self._databases.pop(database)
+
+    def share_database(self, database: str) -> None:
+        with self._lock:
+            self._databases[database] = self._unshared.pop(database)
 
     def delete_page(self, page_id: str) -> None:
         with self._lock:

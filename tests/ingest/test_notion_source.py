@@ -341,3 +341,81 @@ def test_a_page_whose_text_looks_like_broken_front_matter_is_indexed(
     )
     read = notion(rt).read({})
     assert sid(page) in {p.document.source_id for p in read.documents}, read.skipped
+
+
+def sync(tmp_path: Path, fake: FakeNotion, content: dict[str, str], **env: str) -> int:
+    """``runbook-bot ingest`` over the sources file, as a deployment's job runs it."""
+    import os
+
+    saved = dict(os.environ)
+    os.environ.update(
+        {
+            "RUNBOOK_SOURCES_PATH": str(sources_file(tmp_path, content)),
+            "RUNBOOK_NOTION_TOKEN": TOKEN,
+            "RUNBOOK_NOTION_BASE_URL": fake.base_url,
+            "RUNBOOK_NOTION_RETRIES": "0",
+            **env,
+        }
+    )
+    try:
+        return main(["--data-dir", str(tmp_path / "data"), "ingest"])
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def indexed(tmp_path: Path) -> set[str]:
+    from ingest.manifest import read_manifest
+
+    manifest = read_manifest(tmp_path / "data")
+    assert manifest is not None
+    return set(manifest.documents)
+
+
+def test_an_unshared_database_is_retired_after_three_syncs_in_a_row(
+    tmp_path: Path,
+    fake: FakeNotion,
+    content: dict[str, str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert sync(tmp_path, fake, content) == 0
+    pages = {sid(content[k]) for k in ("failover", "disk", "dns")}
+    assert indexed(tmp_path) == pages | {sid(content["single"])}
+
+    fake.unshare_database(content["db"])
+    for n in (1, 2):
+        capsys.readouterr()
+        assert sync(tmp_path, fake, content) == 1
+        err = capsys.readouterr().err
+        assert content["db"] in err and "404" in err and f"{n} of 3" in err
+        assert indexed(tmp_path) == pages | {sid(content["single"])}
+
+    capsys.readouterr()
+    assert sync(tmp_path, fake, content) == 0
+    captured = capsys.readouterr()
+    assert "removed 3" in captured.out
+    assert content["db"] in captured.err and "3 syncs in a row" in captured.err
+    assert indexed(tmp_path) == {sid(content["single"])}
+
+    fake.share_database(content["db"])  # shared again: its pages come back
+    assert sync(tmp_path, fake, content) == 0
+    assert indexed(tmp_path) == pages | {sid(content["single"])}
+
+
+def test_a_database_found_again_starts_the_count_anew(
+    tmp_path: Path, fake: FakeNotion, content: dict[str, str]
+) -> None:
+    assert sync(tmp_path, fake, content) == 0
+    everything = indexed(tmp_path)
+    fake.unshare_database(content["db"])
+    assert sync(tmp_path, fake, content) == 1
+    assert sync(tmp_path, fake, content) == 1
+    fake.share_database(content["db"])
+    assert sync(tmp_path, fake, content) == 0
+    fake.unshare_database(content["db"])
+    assert sync(tmp_path, fake, content) == 1
+    assert sync(tmp_path, fake, content) == 1
+    assert indexed(tmp_path) == everything
+    # the number of syncs is a setting
+    assert sync(tmp_path, fake, content, RUNBOOK_NOTION_RETIRE_AFTER_SYNCS="1") == 0
+    assert indexed(tmp_path) == {sid(content["single"])}
