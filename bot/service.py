@@ -13,7 +13,8 @@ This is where the permission rules meet the answerer:
   and delivered privately to the asker, never into the thread;
 - answers are cached per (question, scope, index generation, answer mode) and a
   cached answer citing a retired revision is never served;
-- every question leaves one redacted line in the query log.
+- every question leaves one redacted line in the query log, with the access groups of
+  each runbook its answer cited (so a report shows it only to people who may read them).
 """
 
 from __future__ import annotations
@@ -245,6 +246,7 @@ class AnswerService:
                 state=answer.state,
                 reason=answer.reason,
                 cited=[c.source_id for c in answer.citations],
+                cited_access={c.source_id: c.access for c in answer.citations},
                 latencies_ms=latencies,
                 cache_hit=hit,
                 service=service,

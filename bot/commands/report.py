@@ -5,6 +5,12 @@ and retired-but-still-linked documents of the live index, ranked by how often an
 cited them in the last ``--days`` (from the query log).
 ``report gaps`` lists the questions that got no answer or a "not helpful", by service.
 
+The operator's terminal gets every row. ``--post CHANNEL`` posts only what that channel's
+whole audience may read: ``report stale`` the runbooks of the default group, ``report
+gaps`` the rows whose answers cited only runbooks the channel may read, and whose service
+is one of a runbook it may read (:class:`bot.slack.audiences.Audiences`: a channel shared
+outside the company, or one Slack says nothing about, reads only shareable runbooks).
+
 The query log is the one the bot writes (``Runtime.query_log``): the JSONL file at
 ``RUNBOOK_QUERY_LOG_PATH`` when set, otherwise the Redis stream. When
 it cannot be read, ``report stale`` still reports (without citation counts, and says so on
@@ -14,6 +20,7 @@ stderr); ``report gaps`` has nothing to report from and fails.
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any, Protocol
@@ -32,12 +39,15 @@ from bot.commands.output import (
 )
 
 if TYPE_CHECKING:
+    from bot.reports import GapReader
     from bot.settings import Settings
     from core.models import Chunk
+    from retrieval.permissions import PermissionResolver, UsergroupDirectory
     from state.querylog import QueryLogReader
 
 HELP = "runbook health reports: stale documents, unanswered questions"
 FORMATS = ("table", "json", "slack")
+_CHANNEL_ID = re.compile(r"^[CGD][A-Z0-9]{2,}$")
 DEFAULT_DAYS = 30
 
 
@@ -61,6 +71,8 @@ class Runtime(Protocol):
 
     @property
     def query_log(self) -> QueryLogReader: ...
+
+    def resolver(self, directory: UsergroupDirectory | None = None) -> PermissionResolver: ...
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -88,6 +100,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=positive_int,
         default=DEFAULT_DAYS,
         help=f"look back this many days (default {DEFAULT_DAYS})",
+    )
+    g.add_argument(
+        "--post",
+        metavar="CHANNEL",
+        help="also post the report to this Slack channel (only the rows it may read)",
     )
 
 
@@ -189,13 +206,39 @@ def run_stale(args: argparse.Namespace, rt: Runtime) -> int:
     return EXIT_OK
 
 
+def _channel_reader(rt: Runtime, channel: str) -> GapReader | None:
+    """Who reads a report posted to ``channel`` (an id, or a public channel's name): the
+    channel's audience; None when the channel cannot be found."""
+    from bot.reports import GapReader
+    from bot.slack.audiences import Audiences
+    from bot.slack.channels import Channels
+    from bot.slack.client import make_client
+
+    settings = rt.settings
+    channels = Channels(make_client(settings))
+    name = channel.strip()
+    channel_id = name if _CHANNEL_ID.match(name) else channels.id_for_name(name)
+    if channel_id is None:
+        return None
+    resolver = rt.resolver()
+    audiences = Audiences(lambda: resolver, channels, settings.external_access_group)
+    scope = audiences.audience(channel_id)
+    if scope is None:  # a direct message: whoever it is with reads what everyone reads
+        scope = resolver.audience_for_channel(None)
+    return GapReader.of(scope.groups, rt.searcher.snapshot().chunks)
+
+
 def run_gaps(args: argparse.Namespace, rt: Runtime) -> int:
     """``report gaps``: the questions that got no answer or a "not helpful", by service."""
     from bot.reports import format_gaps_json, format_gaps_table, gaps_report
+    from bot.slack.client import bot_token
     from bot.slack.report_view import format_gaps_slack
     from state.errors import QueryLogError
 
     settings = rt.settings
+    if args.post and bot_token(settings) is None:
+        error("--post needs a Slack bot token: set SLACK_BOT_TOKEN")
+        return EXIT_USAGE
     try:
         log = _query_log(rt)
         records = log.recent(args.days)
@@ -212,4 +255,17 @@ def run_gaps(args: argparse.Namespace, rt: Runtime) -> int:
         print_json(format_gaps_slack(groups, window_days=args.days))
     else:
         out(format_gaps_table(groups))
+
+    if args.post:
+        # A channel is not the operator: only the rows its whole audience may read.
+        reader = _channel_reader(rt, args.post)
+        if reader is None:
+            error(one_line(f"cannot find the channel {args.post}: give its id (C…)"))
+            return EXIT_FAILED
+        shown = gaps_report(records, feedback, reader=reader)
+        omitted = sum(g.count for g in groups) - sum(g.count for g in shown)
+        if omitted:
+            what = "question" if omitted == 1 else "questions"
+            note(f"{omitted} {what} the channel may not read left out of the posted report")
+        return _post(settings, args.post, format_gaps_slack(shown, window_days=args.days))
     return EXIT_OK

@@ -3,7 +3,8 @@
 It shows the viewer what they can act on: the runbooks they own (an owner names a Slack
 user group they are in, or them) that are stale or retired but still linked, ownerless
 runbooks of the same services, the questions about those services that nothing
-answered (the gaps report), and how to ask. Only runbooks the viewer may read appear.
+answered (the gaps report), and how to ask. Only runbooks the viewer may read appear,
+and only the questions whose answers cited nothing the viewer may not read.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from slack_bolt import App
 
 from bot.reports import (
     DocInfo,
+    GapReader,
     citation_counts,
     documents_from_chunks,
     gaps_report,
@@ -96,11 +98,8 @@ class AppHome:
     def gather(self, user_id: str) -> HomeData:
         ctx = self.ctx
         scope = ctx.audiences.asker(user_id)
-        docs = [
-            d
-            for d in documents_from_chunks(self.sources.chunks())
-            if scope.groups.intersection(d.access)
-        ]
+        chunks = self.sources.chunks()
+        docs = [d for d in documents_from_chunks(chunks) if scope.groups.intersection(d.access)]
         owners_known = True
         try:
             groups = self.sources.directory.groups_of(user_id)
@@ -120,7 +119,10 @@ class AppHome:
             log.warning("cannot read the query log for the App Home: %s", exc)
             gaps_known = False
         rows = self._rows(docs, owned, services, records if gaps_known else None)
-        gaps = tuple(g for g in gaps_report(records, feedback) if g.service in services)
+        reader = GapReader.of(scope.groups, chunks)
+        gaps = tuple(
+            g for g in gaps_report(records, feedback, reader=reader) if g.service in services
+        )
         return HomeData(
             owned=len(owned),
             services=services,

@@ -123,6 +123,9 @@ class AnswerButtons:
                     question=stored.question if stored else "",
                     service=stored.service if stored else None,
                     cited=stored.cited if stored else (),
+                    cited_access=(
+                        {c.source_id: c.access for c in stored.answer.citations} if stored else None
+                    ),
                 )
             )
             ctx.metrics.feedback(value)

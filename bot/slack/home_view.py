@@ -51,7 +51,9 @@ class HomeData:
     owned: int  # runbooks the viewer owns (through a user group they are in, or by name)
     services: tuple[str, ...]  # the services of those runbooks
     rows: tuple[ReportRow, ...]  # of those, stale or retired-but-linked; ownerless ones
-    gaps: tuple[GapGroup, ...]  # unanswered questions about those services
+    # unanswered questions about those services, only those whose answers cited nothing
+    # the viewer may not read
+    gaps: tuple[GapGroup, ...]
     gaps_days: int
     gaps_known: bool = True  # False: the query log could not be read
     owners_known: bool = True  # False: Slack could not say which user groups they are in
@@ -113,7 +115,9 @@ def render_home(data: HomeData) -> list[dict[str, Any]]:
     elif not data.services:
         blocks.append(section("Once you own runbooks, questions about their services show here."))
     elif not data.gaps:
-        blocks.append(section("None: every question about your services found a runbook."))
+        blocks.append(
+            section("None: every question about your services that you may see found a runbook.")
+        )
     else:
         for group in data.gaps[:MAX_SERVICES]:
             blocks.append(section(_gap_lines(group)))

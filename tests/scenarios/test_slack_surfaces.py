@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from bot.runtime import Runtime
+from bot.slack.actions import FEEDBACK_NOT_HELPFUL
 from retrieval.embeddings import FastEmbedder
 from state.querylog import build_record
 from tests.bot.alert_fixtures import alert_message
@@ -234,6 +235,48 @@ def test_the_app_home_shows_the_viewers_runbooks_gaps_and_how_to_ask(
     shown = "\n".join(text_of_block(b) for b in view["blocks"])
     assert "You own no runbooks" in shown
     assert "synonym" not in shown
+
+
+def test_the_app_home_hides_an_unhelpful_answer_from_a_runbook_the_viewer_may_not_read(
+    slack: SlackHarness, fake: FakeSlackAPI, runtime: Runtime
+) -> None:
+    fake.set_usergroups(
+        {
+            "search-team": ("S0SEARCH01", ["U0ALICE01"]),
+            # both own the platform runbooks; only U0SRE0001 is in sre (access.yml)
+            "platform-oncall": ("S0PLATFORM", ["U0SRE0001", "U0PLAT001"]),
+        }
+    )
+    question = "break-glass production db access"
+    slack.direct_message(question, user="U0SRE0001", channel="D0SRE00001")
+    (answer,) = wait_posts(slack, "D0SRE00001")
+    assert BREAK_GLASS in text_of(answer)
+    slack.action(
+        FEEDBACK_NOT_HELPFUL, request_id_of(answer), user="U0SRE0001", channel="D0SRE00001"
+    )
+    slack.settle()
+
+    # the query log keeps who may read what the answer cited
+    break_glass = "runbooks:sre/break-glass-access"
+    (record,) = [r for r in runtime.query_log.recent(1) if r.question == question]
+    assert record.cited_access.get(break_glass) == ("sre",)
+    (feedback,) = runtime.query_log.recent_feedback(1)
+    assert feedback.value == "not_helpful"
+    assert feedback.cited_access.get(break_glass) == ("sre",)
+
+    def home_of(user: str) -> str:
+        fake.clear()
+        slack.home_opened(user)
+        (published,) = fake.wait_for("views.publish", timeout=10)
+        view = published_view(published)
+        return "\n".join(text_of_block(b) for b in view["blocks"])
+
+    sre = home_of("U0SRE0001")
+    assert "platform" in sre and question in sre  # in sre: their gap
+    outside = home_of("U0PLAT001")
+    assert "Your services: platform" in outside  # owns platform runbooks too
+    assert question not in outside  # but may not read the runbook the answer came from
+    assert "None: every question about your services that you may see" in outside
 
 
 def published_view(call: RecordedCall) -> dict[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -14,9 +14,10 @@ import redis
 import yaml
 
 from bot.cli import main
-from bot.commands.report import run_stale
+from bot.commands.report import run_gaps, run_stale
 from bot.settings import Settings, load_settings
 from core.models import Chunk, DocumentMetadata
+from retrieval.permissions import AccessMap, GroupRule, PermissionResolver, UsergroupDirectory
 from state.querylog import FileQueryLog, RedisQueryLog, build_feedback, build_record
 from tests.bot.block_checks import assert_valid_blocks
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer, free_port
@@ -302,6 +303,12 @@ class FakeRuntime:
     settings: Settings
     searcher: FakeSearcher
     query_log: FileQueryLog
+    access_map: AccessMap = field(default_factory=AccessMap)
+
+    def resolver(self, directory: UsergroupDirectory | None = None) -> PermissionResolver:
+        return PermissionResolver(
+            self.access_map, directory, None, self.settings.default_access_group
+        )
 
 
 def _chunk(path: str, **meta: Any) -> Chunk:
@@ -342,3 +349,117 @@ def test_posted_report_leaves_out_restricted_documents(
     posted = json.dumps({"text": call.params["text"], "blocks": call.blocks})
     assert "public/old.md" in posted
     assert "secret-procedure" not in posted and "@sre" not in posted  # the channel
+
+
+SRE_CHANNEL = "C0SREPRIV1"
+SHARED_CHANNEL = "C0EXTPAY01"
+SECRET_QUESTION = "break-glass db credential expired"
+PUBLIC_QUESTION = "why are web pages slow"
+
+
+def _gaps_runtime(tmp_path: Path, api_url: str) -> FakeRuntime:
+    """Two gaps: an abstention about the web, and a "not helpful" on an answer that cited
+    a runbook only sre may read."""
+    chunks = [
+        _chunk("web/slow-pages.md", owner="@web", service="web"),
+        _chunk("platform/disk-full.md", owner="@platform", service="platform"),
+        _chunk("sre/break-glass.md", owner="@sre", service="platform", access=("sre",)),
+    ]
+    log = FileQueryLog(tmp_path / "q.jsonl")
+    log.record(
+        build_record(
+            request_id="r-web",
+            user_hash="u",
+            channel=None,
+            scope_id="s",
+            question=PUBLIC_QUESTION,
+            state="abstain",
+            reason="no-match",
+            service="web",
+        )
+    )
+    cited = {"sre/break-glass": ("sre",)}
+    log.record(
+        build_record(
+            request_id="r-sre",
+            user_hash="u",
+            channel=None,
+            scope_id="s",
+            question=SECRET_QUESTION,
+            state="answer",
+            service="platform",
+            cited=list(cited),
+            cited_access=cited,
+        )
+    )
+    log.record_feedback(
+        build_feedback(
+            request_id="r-sre",
+            user_hash="u",
+            value="not_helpful",
+            question=SECRET_QUESTION,
+            service="platform",
+            cited=list(cited),
+            cited_access=cited,
+        )
+    )
+    settings = load_settings(data_dir=tmp_path, slack_bot_token="xoxb-test", slack_api_url=api_url)
+    access = AccessMap(groups={"sre": GroupRule(channels=(SRE_CHANNEL,)), "everyone": GroupRule()})
+    return FakeRuntime(settings, FakeSearcher(chunks), log, access)
+
+
+def _post_gaps(
+    capsys: pytest.CaptureFixture[str], fake: FakeSlackAPI, rt: FakeRuntime, channel: str
+) -> tuple[str, str, str]:
+    """(what was posted, the terminal's stdout, stderr)"""
+    fake.clear()
+    args = argparse.Namespace(format="table", days=30, post=channel)
+    assert run_gaps(args, rt) == 0
+    (call,) = fake.wait_for("chat.postMessage")
+    assert call.params["channel"] == channel
+    message = {"text": call.params["text"], "blocks": call.blocks}
+    assert_valid_blocks(message)
+    out, err = capsys.readouterr()
+    return json.dumps(message), out, err
+
+
+def test_posted_gaps_leave_out_questions_the_channel_may_not_read(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with FakeSlackAPI() as fake:
+        fake.set_conversation(SHARED_CHANNEL, is_ext_shared=True)
+        rt = _gaps_runtime(tmp_path, fake.base_url)
+
+        posted, out, err = _post_gaps(capsys, fake, rt, "C0PUBLIC1")
+        assert PUBLIC_QUESTION in out and SECRET_QUESTION in out  # the operator sees all
+        assert PUBLIC_QUESTION in posted
+        assert SECRET_QUESTION not in posted  # a public channel: not everyone is in sre
+        assert "1 question the channel may not read left out" in err
+
+        posted, _, _ = _post_gaps(capsys, fake, rt, SRE_CHANNEL)  # everyone there is in sre
+        assert PUBLIC_QUESTION in posted and SECRET_QUESTION in posted
+
+        # shared outside the company: only shareable runbooks, and none is
+        posted, _, _ = _post_gaps(capsys, fake, rt, SHARED_CHANNEL)
+        assert PUBLIC_QUESTION not in posted and SECRET_QUESTION not in posted
+
+
+def test_posted_gaps_need_a_channel_that_can_be_found(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    with FakeSlackAPI() as fake:
+        rt = _gaps_runtime(tmp_path, fake.base_url)
+        args = argparse.Namespace(format="table", days=30, post="#nowhere")
+        assert run_gaps(args, rt) == 1
+        assert not fake.calls_to("chat.postMessage")
+    assert "cannot find the channel #nowhere" in capsys.readouterr().err
+
+
+def test_posted_gaps_need_a_token(
+    sample_data_dir: Path, capsys: pytest.CaptureFixture[str], dead_redis: None
+) -> None:
+    code, out, err = run(
+        capsys, "--data-dir", str(sample_data_dir), "report", "gaps", "--post", "C123"
+    )
+    assert (code, out) == (2, "")
+    assert "SLACK_BOT_TOKEN" in err
