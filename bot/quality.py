@@ -11,7 +11,7 @@ the sample runbooks (``scripts/quality.py``).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
@@ -123,24 +123,28 @@ def evaluate(
     return outcomes
 
 
-def samples(rt: Runtime, questions: Sequence[Question]) -> list[Sample]:
-    """The lead document's evidence for every labelled question."""
+def samples(
+    rt: Runtime, questions: Sequence[Question], off: frozenset[str] = frozenset()
+) -> list[Sample]:
+    """The evidence the answer is decided on, for every labelled question: its lead
+    document's, with the checks its quotes pass (signals ``off`` switched off)."""
     always = replace(rt.answer_config.model, answer_at=0.0, suggest_at=0.0)
-    unconditional = with_model(rt, always)
+    unconditional = with_model(rt, always, off)
+    extractive = with_model(rt, rt.answer_config.model, off)
     out = []
     for q in questions:
         if q.answerable is None:
             continue
-        r = rt.extractive.retrieve(q.q)
-        lead = rt.extractive.lead(r)
-        if lead is None or lead.evidence is None:
+        r = extractive.retrieve(q.q)
+        evidence = extractive.judge(r)
+        if evidence is None:
             continue
         top3 = {c.doc.path for c in r.runbooks[:3]}
         # what the answer would be at any confidence: declined anyway?
         vetoed = unconditional.answer_from(r, None).state != "answer"
         out.append(
             Sample(
-                evidence=lead.evidence,
+                evidence=evidence,
                 answerable=bool(q.answerable),
                 trap=bool(q.trap),
                 expected_in_top3=bool(q.expect and top3 & set(q.expect)),
@@ -170,10 +174,13 @@ def prepare(
     return Prepared(qset, rt, questions, samples(rt, questions))
 
 
-def with_model(rt: Runtime, model: ConfidenceModel) -> ExtractiveAnswerer:
-    """The runtime's extractive answerer with another confidence model."""
+def with_model(
+    rt: Runtime, model: ConfidenceModel, off: frozenset[str] = frozenset()
+) -> ExtractiveAnswerer:
+    """The runtime's extractive answerer with another confidence model (and the signals
+    ``off`` switched off)."""
     base = rt.extractive
-    config: AnswerConfig = replace(rt.answer_config, model=model)
+    config: AnswerConfig = replace(rt.answer_config, model=model, off=off)
     return base.with_config(config)
 
 
@@ -184,13 +191,22 @@ class HeldOut:
     metrics: Metrics
 
 
-def leave_one_out(prepared: Sequence[Prepared]) -> list[HeldOut]:
-    """For each set: fit on all the others, score it."""
+def leave_one_out(
+    prepared: Sequence[Prepared],
+    off: frozenset[str] = frozenset(),
+    fitted: Mapping[str, Sequence[Sample]] | None = None,
+) -> list[HeldOut]:
+    """For each set: fit on all the others, score it. ``off``: signals switched off, with
+    ``fitted`` the samples gathered so (by set name); else each set's own."""
     out = []
     for held in prepared:
-        training = {p.qset.name: p.samples for p in prepared if p is not held}
+        training = {
+            p.qset.name: (fitted[p.qset.name] if fitted is not None else p.samples)
+            for p in prepared
+            if p is not held
+        }
         model = fit(training)
-        answerer = with_model(held.runtime, model)
+        answerer = with_model(held.runtime, model, off)
         outcomes = evaluate(held.runtime, held.questions, [held.qset.root], answerer=answerer)
         out.append(HeldOut(held.qset.name, model, compute(outcomes)))
     return out
@@ -222,4 +238,73 @@ def table(rows: Sequence[HeldOut]) -> list[str]:
             f"| {m.lead_hit:.3f} | {m.abstain_f1:.3f} | {m.traps_answered}/{m.traps_total} "
             f"| {m.answerable_declined}/{m.n_answerable} | {verbatim} |"
         )
+    return lines
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """One signal switched off: each held-out set's scores without it, beside with it."""
+
+    signal: str
+    without: Mapping[str, Metrics]
+
+    def change(self, name: str, base: Metrics) -> tuple[float, float, float]:
+        """(abstention F1, section_hit, lead_hit) without the signal, less with it."""
+        m = self.without[name]
+        return (
+            m.abstain_f1 - base.abstain_f1,
+            m.section_hit - base.section_hit,
+            m.lead_hit - base.lead_hit,
+        )
+
+    def questions(self, name: str, base: Metrics) -> int:
+        """Questions the signal wins on that set (lost without it): answered or declined
+        rightly, the right section quoted, the right section leading; negative when the
+        set does better without it."""
+        m = self.without[name]
+
+        def right(x: Metrics) -> float:
+            wrong = x.answerable_declined + (1 - x.abstain_recall) * x.n_abstention
+            return -wrong + x.section_hit * x.n_sections + x.lead_hit * x.n_sections
+
+        return round(right(base) - right(m))
+
+
+def ablate(
+    prepared: Sequence[Prepared], signals: Sequence[str], log: Callable[[str], None]
+) -> list[Ablation]:
+    """Leave-one-corpus-out with each of ``signals`` switched off in turn, the confidence
+    model refitted without it; ``a+b`` switches a group off at once (signals that stand
+    in for each other show their worth only together)."""
+    out = []
+    for name in signals:
+        off = frozenset(name.split("+"))  # "dense+dense_z": switched off together
+        fitted = {p.qset.name: samples(p.runtime, p.questions, off) for p in prepared}
+        held = leave_one_out(prepared, off, fitted)
+        out.append(Ablation(name, {h.name: h.metrics for h in held}))
+        log(f"ablated {name}")
+    return out
+
+
+def ablation_table(base: Sequence[HeldOut], ablations: Sequence[Ablation]) -> list[str]:
+    """Per signal and set: the change in abstention F1 / section_hit / lead_hit when it is
+    switched off, the questions it wins there, and whether it earns its place (wins
+    questions on at least two sets and loses no set more than one)."""
+    names = [b.name for b in base]
+    by_name = {b.name: b.metrics for b in base}
+    head = "| signal | " + " | ".join(names) + " | sets won | sets lost | keep |"
+    lines = [head, "|" + " --- |" * (len(names) + 4)]
+    for a in ablations:
+        cells = []
+        won = lost = 0
+        worst = 0
+        for n in names:
+            f1, sh, lh = a.change(n, by_name[n])
+            q = a.questions(n, by_name[n])
+            won += q > 0
+            lost += q < 0
+            worst = min(worst, q)
+            cells.append(f"{f1:+.2f} / {sh:+.2f} / {lh:+.2f} ({q:+d})")
+        keep = "yes" if won >= 2 and worst >= -1 else "no"
+        lines.append(f"| {a.signal} | " + " | ".join(cells) + f" | {won} | {lost} | {keep} |")
     return lines

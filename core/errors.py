@@ -9,6 +9,7 @@ layers. The tree::
     │   ├── MalformedDocumentError       a source file could not be parsed (path, line)
     │   ├── SourceConfigError            the sources file or a source's settings are wrong
     │   └── SourceUnavailableError       a source (its API) could not be read; nothing changed
+    │       └── EmptySourceError         a source read no documents where the index holds some
     ├── RetrievalError                   retrieval/errors.py
     │   ├── EmbeddingError               the embedding model could not be loaded or run
     │   ├── EmbeddingMismatchError       the index was built with another model
@@ -16,7 +17,8 @@ layers. The tree::
     │   │   └── IndexLockedError         the embedded index is held by another process
     │   ├── GlossaryError                retrieval/query.py: the glossary file is invalid
     │   ├── AccessMapError               retrieval/permissions.py: the access map is invalid
-    │   └── DirectoryError               retrieval/permissions.py: Slack user groups unreadable
+    │   ├── DirectoryError               retrieval/permissions.py: Slack user groups unreadable
+    │   └── UnknownSignalError           a signal switched off that retrieval/signals.py lacks
     ├── StateError                       state/errors.py (writes never raise: fail-soft)
     │   └── QueryLogError                the query log could not be read for a report
     └── WebError                         bot/web/errors.py

@@ -250,6 +250,9 @@ class Answer(Frozen):
     search_link: str | None = None
     generation: int = 0
     confidence: float = 0.0
+    # within the fitted "sure" band; False: a best guess, to check against the runbook
+    # before acting on it (labelled so, and never offered for posting to the channel)
+    sure: bool = True
     mode: str = "extractive"
     closest_owner: str | None = None
     closest_service: str | None = None

@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from retrieval.confidence import ConfidenceModel
+from retrieval.errors import UnknownSignalError
 from retrieval.part_ranking import SectionWeights
+from retrieval.signals import NAMES, SIGNALS
 
 # Fitted by `make quality` (scripts/quality.py) on every corpus in ../shared/corpora
 # plus the repository's own question sets (tests/fixtures/corpora, the sample
-# runbooks); the leave-one-corpus-out numbers it prints are in the README.
+# runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.4478, 0.1106, 0.3747, -0.4644, -0.3277, 0.0556),
-    means=(0.5473, 3.4806, 0.5965, 0.199, 0.1295, 0.1415),
-    scales=(0.1528, 1.8145, 0.2776, 0.3993, 0.3357, 0.3485),
-    bias=0.2393,
-    answer_at=0.29,
-    suggest_at=0.23,
+    weights=(0.438, 0.3983, -0.5081, -0.3765, -0.6097, -0.571, -0.2914),
+    means=(0.5464, 0.5969, 0.199, 0.1295, 0.0576, 0.0839, 0.0192),
+    scales=(0.1528, 0.2772, 0.3993, 0.3357, 0.2329, 0.2773, 0.1372),
+    bias=0.4312,
+    answer_at=0.44,
+    suggest_at=0.32,
+    sure_at=0.54,
 )
 DEFAULT_STALE_AFTER_DAYS = 180
 
@@ -31,3 +34,18 @@ class AnswerConfig:
     max_suggestions: int = 3
     candidates_considered: int = 5
     sections: SectionWeights = field(default_factory=SectionWeights)
+    off: frozenset[str] = frozenset()  # signals switched off (retrieval.signals), to ablate
+
+    def __post_init__(self) -> None:
+        unknown = self.off - NAMES
+        if unknown:
+            raise UnknownSignalError(f"no such signal: {', '.join(sorted(unknown))}")
+
+    def on(self, name: str) -> bool:
+        """Is the signal ``name`` in use?"""
+        return name not in self.off
+
+    def section_weights(self) -> SectionWeights:
+        """The section weights, those of the signals switched off at zero."""
+        zero = {s.weight: 0.0 for s in SIGNALS if s.weight and s.name in self.off}
+        return replace(self.sections, **zero) if zero else self.sections

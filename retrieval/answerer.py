@@ -9,7 +9,7 @@ the lower tiers from :mod:`retrieval.not_answered`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import replace
 from datetime import date
 from pathlib import PurePosixPath
@@ -30,17 +30,15 @@ from core.models import (
 from core.redact import redact
 from retrieval.answer_config import AnswerConfig
 from retrieval.asked_detail import asked_detail
-from retrieval.asked_operation import does_task
-from retrieval.asks import asks, refers_back
+from retrieval.asked_operation import check_task
 from retrieval.citations import search_link
-from retrieval.confidence import everyday_terms, gather_evidence, without_labels
+from retrieval.confidence import Evidence, everyday_terms, gather_evidence, without_labels
 from retrieval.doc_warnings import document_warnings, superseded_note
 from retrieval.embeddings import Vectors
-from retrieval.evidence import coverage, query_terms, unknown_entities
+from retrieval.evidence import query_terms, unknown_entities
 from retrieval.intent import asks_about_past
 from retrieval.lexicon import (
     inflected_words,
-    said_plainly,
     spelled_words,
     with_long_forms,
     written_in,
@@ -60,12 +58,7 @@ from retrieval.unwritten import unwritten_action, unwritten_runbook
 
 RUNBOOK_TYPES = ("runbook", "adr", "doc")
 INCIDENT_TYPES = ("incident",)
-LEAD_WINDOW = 3  # ranked documents considered for the answer's lead
-# an ask of a compound question that a second runbook answers: it names this many terms
-# of the index, and that runbook holds this share of them (IDF-weighted)
-OTHER_ASK_MIN_TERMS = 3
-OTHER_ASK_COVERAGE = 0.8
-LEAD_MARGIN = 0.3  # confidence by which a lower-ranked document must beat the first
+LEAD_MARGIN = 0.3  # confidence by which a runbook the asker cannot read must beat theirs
 
 
 class Answerer(Protocol):
@@ -90,8 +83,8 @@ class ExtractiveAnswerer:
         self._clock = clock
         self._rewrite = rewrite
         self._dense_query = dense_query
-        self._parts = RunbookParts(self._config.sections)
-        self._quoter = Quoter(self._parts, self._config.sections)
+        self._parts = RunbookParts(self._config.section_weights())
+        self._quoter = Quoter(self._parts, self._config.section_weights())
         self._not_answered = NotAnswered(self._config, self._parts, self._quoter)
 
     @property
@@ -147,15 +140,13 @@ class ExtractiveAnswerer:
         doc_terms = doc_terms | ((own_names | file_words) & frozenset(r.terms))
         evidence = gather_evidence(
             dense=dense,
-            dense_scores=r.dense_scores or (dense,),
             terms=r.terms,
             doc_terms=doc_terms,
             stats=snap.term_stats,
             everyday=r.everyday,
             unknown=r.unknown,
-            named=named,
             names=snap.document_names | file_words,
-        )
+        ).without(self._config.off)
         confidence = self._config.model.probability(evidence)
         return Candidate(d, dense, evidence.coverage, confidence, named, evidence)
 
@@ -165,18 +156,30 @@ class ExtractiveAnswerer:
 
     def _read(self, query: str, snap: Snapshot) -> Reading:
         doc_freq = snap.term_stats.doc_freq
-        # an alert name no runbook writes that a runbook's title spells in words
-        query, titled = as_titled(
-            query,
-            lambda name: doc_freq.get(name, 0) > 0 or name in snap.document_names,
-            lambda: snap.titles,
-        )
-        # a runbook's name typed in other case, as written: "kubepodcrashlooping"
-        query = as_written(query, doc_freq, lambda: snap.written_names, snap.document_names)
-        # typos read as the word they stand for: "conection" -> "connection"
-        reading = corrected(
-            query, doc_freq, self._vocabulary, lambda: snap.words, self._spelled, self._inflected
-        )
+        on = self._config.on
+        titled: tuple[tuple[str, str], ...] = ()
+        if on("titled-names"):
+            # an alert name no runbook writes that a runbook's title spells in words
+            query, titled = as_titled(
+                query,
+                lambda name: doc_freq.get(name, 0) > 0 or name in snap.document_names,
+                lambda: snap.titles,
+            )
+        if on("written-names"):
+            # a runbook's name typed in other case, as written: "kubepodcrashlooping"
+            query = as_written(query, doc_freq, lambda: snap.written_names, snap.document_names)
+        if on("spelling"):
+            # typos read as the word they stand for: "conection" -> "connection"
+            reading = corrected(
+                query,
+                doc_freq,
+                self._vocabulary,
+                lambda: snap.words,
+                self._spelled,
+                self._inflected,
+            )
+        else:
+            reading = Reading(text=query)
         if not titled:
             return reading
         named = frozenset(normalize_name(title) for _name, title in titled)
@@ -195,7 +198,7 @@ class ExtractiveAnswerer:
         if vector is None:
             embed = self._dense_query or self._searcher.embedder.embed_query
             # "bounce" is "restart" to an on-call engineer, unless the runbooks say "bounce"
-            vector = embed(said_plainly(query, written_in(doc_freq)))
+            vector = embed(query)
         names = query_names(query, doc_freq, snap.term_stats.n_docs) | reading.named
         whole = normalize_name(query)
         if whole in snap.document_names:  # the question is a runbook's title, as written
@@ -205,7 +208,7 @@ class ExtractiveAnswerer:
         pinned = flt.sources if flt is not None else None
         base = (flt or SearchFilter()).model_copy(update={"sources": None})
 
-        def search(types: tuple[str, ...]) -> tuple[list[DocumentHits], list[float]]:
+        def search(types: tuple[str, ...]) -> list[DocumentHits]:
             f = base.model_copy(
                 update={
                     "doc_types": types
@@ -214,11 +217,10 @@ class ExtractiveAnswerer:
                 }
             )
             hits = self._searcher.search_chunks(query, f, vector, generation)
-            dense = sorted((h.dense_score for h in hits if h.dense_score is not None), reverse=True)
-            return self._searcher.group(query, hits, reading.named), dense
+            return self._searcher.group(query, hits, reading.named)
 
-        runbooks, dense_scores = search(RUNBOOK_TYPES)
-        incidents, _ = search(INCIDENT_TYPES)
+        runbooks = search(RUNBOOK_TYPES)
+        incidents = search(INCIDENT_TYPES)
         r = Retrieval(
             question=question,
             generation=generation,
@@ -226,19 +228,20 @@ class ExtractiveAnswerer:
             snapshot=snap,
             runbooks=(),
             incidents=(),
-            terms=tuple(query_terms(with_long_forms(query, written_in(doc_freq)))),
+            terms=tuple(query_terms(self._long_forms(query, doc_freq))),
             # shorthand the runbooks write in full ("crashlooping": CrashLoopBackOff)
             # names nothing unknown
             unknown=tuple(
                 unknown_entities(
-                    with_long_forms(without_labels(query), written_in(doc_freq)),
+                    self._long_forms(without_labels(query), doc_freq),
                     doc_freq,
                     self._vocabulary,
                     snap.document_names,
                 )
             ),
-            dense_scores=tuple(dense_scores),
-            everyday=everyday_terms(query, doc_freq, self._vocabulary),
+            everyday=everyday_terms(query, doc_freq, self._vocabulary)
+            if self._config.on("everyday-words")
+            else frozenset(),
             names=names,
             anchor=flt.anchor if flt is not None else None,
             read_as=reading.read_as,
@@ -254,6 +257,12 @@ class ExtractiveAnswerer:
             runbooks=self._candidates(runbooks, r, names),
             incidents=self._candidates(incidents, r, names),
         )
+
+    def _long_forms(self, text: str, doc_freq: Mapping[str, int]) -> str:
+        """``text`` with the runbooks' long forms of its shorthand, unless switched off."""
+        if not self._config.on("long-forms"):
+            return text
+        return with_long_forms(text, written_in(doc_freq))
 
     @staticmethod
     def _pinned(
@@ -328,17 +337,13 @@ class ExtractiveAnswerer:
         answers = [c for c in r.runbooks if not r.snapshot.is_link_page(c.doc.source_id)] or list(
             r.runbooks
         )
-        # The best-ranked one, unless one of the next few is far stronger evidence.
-        # (Always choosing the most confident of the first few picked the right runbook
-        # more often but answered more near misses: held-out abstention F1 fell by 0.05.)
+        # The best-ranked one. (Letting a far more confident one of the next two lead
+        # won no question on any set: make ablate.)
         lead = answers[0] if answers else None
         named = next((c for c in answers if c.named), None)
         if lead is not None and not lead.named and named is not None:
             # the runbook the question names outright, not one that links to it by name
             return named
-        for c in answers[1:LEAD_WINDOW]:
-            if lead is not None and c.confidence >= lead.confidence + LEAD_MARGIN:
-                lead = c
         return lead
 
     def answer_from(self, r: Retrieval, flt: SearchFilter | None) -> Answer:
@@ -395,25 +400,14 @@ class ExtractiveAnswerer:
             # the runbook asked about is only "TODO": say so, never quote another one
             return self._not_answered.unwritten(r, chosen, unwritten, warnings, link)
         citations = self._quoter.cite(chosen, r, today, follow=flt or SearchFilter())
-        citations += self._other_ask(chosen, citations, confident, r, today)
-        detail = asked_detail(r.question)
-        if (
-            not pinned
-            and detail is not None
-            and not any(detail.shown_in(c.path, c.quote) for c in citations)
-        ):
-            # "whats the cmd to …" answered with prose alone, "how many days …" with no
-            # number: the runbook covers the topic, not the detail asked for (a near
-            # miss); offer the closest runbooks instead
-            return self._declined(r, flt, [], warnings, link, today, detail.missing)
-        quotes = [c.quote for c in citations]
-        placed = [f"{c.title}\n{c.section}\n{c.quote}" for c in citations]
-        if not pinned and not does_task(r.question, quotes, placed):
-            # "how do i cancel the stuck run" answered from a runbook that never speaks of
-            # cancelling, "purge by surrogate key" from one that never names that way,
-            # "how do i restore the previous version" with "the buckets have versioning":
-            # on the topic, not the task; offer the closest runbooks instead
-            return self._declined(r, flt, [], warnings, link, today, "no-steps")
+        checked = self._checked(chosen, r, citations)
+        confidence = model.probability(checked) if chosen.evidence is not None else 0.0
+        if not pinned and chosen.evidence is not None and confidence < model.answer_at:
+            # the quotes leave the question's detail or task undone ("whats the cmd to …"
+            # answered with prose alone, "how do i cancel the stuck run" from a runbook
+            # that never speaks of cancelling): weighed with the rest of the evidence, it
+            # falls below the bar; offer the closest runbooks, saying what is missing
+            return self._declined(r, flt, [], warnings, link, today, _missing(r, checked))
         warnings = (
             document_warnings(
                 chosen.chunk.metadata,
@@ -453,47 +447,36 @@ class ExtractiveAnswerer:
             warnings=tuple(warnings),
             search_link=link,
             generation=r.generation,
-            confidence=round(chosen.confidence, 4),
+            confidence=round(confidence if chosen.evidence is not None else chosen.confidence, 4),
+            sure=pinned or chosen.evidence is None or confidence >= model.sure_at,
         )
 
-    def _other_ask(
-        self,
-        chosen: Candidate,
-        citations: Sequence[Citation],
-        confident: Sequence[Candidate],
-        r: Retrieval,
-        today: date,
-    ) -> tuple[Citation, ...]:
-        """Quotes from a second runbook for the ask of a compound question that the
-        chosen runbook's quotes leave out (:mod:`asks`): one of the closest runbooks,
-        confident on its own, that holds the words the quotes miss and nearly all of that
-        ask's; its best part for that ask alone. None when no runbook is."""
-        parts = asks(r.query or r.question)  # as read: its terms are r.terms
-        if len(parts) < 2:
-            return ()
-        stats = r.snapshot.term_stats
-        used = written_in(stats.doc_freq)
-        quoted = {t for c in citations for t in tokenize(f"{c.section}\n{c.quote}")}
-        best: tuple[float, Candidate, str, tuple[str, ...]] | None = None
-        for ask in parts:
-            wanted = set(query_terms(with_long_forms(ask, used)))
-            terms = tuple(t for t in r.terms if t in wanted and stats.doc_freq.get(t, 0))
-            missing = {t for t in terms if t not in quoted}
-            if not missing or len(terms) < OTHER_ASK_MIN_TERMS or refers_back(ask):
-                continue
-            for c in confident[:LEAD_WINDOW]:
-                if c.doc.source_id == chosen.doc.source_id or not c.active:
-                    continue
-                held = r.snapshot.doc_terms.get(c.doc.source_id, frozenset())
-                share = coverage(terms, held, stats)
-                answers = missing <= held and share >= OTHER_ASK_COVERAGE
-                if answers and (best is None or share > best[0]):
-                    best = (share, c, ask, terms)
-        if best is None:
-            return ()
-        _share, cand, ask, terms = best
-        quotes = self._quoter.cite(cand, replace(r, question=ask, query=ask, terms=terms), today)
-        return tuple(q for q in quotes if q.section == quotes[0].section) if quotes else ()
+    def _checked(self, chosen: Candidate, r: Retrieval, citations: Sequence[Citation]) -> Evidence:
+        """The chosen document's evidence with the answer's checks read from its quotes:
+        the detail asked for shown, the task asked for spoken of, steps given."""
+        base = chosen.evidence or Evidence(chosen.dense, chosen.coverage, 0.0, 0.0)
+        detail = asked_detail(r.question)
+        quotes = [c.quote for c in citations]
+        placed = [f"{c.title}\n{c.section}\n{c.quote}" for c in citations]
+        task = check_task(r.question, quotes, placed)
+        checked = replace(
+            base,
+            detail_missing=float(
+                detail is not None and not any(detail.shown_in(c.path, c.quote) for c in citations)
+            ),
+            task_missing=float(task.task_missing),
+            steps_missing=float(task.steps_missing),
+        )
+        return checked.without(self._config.off)
+
+    def judge(self, r: Retrieval) -> Evidence | None:
+        """The evidence the answer to ``r`` is decided on: its lead document's, with the
+        checks its quotes pass or fail (for fitting the confidence model)."""
+        lead = self.lead(r)
+        if lead is None or lead.evidence is None:
+            return None
+        citations = self._quoter.cite(lead, r, self._clock())
+        return self._checked(lead, r, citations)
 
     def _declined(
         self,
@@ -533,3 +516,14 @@ class ExtractiveAnswerer:
     def suggest(self, r: Retrieval) -> tuple[Suggestion, ...]:
         """The closest runbooks, each linked to its best-matching part."""
         return self._not_answered.suggest(r)
+
+
+def _missing(r: Retrieval, checked: Evidence) -> AbstainReason | None:
+    """Why an answer that fell below the bar on its checks is not given: the detail asked
+    for is not shown, or the task is not done; None when no check failed."""
+    if checked.detail_missing:
+        detail = asked_detail(r.question)
+        return detail.missing if detail is not None else None
+    if checked.task_missing or checked.steps_missing:
+        return "no-steps"
+    return None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 from retrieval.evidence import query_terms
@@ -249,14 +250,26 @@ def shows_method(terms: Iterable[str], texts: Iterable[str]) -> bool:
     return all(t in tokens for t in terms)
 
 
-def does_task(question: str, quotes: Sequence[str], placed: Sequence[str]) -> bool:
-    """Do the answer's quotes do the task the question asks for? ``placed``: each quote
-    with its runbook's title and section. They must speak of every operation asked for,
-    name the way asked for and, when the steps themselves are asked for, give steps. A
-    question that asks for no task is done by any quote."""
+@dataclass(frozen=True)
+class TaskCheck:
+    """What the answer's quotes leave undone of the task the question asks for."""
+
+    task_missing: bool  # an operation asked for is never spoken of, or the way asked for
+    steps_missing: bool  # the steps are asked for and no quote gives any
+
+
+def check_task(question: str, quotes: Sequence[str], placed: Sequence[str]) -> TaskCheck:
+    """``placed``: each quote with its runbook's title and section. They must speak of
+    every operation asked for, name the way asked for and, when the steps themselves are
+    asked for, give steps. A question that asks for no task leaves nothing undone."""
     operations = requested_operations(question)
-    if operations and not speaks_of_operations(operations, placed):
-        return False
-    if not shows_method(asked_method(question), placed):
-        return False
-    return not asks_how(question) or any(gives_steps(q) for q in quotes)
+    unspoken = bool(operations) and not speaks_of_operations(operations, placed)
+    task_missing = unspoken or not shows_method(asked_method(question), placed)
+    steps_missing = asks_how(question) and not any(gives_steps(q) for q in quotes)
+    return TaskCheck(task_missing, steps_missing)
+
+
+def does_task(question: str, quotes: Sequence[str], placed: Sequence[str]) -> bool:
+    """Do the answer's quotes do the task the question asks for (:func:`check_task`)?"""
+    check = check_task(question, quotes, placed)
+    return not (check.task_missing or check.steps_missing)

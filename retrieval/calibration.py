@@ -35,6 +35,10 @@ SMOOTHING = 0.03  # a bar is judged with its neighbours this close
 NONE_MAX_USEFUL = 0.2
 SUGGEST_WINDOW = 0.1
 SUGGEST_MIN_SAMPLES = 5  # a window with fewer says nothing
+# "sure" from the lowest bar (at or above the answer bar) above which, pooled over the
+# training sets, at least this share of the questions answered are answerable; the
+# answers between the two bars are shown as best guesses
+SURE_PRECISION = 0.95
 
 
 @dataclass(frozen=True)
@@ -161,4 +165,18 @@ def fit(sets: Mapping[str, Sequence[Sample]]) -> ConfidenceModel:
         if len(near) >= SUGGEST_MIN_SAMPLES and useful / len(near) >= NONE_MAX_USEFUL:
             suggest_at = t
             break
-    return ConfidenceModel(weights, means, scales, bias, answer_at, suggest_at)
+    sure_at = _sure_bar(model, everything, answer_at)
+    return ConfidenceModel(weights, means, scales, bias, answer_at, suggest_at, sure_at)
+
+
+def _sure_bar(model: ConfidenceModel, samples: Sequence[Sample], answer_at: float) -> float:
+    """The lowest bar from ``answer_at`` up above which the answered questions are
+    answerable at least ``SURE_PRECISION`` of the time (1.0 when none is)."""
+    scored = [(model.probability(s.evidence), s) for s in samples if not s.vetoed]
+    for t in (t for t in THRESHOLDS if t >= answer_at):
+        above = [s for p, s in scored if p >= t]
+        if len(above) >= SUGGEST_MIN_SAMPLES:
+            right = sum(1 for s in above if s.answerable)
+            if right / len(above) >= SURE_PRECISION:
+                return t
+    return 1.0

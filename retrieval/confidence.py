@@ -4,8 +4,6 @@ The evidence is measured relative to the index it runs on, never as raw scores
 from one corpus:
 
 - ``dense``: cosine of the lead document's best section with the question;
-- ``dense_z``: how far that cosine stands above the question's other top hits
-  (a standard score within this query's own result list);
 - ``coverage``: the IDF share of the question's content terms found in the lead
   document (its names included); IDF comes from this index, and everyday words that
   no runbook uses ("wake", "till", "morning", a runbook's word with an English prefix
@@ -18,7 +16,10 @@ from one corpus:
   compound of the runbooks' own words aside (``hosted-control-plane``);
 - ``unknown``: it names something neither the runbooks nor the language model
   know (``istio``, ``velero``);
-- ``named``: it names the lead document outright (its alert name).
+- ``detail_missing``, ``task_missing``, ``steps_missing``: the answer's checks, read
+  from the quotes once they are chosen (zero until then): the command or value asked for
+  is not quoted, the quotes never speak of the task asked for, or steps were asked for
+  and no quote gives any.
 
 A logistic model over these, standardized, gives a probability. Its weights and
 the tier thresholds are fitted across several corpora and checked
@@ -30,15 +31,15 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Container, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from retrieval.asked_operation import asked_operations
 from retrieval.evidence import TermStats, coverage
+from retrieval.signals import FEATURE_NAMES
 from retrieval.tokenize import tokenize
 
-FEATURES = ("dense", "dense_z", "coverage", "absent", "unknown", "named")
+FEATURES = FEATURE_NAMES  # in order: the model's weights follow it
 MIN_TERM_LEN = 3  # shorter tokens no runbook has are flags or typos, not names
-Z_WINDOW = 20  # hits after the first that make up the query's own score distribution
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _COMPOUND = re.compile(r"\b[A-Za-z]+(?:-[A-Za-z]+)+\b")
 # English prefixes that make a compound of a word ("mid-upgrade", "non-prod", "re-run")
@@ -53,14 +54,20 @@ _SUFFIXES = frozenset("wide level based specific related aware only side".split(
 @dataclass(frozen=True)
 class Evidence:
     dense: float
-    dense_z: float
     coverage: float
     absent: float
     unknown: float
-    named: float
+    detail_missing: float = 0.0
+    task_missing: float = 0.0
+    steps_missing: float = 0.0
 
     def vector(self) -> tuple[float, ...]:
         return tuple(float(getattr(self, f)) for f in FEATURES)
+
+    def without(self, off: Container[str]) -> Evidence:
+        """The evidence with the features switched ``off`` held at zero."""
+        held = {f: 0.0 for f in FEATURES if f in off}
+        return replace(self, **held) if held else self
 
 
 @dataclass(frozen=True)
@@ -73,6 +80,7 @@ class ConfidenceModel:
     bias: float
     answer_at: float  # p at or above: a confident answer with quotes
     suggest_at: float  # p at or above (below answer_at): "not sure", closest runbooks
+    sure_at: float = 0.0  # p at or above (from answer_at): sure; below it, a best guess
 
     def probability(self, evidence: Evidence) -> float:
         z = self.bias + sum(
@@ -154,26 +162,14 @@ def _runbook_words(term: str, stats: TermStats) -> bool:
     )
 
 
-def dense_z(scores: Sequence[float]) -> float:
-    """The first score's standard score among the next ``Z_WINDOW`` (0 if too few)."""
-    rest = list(scores[1 : Z_WINDOW + 1])
-    if len(rest) < 3:
-        return 0.0
-    mean = sum(rest) / len(rest)
-    sd = math.sqrt(sum((x - mean) ** 2 for x in rest) / len(rest))
-    return (scores[0] - mean) / (sd + 1e-6)
-
-
 def gather_evidence(
     *,
     dense: float,
-    dense_scores: Sequence[float],
     terms: Sequence[str],
     doc_terms: frozenset[str],
     stats: TermStats,
     everyday: frozenset[str],
     unknown: Sequence[str],
-    named: bool,
     names: Container[str] = frozenset(),
 ) -> Evidence:
     """The evidence for one document. ``names``: the index's document names (normalized
@@ -182,7 +178,6 @@ def gather_evidence(
     content = [t for t in terms if t not in everyday and not _instance_id(t, stats)]
     return Evidence(
         dense=dense,
-        dense_z=dense_z(dense_scores),
         coverage=coverage(content, doc_terms, stats),
         absent=float(
             any(
@@ -191,5 +186,4 @@ def gather_evidence(
             )
         ),
         unknown=float(bool(unknown)),
-        named=float(named),
     )

@@ -32,3 +32,7 @@ class IndexLockedError(IndexUnavailableError):
             "`serve --watch` to re-ingest in-process, or run a Qdrant server "
             "(RUNBOOK_QDRANT_URL)."
         )
+
+
+class UnknownSignalError(RetrievalError):
+    """A signal switched off that the signal table (retrieval.signals) does not list."""

@@ -41,11 +41,8 @@ SHORTHAND = frozenset(
     """.split()
 )
 
-# Shorthand for a word runbooks also write out (several words: each is a long form): a
-# question's "prod" or "creds" is read with the long form beside it, so "Production" or
-# "Rotating credentials" matches too.
-# On-call slang for what runbooks write plainly: the language model knows these words in
-# their everyday sense only (a ball bounces), so the question it embeds says it plainly.
+# On-call slang for what runbooks write plainly ("bounce the pod": restart it), read with
+# the runbooks' word beside it as shorthand is.
 SLANG: Mapping[str, str] = MappingProxyType(
     {
         "bounce": "restart",
@@ -70,6 +67,9 @@ _OTHER_SENSE: Mapping[str, re.Pattern[str]] = MappingProxyType(
         re.compile(r"(?:[ \t]+[\w'-]+){0,3}?[ \t]+(?:off|out)\b", re.I),
     )
 )
+# Shorthand for a word runbooks also write out (several words: each is a long form): a
+# question's "prod" or "creds" is read with the long form beside it, so "Production" or
+# "Rotating credentials" matches too.
 LONG_FORMS: Mapping[str, str] = MappingProxyType(
     {
         **SLANG,
@@ -115,28 +115,17 @@ LONG_FORMS: Mapping[str, str] = MappingProxyType(
         "oomed": "oomkilled",
     }
 )
-# a word alone, not part of a name, a path, a flag or a file ("bump.sh", "prod.example")
-_ALONE = r"(?<![\w./-])({})(?![\w/-]|\.\w)"
-_SHORT_WORD = re.compile(_ALONE.format("|".join(LONG_FORMS)), re.I)
-_SLANG_WORD = re.compile(_ALONE.format("|".join(SLANG)), re.I)
-
-
-def said_plainly(text: str, used: Callable[[str], bool] = lambda w: False) -> str:
-    """``text`` with on-call slang replaced by what runbooks write ("bounce the pod" ->
-    "restart the pod"): the question as the language model should read it. A word the
-    runbooks ``used`` themselves keeps its own sense there ("a high bounce rate")."""
-
-    def plain(m: re.Match[str]) -> str:
-        word = m.group(1)
-        return word if used(word) or _other_sense(m) else SLANG[word.lower()]
-
-    return _SLANG_WORD.sub(plain, text)
 
 
 def _other_sense(m: re.Match[str]) -> bool:
     """Is the slang word matched here said in another sense ("kick them off")?"""
     sense = _OTHER_SENSE.get(m.group(1).lower())
     return sense is not None and sense.match(m.string, m.end()) is not None
+
+
+# a word alone, not part of a name, a path, a flag or a file ("bump.sh", "prod.example")
+_ALONE = r"(?<![\w./-])({})(?![\w/-]|\.\w)"
+_SHORT_WORD = re.compile(_ALONE.format("|".join(LONG_FORMS)), re.I)
 
 
 def written_in(doc_freq: Mapping[str, int]) -> Callable[[str], bool]:

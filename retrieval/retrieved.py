@@ -46,7 +46,6 @@ class Retrieval:
     incidents: tuple[Candidate, ...]
     terms: tuple[str, ...] = field(default=())
     unknown: tuple[str, ...] = field(default=())
-    dense_scores: tuple[float, ...] = field(default=())  # runbook hits, best first
     everyday: frozenset[str] = field(default=frozenset())
     # normalized names the question gives: its alert names, a pinned link's #anchor
     names: frozenset[str] = field(default=frozenset())

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from core.models import Chunk, DocumentHits, Hit, SearchFilter
 from retrieval.embeddings import Embedder, Vectors
 from retrieval.fusion import DEFAULT_RRF_K, rrf
-from retrieval.lexicon import said_plainly, with_long_forms, written_in
+from retrieval.lexicon import with_long_forms, written_in
 from retrieval.names import document_names, query_names
 from retrieval.snapshot import Snapshot, SnapshotCache
 
@@ -91,16 +91,13 @@ class HybridSearcher:
         n = self._config.candidates
         gen = self.generation() if generation is None else generation
         snap = self.snapshot(gen)
-        used = written_in(snap.term_stats.doc_freq)
-        if dense_vector is None:  # the dense model reads on-call slang said plainly
-            vector = self._embedder.embed_query(said_plainly(query, used))
-        else:
-            vector = dense_vector
+        vector = self._embedder.embed_query(query) if dense_vector is None else dense_vector
         if self._snapshots.mirrors_dense:
             dense = snap.dense_search(vector, n, flt)
         else:
             dense = self._vectors.search(vector, n, flt)
         # "prod" finds "production" too; the dense model reads shorthand as it is typed
+        used = written_in(snap.term_stats.doc_freq)
         keyword = snap.keyword.search(with_long_forms(query, used), n, flt)
         chunks: dict[str, Chunk] = {}
         dense_scores: dict[str, float] = {}

@@ -1,6 +1,7 @@
 """Answer quality across corpora: leave-one-corpus-out and in-sample, side by side.
 
     .venv/bin/python scripts/quality.py [--corpora ../shared/corpora] [--data data/quality]
+        [--ablate [SIGNAL ...]] [--lockbox]
 
 Every folder of ``--corpora`` with an ``eval.jsonl`` is a question set, and so are
 the repository's own: the extra corpora under ``tests/fixtures/corpora`` and the sample
@@ -9,6 +10,11 @@ ingested into its own data dir (incrementally: a second run embeds nothing).
 For each set the confidence model is fitted on all the others and the held-out
 set is scored; then the model fitted on every set (the one to freeze in
 ``retrieval/answer_config.py``) is printed with its in-sample scores.
+
+``--ablate`` switches each signal of ``retrieval.signals`` off in turn (or those named),
+refits, and prints what every held-out set loses or gains without it. ``--lockbox``
+scores the sealed first-contact sets under ``tests/fixtures/lockbox`` with the model
+fitted on every other set: run it once, at the end of a round of quality work.
 """
 
 from __future__ import annotations
@@ -21,45 +27,93 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.quality import (  # noqa: E402
+    HeldOut,
     Prepared,
+    ablate,
+    ablation_table,
     discover,
+    evaluate,
     in_sample,
     leave_one_out,
     prepare,
     repository_sets,
     table,
+    with_model,
 )
+from retrieval.calibration import fit  # noqa: E402
+from retrieval.evaluation import compute  # noqa: E402
+from retrieval.signals import NAMES  # noqa: E402
+
+LOCKBOX = ROOT / "tests" / "fixtures" / "lockbox"
 from bot.runtime import Runtime  # noqa: E402
 from bot.settings import load_settings  # noqa: E402
 
 
-def prepared_sets(description: str) -> list[Prepared] | None:
-    """Every question set of ``--corpora`` plus the repository's own, each ingested
-    (incrementally) under ``--data``; None, with a message, when fewer than two corpora
-    have questions."""
+def arguments(description: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--corpora", type=Path, default=ROOT.parent / "shared" / "corpora")
     parser.add_argument("--data", type=Path, default=ROOT / "data" / "quality")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--ablate",
+        nargs="*",
+        metavar="SIGNAL",
+        help="switch each signal off in turn (default: every signal of retrieval.signals)",
+    )
+    parser.add_argument("--lockbox", action="store_true", help="score the sealed sets once")
+    return parser.parse_args()
+
+
+def log(text: str) -> None:
+    print(text, file=sys.stderr)
+
+
+def prepared_sets(args: argparse.Namespace) -> list[Prepared] | None:
+    """Every question set of ``--corpora`` plus the repository's own, each ingested
+    (incrementally) under ``--data``; None, with a message, when fewer than two corpora
+    have questions."""
     shared = discover(args.corpora)
     sets = [*shared, *repository_sets(ROOT)]
     if len(shared) < 2:
         print(f"need at least two corpora with eval.jsonl under {args.corpora}", file=sys.stderr)
         return None
     embedder = Runtime(load_settings(data_dir=args.data)).embedder  # one model for every set
-
-    def log(text: str) -> None:
-        print(text, file=sys.stderr)
-
     return [prepare(s, args.data, embedder, log) for s in sets]
 
 
+def lockbox(prepared: list[Prepared], data: Path) -> list[HeldOut]:
+    """The sealed sets, each scored with the model fitted on every other set."""
+    model = fit({p.qset.name: p.samples for p in prepared})
+    embedder = prepared[0].runtime.embedder
+    out = []
+    for qset in discover(LOCKBOX):
+        sealed = prepare(qset, data, embedder, log)
+        answerer = with_model(sealed.runtime, model)
+        outcomes = evaluate(sealed.runtime, sealed.questions, [qset.root], answerer=answerer)
+        out.append(HeldOut(qset.name, model, compute(outcomes)))
+    return out
+
+
 def main() -> int:
-    prepared = prepared_sets(__doc__.splitlines()[0])
+    args = arguments(__doc__.splitlines()[0])
+    unknown = {n for group in args.ablate or () for n in group.split("+")} - NAMES
+    if unknown:
+        print(f"no such signal: {', '.join(sorted(unknown))}", file=sys.stderr)
+        return 2
+    prepared = prepared_sets(args)
     if prepared is None:
         return 2
+    held = leave_one_out(prepared)
     print("## Leave one corpus out (fitted on the others, scored on this one)\n")
-    print("\n".join(table(leave_one_out(prepared))))
+    print("\n".join(table(held)))
+    if args.lockbox:
+        print("\n## First contact: the sealed sets (fitted on every set above)\n")
+        print("\n".join(table(lockbox(prepared, args.data))))
+        return 0
+    if args.ablate is not None:
+        signals = args.ablate or sorted(NAMES)
+        print("\n## Ablation: each signal off (F1 / section_hit / lead_hit change, questions)\n")
+        print("\n".join(ablation_table(held, ablate(prepared, signals, log))))
+        return 0
     model, scored = in_sample(prepared)
     print("\n## In sample (fitted on every set, the shipped calibration)\n")
     print("\n".join(table(scored)))

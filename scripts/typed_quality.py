@@ -2,6 +2,7 @@
 as written.
 
     .venv/bin/python scripts/typed_quality.py [--corpora ../shared/corpora] [--data data/quality]
+        [--ablate SIGNAL+SIGNAL]
 
 Two ways of typing, each applied to every answerable question it changes:
 
@@ -30,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from bot.quality import evaluate, with_model  # noqa: E402
 from retrieval.calibration import fit  # noqa: E402
 from retrieval.evaluation import Outcome, Question  # noqa: E402
-from scripts.quality import prepared_sets  # noqa: E402
+from scripts.quality import arguments, prepared_sets  # noqa: E402
 
 _PLAIN = re.compile(r"(?<![\w.\-/])[a-z]{7,}(?![\w.\-/])")
 _CAMEL = re.compile(r"\b[A-Za-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b")
@@ -73,7 +74,10 @@ def _counts(outcomes: list[Outcome]) -> tuple[int, int]:
 
 
 def main() -> int:
-    prepared = prepared_sets(__doc__.splitlines()[0])
+    args = arguments(__doc__.splitlines()[0])
+    # --ablate A+B: the same with those signals switched off (retrieval.signals)
+    off = frozenset(n for group in args.ablate or () for n in group.split("+"))
+    prepared = prepared_sets(args)
     if prepared is None:
         return 2
     print(
@@ -83,7 +87,7 @@ def main() -> int:
     print("|" + " --- |" * 7)
     for held in prepared:
         model = fit({p.qset.name: p.samples for p in prepared if p is not held})
-        answerer = with_model(held.runtime, model)
+        answerer = with_model(held.runtime, model, off)
         roots = [held.qset.root]
         for way, retype in WAYS.items():
             rng = random.Random(7)

@@ -195,7 +195,7 @@ def test_an_alert_named_only_by_its_file_name_is_no_missing_term(
         lead = rt.extractive.lead(r)
         assert lead is not None and lead.doc.path == "kubernetes/CPUThrottlingHigh.md"
         assert lead.evidence is not None
-        assert lead.evidence.named == 1.0
+        assert lead.named
         assert lead.evidence.absent == 0.0  # no term of the question is unknown to the index
         assert lead.evidence.coverage > 0.85  # the name counts as the document's own
 
@@ -411,19 +411,19 @@ def test_restricted_runbook_never_cited_for_everyone(sample_runtime: Runtime) ->
 
 
 def evidence(**over: float) -> Evidence:
-    base = dict(dense=0.5, dense_z=3.0, coverage=0.5, absent=0.0, unknown=0.0, named=0.0)
+    base = dict(dense=0.5, coverage=0.5, absent=0.0, unknown=0.0)
     base.update(over)
     return Evidence(**base)
 
 
-def test_confidence_rises_with_evidence_and_falls_with_unknown_names() -> None:
+def test_confidence_falls_with_unknown_names_and_undone_tasks() -> None:
     model = AnswerConfig().model
     p = model.probability
-    assert p(evidence(coverage=0.9)) > p(evidence()) > p(evidence(coverage=0.1))
-    assert p(evidence(dense=0.8)) > p(evidence(dense=0.3))
-    assert p(evidence(named=1.0)) > p(evidence())
     assert p(evidence(unknown=1.0)) < p(evidence())
-    assert 0.0 < model.suggest_at <= model.answer_at < 1.0
+    assert p(evidence(absent=1.0)) < p(evidence())
+    assert p(evidence(detail_missing=1.0)) < p(evidence())
+    assert p(evidence(task_missing=1.0)) < p(evidence())
+    assert 0.0 < model.suggest_at <= model.answer_at <= model.sure_at <= 1.0
 
 
 def test_no_match_on_empty_index(tmp_path, embedder) -> None:  # type: ignore[no-untyped-def]
@@ -924,49 +924,6 @@ def test_a_wiki_link_to_a_procedure_is_followed_and_linked(
         assert all(c.path != "wiki/Broker-credentials.md" for c in public.citations)
         step = next(c for c in public.citations if "Broker credentials" in c.quote)
         assert step.links == ()  # not everyone who reads the alert may read it
-
-
-CONSUMER_LOGS = """# Reading the queue consumer logs
-
-1. Fetch the last hour of the ledger consumer logs:
-   `kubectl -n queues logs deploy/ledger-consumer --since=1h > consumer.log`.
-2. Attach the log file to the incident ticket and look for `offset commit failed`.
-"""
-
-
-def test_each_ask_of_a_compound_question_is_answered_from_its_runbook(
-    tmp_path: Path, embedder: FastEmbedder
-) -> None:
-    """ "how do i restart X and where do i attach the log file": the restart procedure
-    and the logs one are both quoted, each for its ask; one ask, or a second ask about
-    the first one's subject ("is it safe"), gets one runbook."""
-    files = with_samples(
-        {
-            "queues/common/consumer-restart.md": CONSUMER_RESTART,
-            "queues/common/consumer-logs.md": CONSUMER_LOGS,
-        }
-    )
-    with runtime_over(files, tmp_path, embedder) as rt:
-        q = (
-            "how do i restart the ledger queue consumer and where do i attach the consumer "
-            "log file for the incident ticket"
-        )
-        answer = rt.extractive.answer(q, EVERYONE)
-        assert answer.state == "answer", (answer.reason, answer.confidence)
-        paths = {c.path for c in answer.citations}
-        assert paths == {"queues/common/consumer-restart.md", "queues/common/consumer-logs.md"}
-        one = rt.extractive.answer("how do i restart the ledger queue consumer", EVERYONE)
-        assert {c.path for c in one.citations} == {"queues/common/consumer-restart.md"}
-        # the second ask is about the first one's subject: one runbook answers both
-        back = rt.extractive.answer(
-            "how do i restart the ledger queue consumer and is it safe during business hours",
-            EVERYONE,
-        )
-        assert {c.path for c in back.citations} == {"queues/common/consumer-restart.md"}
-        for a in (answer, one, back):
-            for c in a.citations:
-                text = (tmp_path / "runbooks" / c.path).read_text(encoding="utf-8")
-                assert text[c.start : c.end] == c.quote
 
 
 LEDGER_DISK = """# Ledger Disk Filling Up
@@ -1602,7 +1559,20 @@ def test_what_to_check_first_is_the_runbooks_first_check(sample_runtime: Runtime
     assert len(spans) == len(set(spans))  # no span quoted twice
 
 
-def test_a_question_for_an_operation_no_runbook_speaks_of_is_not_answered(
+def sureness(answer: Answer) -> float:
+    """How sure an answer is: its confidence when it quotes, none when it does not."""
+    return answer.confidence or 0.0 if answer.state == "answer" else 0.0
+
+
+def undone(answer: Answer, than: Answer) -> bool:
+    """Is ``answer`` less sure than ``than``, and when it falls below the bar, offered
+    with the reason that the task is not done?"""
+    if answer.state != "answer":
+        return answer.reason == "no-steps" and not answer.citations
+    return sureness(answer) < sureness(than)
+
+
+def test_a_question_for_an_operation_no_runbook_speaks_of_is_less_sure(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
     files = with_samples({"payments/stripe-key-rotation.md": STRIPE_KEY})
@@ -1611,15 +1581,14 @@ def test_a_question_for_an_operation_no_runbook_speaks_of_is_not_answered(
         rotate = rt.extractive.answer("the stripe secret key leaked into a log, how do i rotate it")
         assert rotate.state == "answer"
         assert rotate.citations[0].path == "payments/stripe-key-rotation.md"
-        # it never speaks of revoking or deleting it: offered, not quoted as if it said how
+        # it never speaks of revoking or deleting it: weighed against the answer, so it is
+        # less sure, and offered with "no runbook says how" when that takes it below the bar
         for question in (
             "the stripe secret key leaked into a log, how do i revoke it",
             "how do i delete the leaked stripe secret key",
         ):
             near = rt.extractive.answer(question)
-            assert near.state == "unsure" and near.reason == "no-steps", question
-            assert not near.citations
-            assert near.suggestions[0].path == "payments/stripe-key-rotation.md"
+            assert undone(near, rotate), question
 
 
 ASSET_BACKUPS = """# Backups of the assets bucket
@@ -1648,9 +1617,7 @@ def test_a_question_for_steps_is_not_answered_with_a_description(
         how = rt.extractive.answer(
             "how do i restore the previous version of an attachment in the assets bucket"
         )
-        assert how.state == "unsure" and how.reason == "no-steps"
-        assert not how.citations
-        assert how.suggestions[0].path == "platform/asset-backups.md"
+        assert undone(how, kept)
 
 
 def test_a_request_for_steps_that_names_a_way_is_answered_only_by_that_way(
@@ -1664,5 +1631,4 @@ def test_a_request_for_steps_that_names_a_way_is_answered_only_by_that_way(
     console = sample_runtime.extractive.answer(
         "how do i renew the payments-gateway certificate via the aws certificate manager console"
     )
-    assert console.state == "unsure" and console.reason == "no-steps"
-    assert console.suggestions[0].path == "platform/certificate-expiry.md"
+    assert undone(console, vault)

@@ -8,12 +8,7 @@ from dataclasses import replace
 import pytest
 
 from retrieval.calibration import Sample, abstention, fit
-from retrieval.confidence import (
-    Evidence,
-    dense_z,
-    everyday_terms,
-    gather_evidence,
-)
+from retrieval.confidence import Evidence, everyday_terms, gather_evidence
 from retrieval.evidence import TermStats
 from retrieval.tokenize import tokenize
 
@@ -23,11 +18,10 @@ def sample(rng: random.Random, answerable: bool) -> Sample:
     return Sample(
         evidence=Evidence(
             dense=0.5 + shift + rng.gauss(0, 0.1),
-            dense_z=3 + 4 * shift + rng.gauss(0, 1),
             coverage=0.5 + shift + rng.gauss(0, 0.1),
             absent=float(rng.random() < (0.2 if answerable else 0.7)),
             unknown=float(rng.random() < (0.1 if answerable else 0.6)),
-            named=float(answerable and rng.random() < 0.3),
+            task_missing=float(not answerable and rng.random() < 0.3),
         ),
         answerable=answerable,
         expected_in_top3=answerable,
@@ -44,7 +38,7 @@ def test_fit_separates_classes_on_a_held_out_set() -> None:
     assert result.f1 > 0.8
     assert result.declined_share <= 0.15
     assert model.suggest_at <= model.answer_at
-    assert model.weights[2] > 0 and model.weights[4] < 0  # coverage up, unknown names down
+    assert model.weights[1] > 0 and model.weights[3] < 0  # coverage up, unknown names down
 
 
 def test_the_bar_is_fitted_to_the_questions_it_decides() -> None:
@@ -65,21 +59,30 @@ def test_the_bar_is_fitted_to_the_questions_it_decides() -> None:
 
 
 def test_a_feature_constant_in_training_weighs_nothing() -> None:
-    # a corpus where no question names a document: "named" is 0 throughout
+    # corpora where no answer leaves its steps out: "steps_missing" is 0 throughout
     rng = random.Random(11)
     plain = [sample(rng, i % 3 != 0) for i in range(90)]
-    unnamed = [Sample(replace(s.evidence, named=0.0), s.answerable) for s in plain]
-    model = fit({"a": unnamed[:45], "b": unnamed[45:]})
-    assert model.weights[5] == 0.0 and model.scales[5] > 0
-    named = replace(unnamed[0].evidence, named=1.0)
-    assert model.probability(named) == model.probability(unnamed[0].evidence)
+    done = [Sample(replace(s.evidence, steps_missing=0.0), s.answerable) for s in plain]
+    model = fit({"a": done[:45], "b": done[45:]})
+    assert model.weights[6] == 0.0 and model.scales[6] > 0
+    undone = replace(done[0].evidence, steps_missing=1.0)
+    assert model.probability(undone) == model.probability(done[0].evidence)
+
+
+def test_the_sure_band_starts_where_answers_are_right() -> None:
+    rng = random.Random(13)
+    sets = {name: [sample(rng, i % 3 != 0) for i in range(90)] for name in ("a", "b")}
+    model = fit(sets)
+    assert model.answer_at <= model.sure_at <= 1.0
+    above = [s for v in sets.values() for s in v if model.probability(s.evidence) >= model.sure_at]
+    assert above and sum(s.answerable for s in above) / len(above) >= 0.95
 
 
 def test_abstention_counts() -> None:
     samples = [
-        Sample(Evidence(0, 0, 0, 0, 0, 0), answerable=True),
-        Sample(Evidence(0, 0, 0, 0, 0, 0), answerable=False),
-        Sample(Evidence(0, 0, 0, 0, 0, 0), answerable=False, trap=True),
+        Sample(Evidence(0, 0, 0, 0), answerable=True),
+        Sample(Evidence(0, 0, 0, 0), answerable=False),
+        Sample(Evidence(0, 0, 0, 0), answerable=False, trap=True),
     ]
     r = abstention([False, False, True], samples)
     assert (r.declined, r.traps_answered, r.traps) == (1, 1, 1)
@@ -126,13 +129,11 @@ def test_a_compound_of_runbook_words_is_not_missing_from_the_index(
     terms = (*tokenize(term), "restart")
     ev = gather_evidence(
         dense=0.6,
-        dense_scores=(0.6, 0.3, 0.3, 0.2, 0.2),
         terms=terms,
         doc_terms=frozenset({"restart"}),
         stats=TermStats(df, 10),
         everyday=frozenset(),
         unknown=(),
-        named=False,
     )
     assert ev.absent == absent
     assert ev.coverage < 1.0  # the runbook still lacks the compound itself
@@ -145,16 +146,13 @@ def test_everyday_words_that_no_runbook_uses_do_not_count_as_missing() -> None:
     stats = TermStats(df, 10)
     ev = gather_evidence(
         dense=0.6,
-        dense_scores=(0.6, 0.3, 0.3, 0.2, 0.2),
         terms=("etcd", "defrag", "wake", "morn"),
         doc_terms=frozenset({"etcd", "defrag"}),
         stats=stats,
         everyday=frozenset({"wake", "morn"}),
         unknown=(),
-        named=False,
     )
     assert ev.coverage == 1.0 and ev.absent == 0.0
-    assert dense_z([0.9, 0.5, 0.5, 0.5]) > 10 and dense_z([0.5]) == 0.0
 
 
 def test_an_operation_asked_for_that_no_runbook_speaks_of_is_missing() -> None:
@@ -175,7 +173,7 @@ def test_not_sure_covers_the_band_where_the_closest_runbooks_help() -> None:
     many unanswerable questions sit below it."""
 
     def at(dense: float, answerable: bool, useful: bool) -> Sample:
-        return Sample(Evidence(dense, 3.0, 0.5, 0.0, 0.0, 0.0), answerable, False, useful)
+        return Sample(Evidence(dense, 0.5, 0.0, 0.0), answerable, False, useful)
 
     rng = random.Random(3)
     sets = {}
