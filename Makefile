@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 DATA   ?= data
 DEMO_Q ?= checkout-api database connection refused
 
-.PHONY: all install model redis chromium demo test lint typecheck unit bench eval quality screenshots clean
+.PHONY: all install model redis chromium demo test lint typecheck unit bench eval quality ablate lockbox screenshots clean
 
 all: test
 
@@ -58,6 +58,15 @@ quality: $(STAMP)
 	$(BIN)/python scripts/quality.py --data $(DATA)/quality
 
 eval: quality
+
+# each signal of retrieval/signals.py switched off in turn, the model refitted without it:
+# what every held-out set loses or gains (SIGNALS="a b+c" to pick; a+b: off together)
+ablate: $(STAMP)
+	$(BIN)/python scripts/quality.py --data $(DATA)/quality --ablate $(SIGNALS)
+
+# the sealed first-contact sets (tests/fixtures/lockbox), scored once at the end of a round
+lockbox: $(STAMP)
+	$(BIN)/python scripts/quality.py --data $(DATA)/quality --lockbox
 
 # what users see, for the README: the Slack payloads the bot posts (docs/slack/) and the web
 # pages at a desktop and a phone width (docs/screenshots/), in headless Chromium

@@ -3,7 +3,7 @@
 Ingests each corpus in ``../shared/corpora`` (and the repository's own question sets:
 the extra corpora under ``tests/fixtures/corpora`` and the sample runbooks) with the real
 model, runs the leave-one-corpus-out evaluation of ``make quality`` and holds every
-held-out set to floors at the numbers measured (README, "Retrieval quality"). Without
+held-out set to floors at the numbers measured (docs/quality.md). Without
 ``../shared`` the test is skipped with the missing path named; in CI it fails instead.
 """
 
@@ -25,12 +25,12 @@ CORPORA = ROOT.parent / "shared" / "corpora"
 FLOORS: dict[str, tuple[float, float, float, float, float, float]] = {
     "govuk-developer-docs": (0.925, 0.85, 0.75, 0.65, 0.87, 0.1),
     "prometheus-operator-runbooks": (0.95, 0.85, 0.75, 0.6, 0.84, 0.15),
-    "stolostron-managed-service-runbooks": (0.92, 0.8, 0.75, 0.62, 0.8, 0.1),
+    "stolostron-managed-service-runbooks": (0.92, 0.8, 0.72, 0.62, 0.78, 0.1),
     "sample-runbooks": (0.95, 0.95, 0.85, 0.78, 0.9, 0.1),
     "gitlab-runbooks": (0.95, 0.9, 0.9, 0.85, 0.86, 0.1),
     "openshift-runbooks": (0.92, 0.8, 0.72, 0.62, 0.88, 0.1),
     "cloudgov-runbooks": (0.95, 0.9, 0.8, 0.75, 0.9, 0.1),
-    "cortex-playbooks": (0.95, 0.95, 0.88, 0.78, 0.82, 0.1),
+    "cortex-playbooks": (0.95, 0.95, 0.85, 0.75, 0.8, 0.1),
 }
 DEFAULT_FLOOR = (0.85, 0.7, 0.4, 0.35, 0.5, 0.35)  # a corpus added later
 
