@@ -43,7 +43,7 @@ from retrieval.lexicon import (
     with_long_forms,
     written_in,
 )
-from retrieval.names import as_written, document_names, query_names
+from retrieval.names import as_titled, as_written, document_names, query_names
 from retrieval.not_answered import NotAnswered
 from retrieval.permissions import readable
 from retrieval.query import drop_links
@@ -157,6 +157,14 @@ class ExtractiveAnswerer:
     def _read(self, query: str, snap: Snapshot) -> Reading:
         doc_freq = snap.term_stats.doc_freq
         on = self._config.on
+        titled: tuple[tuple[str, str], ...] = ()
+        if on("titled-names"):
+            # an alert name no runbook writes that a runbook's title spells in words
+            query, titled = as_titled(
+                query,
+                lambda name: doc_freq.get(name, 0) > 0 or name in snap.document_names,
+                lambda: snap.titles,
+            )
         if on("written-names"):
             # a runbook's name typed in other case, as written: "kubepodcrashlooping"
             query = as_written(query, doc_freq, lambda: snap.written_names, snap.document_names)
@@ -172,7 +180,10 @@ class ExtractiveAnswerer:
             )
         else:
             reading = Reading(text=query)
-        return reading
+        if not titled:
+            return reading
+        named = frozenset(normalize_name(title) for _name, title in titled)
+        return replace(reading, read_as=titled + reading.read_as, named=named)
 
     def retrieve(
         self, question: str, flt: SearchFilter | None = None, vector: Vectors | None = None

@@ -156,3 +156,50 @@ def as_written(
         return written if written is not None and (named or known(written)) else word
 
     return _PLAIN_WORD.sub(write, query)
+
+
+# an alert name in camel case, split into its words ("HTTPServer" -> "HTTP", "Server")
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_CAMEL_NAME = re.compile(r"(?<![\w.\-/])[A-Z][a-z]+(?:[A-Z][A-Za-z]*)+\d*(?![\w.\-/])")
+_TITLE_WORD = re.compile(r"[a-z0-9]+")
+# words a title may have that an alert name leaves out ("… Has a High Error Rate")
+_FILLER = frozenset("a an the has have is are was were been of for in on to its their".split())
+MIN_NAME_PARTS = 3
+
+
+def spells_title(parts: list[str], title: list[str]) -> bool:
+    """Do the name's parts begin the title's words one by one, in order, the title's
+    other words being only filler ("Config Policy Controller High Error Rate" of
+    "Configuration Policy Controller Has a High Error Rate")?"""
+    if not parts:
+        return all(w in _FILLER for w in title)
+    if not title:
+        return False
+    head, word = parts[0], title[0]
+    if word.startswith(head) and spells_title(parts[1:], title[1:]):
+        return True
+    return word in _FILLER and spells_title(parts, title[1:])
+
+
+def as_titled(
+    query: str, known: Callable[[str], bool], titles: Callable[[], Iterable[str]]
+) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """``query`` with an alert name in camel case that no runbook writes but one
+    runbook's title spells in words (``ConfigPolicyControllerHighErrorRate`` for
+    "Configuration Policy Controller Has a High Error Rate") read as that title, and
+    each such reading. ``known``: is the name (normalized) a word or a document name of
+    the index; ``titles`` is asked only for a name that is not."""
+    read_as: dict[str, str] = {}
+
+    def write(m: re.Match[str]) -> str:
+        word = m.group(0)
+        parts = [p.lower() for p in _CAMEL_PART.findall(word)]
+        if len(parts) < MIN_NAME_PARTS or known(normalize_name(word)):
+            return word
+        spelled = {t for t in titles() if spells_title(parts, _TITLE_WORD.findall(t.lower()))}
+        if len(spelled) != 1:
+            return word
+        read_as[word] = title = spelled.pop()
+        return title
+
+    return _CAMEL_NAME.sub(write, query), tuple(read_as.items())

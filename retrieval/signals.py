@@ -28,6 +28,7 @@ class Signal:
 SIGNALS: tuple[Signal, ...] = (
     # -- reading the question ------------------------------------------------------------
     Signal("spelling", "reading", "typos read as the index's words (edit distance)"),
+    Signal("titled-names", "reading", "an alert name a runbook's title spells in words"),
     Signal("written-names", "reading", "a runbook's name typed in other case"),
     Signal("long-forms", "reading", "shorthand the runbooks write in full"),
     Signal("everyday-words", "reading", "everyday words no runbook uses are not missing terms"),

@@ -107,6 +107,11 @@ class Snapshot:
         return frozenset(names)
 
     @cached_property
+    def titles(self) -> frozenset[str]:
+        """The titles of live documents. Built on first use."""
+        return frozenset(c.title for c in self.keyword.chunks if c.title)
+
+    @cached_property
     def written_names(self) -> dict[str, str]:
         """Identifier names of the live documents as written, by normalized name. Built
         on first use."""

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from core.models import Chunk, DocumentMetadata, normalize_name
 from retrieval.names import (
+    as_titled,
     as_written,
     naming_terms,
     only_names,
     query_names,
+    spells_title,
     written_names,
 )
 from retrieval.tokenize import tokenize
@@ -105,6 +107,38 @@ def test_a_name_many_runbooks_use_is_a_product_not_a_runbooks_name() -> None:
     assert query_names(question, doc_freq, 63) == {"kubepodcrashlooping"}
     # in a small index a few documents naming it still leaves it a name
     assert query_names(question, {"pgbouncer": 3}, 10) == both
+
+
+def test_a_camel_case_alert_name_is_read_as_the_title_that_spells_it() -> None:
+    titles = [
+        "Configuration Policy Controller Has a High Error Rate",
+        "Policy Set Controller Has a High Error Rate",
+        "Policy Set Controller",
+    ]
+    text, read_as = as_titled(
+        "ConfigPolicyControllerHighErrorRate firing on the hub", lambda n: False, lambda: titles
+    )
+    assert text == "Configuration Policy Controller Has a High Error Rate firing on the hub"
+    assert read_as == (("ConfigPolicyControllerHighErrorRate", titles[0]),)
+    # a word the title has that the name leaves out must be filler, and every part of the
+    # name must begin a title word, in order
+    assert not spells_title(["policy", "controller"], ["policy", "set", "controller"])
+    assert not spells_title(["set", "policy", "controller"], ["policy", "set", "controller"])
+    assert spells_title(["policy", "set", "controller"], ["policy", "set", "controller"])
+
+
+def test_a_name_the_index_knows_or_no_title_spells_stays_as_typed() -> None:
+    titles = [
+        "Policy Set Controller Has a High Error Rate",
+        "Policy Set Controller High Error Rates",
+    ]
+    for question, known in (
+        ("KubePodCrashLooping on payments", True),  # the runbooks write it
+        ("LoyaltyPointsSyncFailed firing", False),  # no title spells it
+        ("PolicySetControllerHighErrorRate firing", False),  # two titles could
+        ("ErrorRate is high", False),  # two words are no alert name
+    ):
+        assert as_titled(question, lambda n, k=known: k, lambda: titles) == (question, ())
 
 
 def test_a_query_of_nothing_but_names_is_a_bare_alert() -> None:
