@@ -63,10 +63,19 @@ log = logging.getLogger("runbook_bot.runtime")
 
 
 class Runtime:
-    def __init__(self, settings: Settings, embedder: FastEmbedder | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        embedder: FastEmbedder | None = None,
+        answer_config: AnswerConfig | None = None,
+    ) -> None:
+        """``embedder`` and ``answer_config``, when given, stand in for the ones the
+        settings would build (a loaded model shared, a confidence model of one's own)."""
         self.settings = settings
         if embedder is not None:
             self.__dict__["embedder"] = embedder
+        if answer_config is not None:
+            self.__dict__["answer_config"] = answer_config
 
     @cached_property
     def embedder(self) -> FastEmbedder:

@@ -1,9 +1,14 @@
-"""Plain-text rendering of an answer for the terminal.
+"""The words of an answer every surface shares, and its plain-text rendering for the
+terminal.
 
-The same order as in Slack: the runbook and section first, warnings, the quotes (as
-written in the runbook; a section quoted in pieces under one heading), one "owner |
-updated" line per document; for the "not sure" and
-"none" tiers the closest runbooks with their owners and the search link.
+A confident answer below the fitted "sure" bar (``Answer.sure`` False) is a best guess:
+Slack, the web pages and the terminal label it with :data:`BEST_GUESS`, and it is never
+offered for posting to the channel.
+
+The terminal shows the same order as Slack: the best-guess label, the runbook and
+section first, warnings, the quotes (as written in the runbook; a section quoted in
+pieces under one heading), one "owner | updated" line per document; for the "not sure"
+and "none" tiers the closest runbooks with their owners and the search link.
 """
 
 from __future__ import annotations
@@ -12,7 +17,15 @@ from bot.quote_layout import by_runbook
 from core.heading_text import shown_section
 from core.models import Answer, Citation
 
+BEST_GUESS_LABEL = "Best guess"
+BEST_GUESS_ADVICE = "check this is the right runbook before acting on it."
+BEST_GUESS = f"{BEST_GUESS_LABEL}: {BEST_GUESS_ADVICE}"
 _RULE = "-" * 72
+
+
+def is_best_guess(answer: Answer) -> bool:
+    """A quoted answer the answerer is not sure of: shown, labelled, never posted."""
+    return answer.state == "answer" and bool(answer.citations) and not answer.sure
 
 
 def _where(c: Citation) -> str:
@@ -53,10 +66,10 @@ def _documents(citations: tuple[Citation, ...]) -> list[str]:
 
 
 def render_text(answer: Answer) -> str:
-    out: list[str] = []
+    out: list[str] = [BEST_GUESS, ""] if is_best_guess(answer) else []
     for w in answer.warnings:
         out.append(f"WARNING ({w.kind}): {w.message}")
-    if out:
+    if answer.warnings:
         out.append("")
     if answer.state != "answer" or not answer.citations:
         out.append(f"{answer.text} ({answer.reason})")

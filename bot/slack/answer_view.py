@@ -4,7 +4,8 @@ Layout of a confident answer, top to bottom:
 
 1. the lead line: the runbook and section as one link (``Mitigation > Restart
    pgbouncer · Orders DB runbook``), marked "Closest match (different service)" when the
-   question names a service the runbook is not about;
+   question names a service the runbook is not about; above it, for an answer the
+   answerer is not sure of, the one-line "Best guess" label (:data:`bot.text.BEST_GUESS`);
 2. warnings that change what to do (stale, superseded), in bold;
 3. the quotes, converted from Markdown to what Slack shows (:mod:`bot.slack.mrkdwn`),
    a further section of the same runbook under its own linked heading, and one
@@ -12,8 +13,9 @@ Layout of a confident answer, top to bottom:
 4. the runbook's Escalation section, or the owner (for an ownerless runbook a fallback
    contact), related incidents in incident channels, "Asked: …" only where the question
    is not visible above;
-5. buttons: feedback, "Post to channel", "Escalate to <owner>"; after a click the
-   message is rendered again with what happened instead of the button.
+5. buttons: feedback, "Post to channel" (never for a best guess or a closest match),
+   "Escalate to <owner>"; after a click the message is rendered again with what happened
+   instead of the button.
 
 The "not sure" and "none" tiers name the closest runbooks (linked to their best
 section, with owners) and offer one search of the runbooks repository. The top-level
@@ -54,6 +56,7 @@ from bot.slack.blockkit import (
 )
 from bot.slack.mrkdwn import first_command, plain_text, table_cells, to_mrkdwn
 from bot.slack.presentation import Audience, Contact, DocFacts, View
+from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL, is_best_guess
 from core.heading_text import shown_section
 from core.markdown import TABLE_ROW
 from core.models import MISSING_DETAIL, Answer, AnswerWarning, Citation, Suggestion
@@ -197,6 +200,11 @@ def _rest_note(citation: Citation) -> str | None:
     return f"{note} · {rest}" if rest else note
 
 
+def best_guess_line() -> dict[str, Any]:
+    """The label of an answer the answerer is not sure of: one context line."""
+    return context(f"*{BEST_GUESS_LABEL}:* {escape(BEST_GUESS_ADVICE)}", block_id="best_guess")
+
+
 def resolved_line(at: float) -> str:
     """``Resolved at 14:32``, in the reader's time zone (Slack's date formatting)."""
     seconds = int(at)
@@ -243,6 +251,8 @@ def render_answer(
     if view.restricted:
         note = escape(view.withheld_note or RESTRICTED)
         head.append(context(f":lock: {note} *{DO_NOT_PASTE}*", block_id="restricted"))
+    if is_best_guess(answer):
+        head.append(best_guess_line())
     prefix = f":grey_question: _{CLOSEST_OTHER_SERVICE}_ · " if weak else ":arrow_forward: "
     head.append(section(prefix + lead_link(lead), block_id="lead"))
     warnings = _warnings_block(answer, today)
@@ -415,7 +425,7 @@ def _actions(
     else:
         word = "helpful" if view.feedback == "helpful" else "not helpful"
         done.append(f"Feedback recorded ({word}): thanks, it helps the runbook owners.")
-    if view.offer_post and not weak and answer.state == "answer":
+    if view.offer_post and not weak and answer.state == "answer" and answer.sure:
         if view.posted_by:
             done.append(
                 "Posted to the channel."
@@ -466,6 +476,8 @@ def notification_text(answer: Answer, *, weak: bool = False) -> str:
     else:
         what = clip(plain_text(_first_words(shown)), 200)
     prefix = f"{CLOSEST_OTHER_SERVICE}: " if weak else ""
+    if is_best_guess(answer):
+        prefix = f"{BEST_GUESS_LABEL}: {prefix}"
     stale = " (may be out of date)" if any(w.kind == "stale" for w in answer.warnings) else ""
     return fallback(escape(f"{prefix}{where}: {what}{stale}"))
 

@@ -195,6 +195,7 @@ class Answering:
             asked=redact(asked.text) if surface == "slash" else None,
             offer_post=audience is not None
             and answer.state == "answer"
+            and answer.sure
             and not blocked
             and not weak,
             offer_escalate=asked.place is not None,

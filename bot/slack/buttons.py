@@ -4,7 +4,8 @@ search link (only acknowledged).
 A click updates its message in place (the button gives way to what happened) rather than
 adding a message. "Post to channel" and "Escalate to owner" post at most once per answer,
 however often and by whoever they are clicked; everything posted is checked against what
-the channel's whole audience may read, at click time, against the live index.
+the channel's whole audience may read, at click time, against the live index. A best
+guess is never posted (its message offers no such button; an older copy's click is told).
 """
 
 from __future__ import annotations
@@ -27,12 +28,16 @@ from bot.slack.notices import render_escalation, render_minimal
 from bot.slack.presentation import View
 from bot.slack.requests import SHARED_SUFFIX, StoredRequest, base_request_id
 from bot.slack.slash import failure
+from bot.text import is_best_guess
 from retrieval.disclosure import Disclosure
 from state.querylog import FeedbackValue, build_feedback, hash_user
 
 log = logging.getLogger("runbook_bot.slack")
 THANKS = "Thanks for the feedback: it helps the runbook owners."
 EXPIRED = "This answer has expired: ask again with /runbook."
+NOT_POSTED_BEST_GUESS = (
+    "Not posted: this answer is a best guess. Check the runbook, then share its link."
+)
 NOT_IN_CHANNEL = ("not_in_channel", "channel_not_found", "is_archived")
 
 
@@ -224,6 +229,8 @@ class AnswerButtons:
         answer = stored.answer
         if answer.state != "answer" or not answer.citations:
             return None, "Only answers that cite a runbook can be posted to the channel."
+        if is_best_guess(answer):
+            return None, NOT_POSTED_BEST_GUESS
         service = self.ctx.service
         audience = self.ctx.audiences.audience(channel) or self.ctx.audiences.outside()
         shown = service.disclose(answer, audience)

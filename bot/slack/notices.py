@@ -7,6 +7,7 @@ from __future__ import annotations
 from bot.quote_layout import quote_markdown
 from bot.slack import actions as ids
 from bot.slack.answer_view import (
+    best_guess_line,
     contact_text,
     lead_link,
     notification_text,
@@ -33,6 +34,7 @@ from bot.slack.blockkit import (
 )
 from bot.slack.mrkdwn import first_command
 from bot.slack.presentation import Contact
+from bot.text import is_best_guess
 from core.models import Answer, Citation
 
 _QUESTION_MAX = 300
@@ -152,6 +154,7 @@ def render_minimal(answer: Answer, request_id: str) -> Message:
     if command:
         lines.append(f"{FENCE}\n{escape(command.replace(FENCE, '`'))}\n{FENCE}")
     blocks = [
+        *([best_guess_line()] if is_best_guess(answer) else []),
         section("\n".join(lines), block_id="lead"),
         context("The full answer did not fit in a Slack message: the rest is in the runbook."),
         actions(

@@ -163,6 +163,7 @@ def _environment() -> jinja2.Environment:
         warning_text=present.warning_text,
         reason_text=present.reason_text,
         headline=present.headline,
+        best_guess=present.best_guess,
         hit_url=present.hit_url,
         hit_excerpt=present.hit_excerpt,
         emphasis=present.emphasis,

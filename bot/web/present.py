@@ -13,6 +13,7 @@ from datetime import date
 
 from markupsafe import Markup, escape
 
+from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL, is_best_guess
 from core.heading_text import plain_section, shown_section
 from core.markup import syntax_for
 from core.models import Answer, AnswerWarning, Chunk, Citation
@@ -155,6 +156,11 @@ def headline(answer: Answer) -> str:
     if answer.state == "abstain":
         return ABSTAIN_HEADLINE
     return "Answer"
+
+
+def best_guess(answer: Answer) -> tuple[str, str] | None:
+    """(label, advice) above an answer the answerer is not sure of, else None."""
+    return (BEST_GUESS_LABEL, BEST_GUESS_ADVICE) if is_best_guess(answer) else None
 
 
 def hit_url(chunk: Chunk) -> str | None:

@@ -24,6 +24,7 @@ from bot.server import BotServer
 from bot.settings import load_settings
 from bot.slack.actions import FEEDBACK_HELPFUL
 from bot.slack.app import SlackBot
+from retrieval.answer_config import AnswerConfig
 from retrieval.embeddings import FastEmbedder
 from tests.bot.block_checks import assert_valid_blocks, markdown_leaks
 from tests.conftest import ROOT
@@ -50,9 +51,15 @@ def next_ts() -> str:
 
 
 def make_runtime(
-    data_dir: Path, redis_url: str, fake: FakeSlackAPI, embedder: FastEmbedder, **settings: Any
+    data_dir: Path,
+    redis_url: str,
+    fake: FakeSlackAPI,
+    embedder: FastEmbedder,
+    answer_config: AnswerConfig | None = None,
+    **settings: Any,
 ) -> Runtime:
-    """A Runtime for the harness; ``settings`` override (e.g. ``alert_channels=...``)."""
+    """A Runtime for the harness; ``settings`` override (e.g. ``alert_channels=...``),
+    ``answer_config`` the answer settings (e.g. a confidence model's "sure" bar)."""
     loaded = load_settings(
         data_dir=data_dir,
         redis_url=redis_url,
@@ -62,7 +69,7 @@ def make_runtime(
         access_map_path=ACCESS_MAP,
         **settings,
     )
-    return Runtime(loaded, embedder=embedder)
+    return Runtime(loaded, embedder=embedder, answer_config=answer_config)
 
 
 def copy_index(template: Path, target: Path) -> Path:

@@ -22,6 +22,7 @@ from bot.slack.notices import (
     withheld_note,
 )
 from bot.slack.presentation import Contact, DocFacts, Link, View
+from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL
 from core.models import Answer, AnswerWarning, Citation, Suggestion
 from tests.bot.block_checks import assert_valid_blocks, block_violations, markdown_leaks
 
@@ -364,6 +365,29 @@ def test_a_runbook_for_another_service_is_labelled_and_not_offered_for_posting()
     assert message.text.startswith(f"{CLOSEST_OTHER_SERVICE}: ")
     assert ids.POST_TO_CHANNEL not in buttons(message)
     assert ids.POST_TO_CHANNEL in buttons(render(answer(), view=View(offer_post=True)))
+
+
+def test_a_best_guess_is_labelled_first_and_not_offered_for_posting() -> None:
+    facts = {
+        "src-1": DocFacts(source_id="src-1", contact=Contact(kind="usergroup", label="@c", id="S1"))
+    }
+    view = View(offer_post=True, offer_escalate=True)
+    message = render(answer(sure=False), view=view, facts=facts)
+    first = message.blocks[0]
+    assert first["block_id"] == "best_guess" and first["type"] == "context"
+    assert first["elements"][0]["text"] == f"*{BEST_GUESS_LABEL}:* {BEST_GUESS_ADVICE}"
+    assert message.blocks[1]["text"]["text"].startswith(":arrow_forward: *<")
+    assert message.text.startswith(f"{BEST_GUESS_LABEL}: Checkout DB")
+    assert ids.POST_TO_CHANNEL not in buttons(message)
+    assert {ids.FEEDBACK_HELPFUL, ids.ESCALATE} <= set(buttons(message))
+    assert "kubectl -n checkout rollout restart" in shown(message)
+    sure = render(answer(), view=view, facts=facts)
+    assert BEST_GUESS_LABEL not in shown(sure) and ids.POST_TO_CHANNEL in buttons(sure)
+    # the minimal copy, when Slack refuses the full answer, says so too
+    minimal = render_minimal(answer(sure=False), RID)
+    assert minimal.blocks[0]["block_id"] == "best_guess"
+    # "sure" speaks only of a quoted answer: the other tiers have their own headlines
+    assert BEST_GUESS_LABEL not in shown(render(answer(state="unsure", citations=(), sure=False)))
 
 
 # --------------------------------------------------------------------------- escalation

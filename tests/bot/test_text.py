@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from bot.text import render_text
+from bot.text import BEST_GUESS, render_text
 from core.models import Answer, Citation, Suggestion
 
 
@@ -104,3 +104,12 @@ def test_a_table_row_is_printed_under_its_header() -> None:
     at = lines.index("  | | Alert | Action |")
     assert lines[at + 1 : at + 3] == ["  | | --- | --- |", f"  | {row}"]
     assert "  (row 3 of 20; the rest is in the runbook)" in lines
+
+
+def test_a_best_guess_says_so_on_its_first_line() -> None:
+    guess = Answer(
+        state="answer", text="From *Checkout DB*:", citations=(cite("Mitigation", "Restart"),)
+    )
+    lines = render_text(guess.model_copy(update={"sure": False})).splitlines()
+    assert lines[:3] == [BEST_GUESS, "", "[Mitigation · Checkout DB]  checkout/db.md:9"]
+    assert BEST_GUESS not in render_text(guess)

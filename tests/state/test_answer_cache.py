@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Sequence
 
@@ -92,6 +93,20 @@ def test_hit_for_same_scope_miss_for_other_scope(cache: RedisAnswerCache) -> Non
     assert hit is not None
     assert hit.citations == answer().citations
     assert hit.question == "HOW do I fail over the DB"  # the asker's own words
+
+
+def test_a_best_guess_stays_one_and_an_entry_from_before_the_sure_bar_is_sure(
+    cache: RedisAnswerCache, client: redis.Redis
+) -> None:
+    cache.put(key(), answer(sure=False))
+    hit = cache.get(key(), always_live)
+    assert hit is not None and hit.sure is False
+    # an entry written before answers said whether they were sure: as every answer was then
+    older = answer().model_dump(mode="json")
+    del older["sure"]
+    client.set(cache.redis_key(key("older")), json.dumps(older))
+    old = cache.get(key("older"), always_live)
+    assert old is not None and old.sure is True and old.citations == answer().citations
 
 
 def test_same_question_other_generation_misses(cache: RedisAnswerCache) -> None:

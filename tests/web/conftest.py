@@ -28,6 +28,7 @@ from bot.slack.directory import SlackUsergroupDirectory
 from bot.web.app import build_web_pages
 from bot.web.config import web_config
 from bot.web.pages import WebPages
+from retrieval.answer_config import AnswerConfig
 from retrieval.embeddings import FastEmbedder
 from tests.conftest import ROOT, RedisServer, free_port
 from tests.fakes.slack_openid import FakeSlackOpenID
@@ -140,8 +141,9 @@ def start_site(
     port: int,
     *,
     today: date | None = None,
+    answer_config: AnswerConfig | None = None,
 ) -> Site:
-    runtime = Runtime(settings, embedder=embedder)
+    runtime = Runtime(settings, embedder=embedder, answer_config=answer_config)
     bot_client = WebClient(token="xoxb-test", base_url=fake.base_url)
     service = runtime.service(SlackUsergroupDirectory(bot_client))
     config = web_config(settings, runtime.web_session_secret, "127.0.0.1")

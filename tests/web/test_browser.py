@@ -6,12 +6,18 @@ Slack (authorize page, ``openid.connect.token``, ``openid.connect.userInfo``, us
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from tests.fakes.slack_openid import AUTHORIZE_METHOD
+from bot.text import BEST_GUESS
+from retrieval.answer_config import CALIBRATED_MODEL, AnswerConfig
+from retrieval.embeddings import FastEmbedder
+from tests.conftest import RedisServer, free_port
+from tests.fakes.slack_openid import AUTHORIZE_METHOD, FakeSlackOpenID
 from tests.web.conftest import (
     ALICE,
     BREAK_GLASS,
@@ -21,7 +27,10 @@ from tests.web.conftest import (
     STALE_PATH,
     STALE_QUESTION,
     Served,
+    Site,
     browser_sign_in,
+    site_settings,
+    start_site,
 )
 
 
@@ -179,3 +188,35 @@ def test_keyboard_and_phone(browser: Browser, served: Served) -> None:
         expect(page.locator("a.skip")).to_be_focused()
     finally:
         phone.close()
+
+
+@pytest.fixture()
+def guessing(
+    sample_data_dir: Path, redis_server: RedisServer, fake: FakeSlackOpenID, embedder: FastEmbedder
+) -> Iterator[Site]:
+    """The pages in local mode (no sign-in) with every answer below the "sure" bar."""
+    port = free_port()
+    settings = site_settings(
+        sample_data_dir, redis_server.url, fake, port, web_local_mode=True, public_url=None
+    )
+    config = AnswerConfig(model=replace(CALIBRATED_MODEL, sure_at=1.0))
+    running = start_site(settings, fake, embedder, port, answer_config=config)
+    yield running
+    running.server.stop()
+    running.runtime.close()
+
+
+def test_a_best_guess_is_labelled_above_the_answer(page: Page, guessing: Site) -> None:
+    page.goto(guessing.base + "/")
+    ask(page, "checkout-api database connection refused")
+    label = page.locator("section.answer .best-guess")
+    expect(label).to_be_visible()
+    expect(label).to_have_text(BEST_GUESS)
+    expect(label).to_have_attribute("role", "note")
+    lead = page.locator("section.answer .lead")
+    expect(lead).to_be_visible()
+    above = label.bounding_box()
+    below = lead.bounding_box()
+    assert above is not None and below is not None
+    assert above["y"] + above["height"] <= below["y"]
+    expect(page.locator("article.citation .quote").first).not_to_be_empty()

@@ -11,6 +11,7 @@ import base64
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlsplit
@@ -18,7 +19,9 @@ from urllib.parse import parse_qs, quote, urlsplit
 import httpx
 import pytest
 
+from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL
 from bot.web import web_answer_url
+from retrieval.answer_config import CALIBRATED_MODEL, AnswerConfig
 from retrieval.embeddings import FastEmbedder
 from state.querylog import build_feedback, build_record
 from state.sign_in_states import RedisOAuthStateStore
@@ -47,13 +50,18 @@ def custom_site(
     fake: FakeSlackOpenID,
     embedder: FastEmbedder,
 ) -> Iterator[object]:
-    """``custom_site(**settings)``: a site with some settings changed."""
+    """``custom_site(**settings)``: a site with some settings changed (and, with
+    ``answer_config``, its answer settings)."""
     started: list[Site] = []
 
-    def make(*, today: date | None = None, **extra: object) -> Site:
+    def make(
+        *, today: date | None = None, answer_config: AnswerConfig | None = None, **extra: object
+    ) -> Site:
         port = free_port()
         settings = site_settings(sample_data_dir, redis_server.url, fake, port, **extra)
-        running = start_site(settings, fake, embedder, port, today=today)
+        running = start_site(
+            settings, fake, embedder, port, today=today, answer_config=answer_config
+        )
         started.append(running)
         return running
 
@@ -537,3 +545,30 @@ def test_an_answer_shows_each_runbook_once_and_a_section_in_pieces_under_one_hea
     headings = re.findall(r"<h4>(?:<a [^>]*>)?([^<]+)<", page.text)
     assert len(headings) == len(set(sections)) - 1
     assert sorted(headings) == sorted(set(sections) - {sections[0]})
+
+
+def sure_at(bar: float) -> AnswerConfig:
+    """Answer settings with the confidence model's "sure" bar at ``bar``."""
+    return AnswerConfig(model=replace(CALIBRATED_MODEL, sure_at=bar))
+
+
+def test_an_answer_below_the_sure_bar_is_labelled_a_best_guess_above_it(custom_site) -> None:  # type: ignore[no-untyped-def]
+    question = "checkout-api database connection refused"
+    site = custom_site(web_local_mode=True, answer_config=sure_at(1.0))
+    with site.client() as browser:
+        page = browser.get("/ask", params={"q": question}).text
+    label = (
+        f'<p class="best-guess" role="note"><strong>{BEST_GUESS_LABEL}:</strong> '
+        f"{BEST_GUESS_ADVICE}</p>"
+    )
+    assert page.count(label) == 1
+    assert 'class="answer state-answer guess"' in page
+    # above the answer, which is all there
+    assert page.index(label) < page.index('<p class="lead">') < page.index('class="quote"')
+    site.server.stop()
+    site.runtime.close()  # one process per embedded index
+    sure = custom_site(web_local_mode=True, answer_config=sure_at(0.0))
+    with sure.client() as browser:
+        page = browser.get("/ask", params={"q": question}).text
+    assert 'class="quote"' in page
+    assert "best-guess" not in page and BEST_GUESS_LABEL not in page

@@ -6,11 +6,17 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from bot.cli import main
+from bot.cli import build_parser, main, settings_from
+from bot.commands import ask
+from bot.runtime import Runtime
+from bot.text import BEST_GUESS
+from retrieval.answer_config import CALIBRATED_MODEL, AnswerConfig
+from retrieval.embeddings import FastEmbedder
 from tests.conftest import ROOT, SAMPLE_RUNBOOKS, RedisServer, free_port
 
 
@@ -59,6 +65,29 @@ def test_ask_prints_quotes_owner_and_age(
     assert "cache miss" in captured.err
     assert main([*args, "checkout-api database connection refused"]) == 0
     assert "cache hit" in capsys.readouterr().err
+
+
+def test_ask_labels_a_best_guess_and_its_cached_copy(
+    sample_data_dir: Path,
+    redis_server: RedisServer,
+    embedder: FastEmbedder,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--data-dir", str(sample_data_dir), "--redis-url", redis_server.url]
+    args = build_parser().parse_args([*argv, "ask", "checkout-api database connection refused"])
+    for bar, labelled in ((1.0, True), (0.0, False)):
+        config = AnswerConfig(model=replace(CALIBRATED_MODEL, sure_at=bar))
+        rt = Runtime(settings_from(args), embedder=embedder, answer_config=config)
+        try:
+            for cache in ("cache miss", "cache hit"):  # the cached answer is labelled alike
+                assert ask.run(args, rt) == 0
+                printed = capsys.readouterr()
+                assert cache in printed.err
+                assert "checkout-api/database-connection-failures.md:" in printed.out
+                assert (printed.out.splitlines()[0] == BEST_GUESS) is labelled
+                assert (BEST_GUESS in printed.out) is labelled
+        finally:
+            rt.close()
 
 
 def test_ask_without_redis_still_answers(
