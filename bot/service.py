@@ -28,8 +28,10 @@ from typing import Protocol
 from core.models import Answer, AnswerWarning
 from retrieval.answerer import Answerer
 from retrieval.disclosure import Disclosure, for_audience, snapshot_lookup
+from retrieval.leading import AskContext, leads_with_action
 from retrieval.permissions import PermissionResolver, Scope
 from retrieval.runbook_match import RunbookMatcher
+from retrieval.runbook_sections import RunbookSections
 from retrieval.search import HybridSearcher
 from state.answer_cache import AnswerCache, CacheKey
 from state.querylog import QueryLog, build_record, hash_user
@@ -84,6 +86,7 @@ class AnswerService:
         observer: Observer | None = None,
         clock: Callable[[], float] = time.perf_counter,
         matcher: RunbookMatcher | None = None,
+        sections: RunbookSections | None = None,
     ) -> None:
         self._answerer = answerer
         self._searcher = searcher
@@ -95,6 +98,7 @@ class AnswerService:
         self._observer: Observer = observer or _Unobserved()
         self._clock = clock
         self._matcher = matcher or RunbookMatcher(searcher.snapshot)
+        self._sections = sections or RunbookSections(searcher.snapshot)
 
     @property
     def resolver(self) -> PermissionResolver:
@@ -153,12 +157,15 @@ class AnswerService:
         channel_id: str | None = None,
         pinned: str | None = None,
         anchor: str | None = None,
+        context: AskContext | None = None,
     ) -> Delivery:
         """Answer ``question``; ``audience`` None means only the asker will see it.
         ``pinned`` (a source id) answers from that document only: the runbook an alert
         names, or the one a thread is already about; ``anchor`` is the heading its link
         points at (in a file of several runbooks, the one to answer from). Without one,
-        a link to an indexed runbook in the question pins that runbook and its #anchor."""
+        a link to an indexed runbook in the question pins that runbook and its #anchor.
+        ``context``: where it was asked (an alert's thread); what leads follows from it
+        and the question alike on every surface (:mod:`retrieval.leading`)."""
         t0 = self._clock()
         generation = self._searcher.generation()
         if pinned is None:  # a link to a runbook in the question names the runbook
@@ -168,10 +175,13 @@ class AnswerService:
             public_scope = asker
         else:
             public_scope = Scope(asker.groups & audience.groups, asker.complete)
+        action = leads_with_action(question, context or AskContext())
         public, hit = self._answer(question, public_scope, generation, pinned, anchor)
+        public = self._lead(public, question) if action else public
         private: Answer | None = None
         if audience is not None and asker.groups - public_scope.groups:
             mine, hit_private = self._answer(question, asker, generation, pinned, anchor)
+            mine = self._lead(mine, question) if action else mine
             hit = hit and hit_private
             public_ids = {c.source_id for c in public.citations}
             extra = [c for c in mine.citations if c.source_id not in public_ids]
@@ -210,6 +220,15 @@ class AnswerService:
             question, request_id, public_scope, public, hit, latencies, user_id, channel_id
         )
         return Delivery(request_id, public, private, hit, latencies)
+
+    def _lead(self, answer: Answer, question: str) -> Answer:
+        """``answer`` opening with something to do (:meth:`RunbookSections.action_first`);
+        as it is when its runbook's sections cannot be read."""
+        try:
+            return self._sections.action_first(answer, question)
+        except Exception:  # showing the answer as it is beats failing
+            log.exception("could not find the action section; showing the answer as is")
+            return answer
 
     def _record(
         self,

@@ -31,7 +31,7 @@ from core.redact import redact
 from retrieval.answer_config import AnswerConfig
 from retrieval.asked_detail import asked_detail
 from retrieval.asked_operation import check_task
-from retrieval.citations import search_link
+from retrieval.citations import lead_text, search_link
 from retrieval.confidence import Evidence, everyday_terms, gather_evidence, without_labels
 from retrieval.doc_warnings import document_warnings, superseded_note
 from retrieval.embeddings import Vectors
@@ -432,12 +432,8 @@ class ExtractiveAnswerer:
             for c in confident_incidents[: cfg.max_related]
             if c.doc.source_id != chosen.doc.source_id
         )
-        m = chosen.chunk.metadata
-        kind = {"incident": "incident write-up", "adr": "decision record"}.get(
-            m.doc_type, "runbook"
-        )
         section = citations[0].section if citations else chosen.chunk.section
-        text = f"From the {kind} *{chosen.chunk.title}*, section *{section}*:"
+        text = lead_text(chosen.chunk, section)
         return Answer(
             state="answer",
             text=text,

@@ -54,3 +54,12 @@ def make_citation(
         note=note,
         header=header,
     )
+
+
+def lead_text(chunk: Chunk, section: str) -> str:
+    """The line an answer opens with: which document and section its first quote is
+    from ("From the runbook *Title*, section *Mitigation*:")."""
+    kind = {"incident": "incident write-up", "adr": "decision record"}.get(
+        chunk.metadata.doc_type, "runbook"
+    )
+    return f"From the {kind} *{chunk.title}*, section *{section}*:"

@@ -31,6 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     who.add_argument("--as-user", default=None, metavar="U", help="answer as this Slack user id")
     parser.add_argument("--channel", default=None, help="answer for this channel's audience")
     parser.add_argument("--json", action="store_true", help="print the answer contract as JSON")
+    parser.add_argument(
+        "--alert",
+        action="store_true",
+        help="asked in an alert's thread: the answer leads with what to do, as in Slack",
+    )
 
 
 def _directory(rt: Runtime) -> UsergroupDirectory | None:
@@ -46,6 +51,7 @@ def _directory(rt: Runtime) -> UsergroupDirectory | None:
 def run(args: argparse.Namespace, rt: Runtime) -> int:
     from bot.logs import new_request_id
     from bot.text import render_text
+    from retrieval.leading import AskContext
 
     service = rt.service(_directory(rt) if args.as_user else None)
     resolver = service.resolver
@@ -64,6 +70,7 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
         audience=audience,
         user_id=args.as_user,
         channel_id=args.channel,
+        context=AskContext(alert=args.alert),
     )
     if args.json:
         print_json(delivery.public)

@@ -1,9 +1,9 @@
 """From a question asked in Slack to the message that answers it, for every surface.
 
 One pipeline: the question is answered for the asker (and, in a channel, for the
-channel's audience) by :class:`bot.service.AnswerService`; in an alert's thread or for
-a "what do I do" question the answer opens with the runbook's action section
-(:class:`bot.sections.RunbookSections`); the facts shown besides the quotes are
+channel's audience) by :class:`bot.service.AnswerService`, told where it was asked (an
+alert's thread: :mod:`retrieval.leading`, the same rule the web and the CLI follow);
+the facts shown besides the quotes are
 gathered (owner or fallback contact, Escalation section, whether the runbook is about
 another service than the one asked about); the request is stored for the buttons; and
 the message is rendered. Surfaces (slash command, mentions, direct messages, the message
@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from urllib.parse import urlsplit
 
-from bot.follow_ups import FollowUp
-from bot.sections import RunbookSections, citation_kinds
 from bot.service import AnswerService, Delivery
 from bot.service_names import named_services, other_service
 from bot.slack.alert_post import AlertPost
@@ -51,14 +49,14 @@ from core.heading_text import SECTION_SEPARATOR
 from core.models import Answer, Citation
 from core.redact import redact
 from retrieval.disclosure import DocumentLookup
-from retrieval.intent import heading_kinds, question_intent
+from retrieval.follow_ups import FollowUp
+from retrieval.intent import heading_kinds
+from retrieval.leading import AskContext, is_pasted_alert
 from retrieval.permissions import Scope
-from retrieval.query import parse_alert_text
 from retrieval.runbook_match import RunbookMatch, RunbookMatcher
+from retrieval.runbook_sections import RunbookSections, citation_kinds
 
 log = logging.getLogger("runbook_bot.slack")
-#: questions that ask what to do: their answer opens with an action section
-ACTION_INTENTS = frozenset({"act", "procedure"})
 MAX_MORE_ACTIONS = 5
 
 
@@ -89,7 +87,7 @@ class Asked:
             return self.alert
         if self.parent is not None and self.parent.is_alert:
             return True
-        return bool(parse_alert_text(self.text).alert_name) and len(self.text) > 40
+        return is_pasted_alert(self.text)
 
     @property
     def place(self) -> str | None:
@@ -165,6 +163,7 @@ class Answering:
             channel_id=asked.channel_id,
             pinned=pinned,
             anchor=anchor,
+            context=AskContext(alert=asked.in_alert),
         )
 
     def for_asker(
@@ -180,7 +179,7 @@ class Answering:
         """An answer only the asker sees: a slash command's or the message shortcut's
         ephemeral reply, or a direct message."""
         delivery = self._ask(request_id, asked, None, pinned, anchor)
-        answer = self._lead(delivery.public, asked)
+        answer = delivery.public
         if answer.state != "answer" and self._external(asked, public=False):
             notice = render_external_decline()
             return Reply(notice, notice)
@@ -227,7 +226,7 @@ class Answering:
         documents = 0
         restricted: list[str] = []
         if delivery.private is not None:
-            private = self._lead(delivery.private, asked)
+            private = delivery.private
             readable = audience.groups if audience is not None else frozenset()
             restricted = list(
                 dict.fromkeys(
@@ -246,7 +245,7 @@ class Answering:
             key = request_id + PRIVATE_SUFFIX
             stored = self._store(key, asked, "mention", private, private_view, private_facts)
             private_reply = Reply(self.render(stored), render_minimal(private, key), stored)
-        public = self._lead(delivery.public, asked)
+        public = delivery.public
         if private_reply is not None and public.state != "answer":
             known = private_reply.stored.facts_by_source() if private_reply.stored else {}
             owner = next((known[s] for s in restricted if s in known), None)
@@ -282,8 +281,9 @@ class Answering:
             channel_id=asked.channel_id,
             pinned=match.source_id,
             anchor=match.anchor,
+            context=AskContext(alert=True),
         )
-        answer = self._lead(delivery.public, asked)
+        answer = delivery.public
         facts = self._facts(answer, asked)
         weak = match.source_id is None and any(f.other_service for f in facts[:1])
         name = alert.alertname or alert.title
@@ -325,6 +325,7 @@ class Answering:
             user_id=asked.user_id,
             channel_id=asked.channel_id,
             pinned=topic.source_id,
+            context=AskContext(follow_up=True),
         )
         base = delivery.public
         if base.state != "answer" or not base.citations:
@@ -364,15 +365,6 @@ class Answering:
         )
 
     # -- pieces ----------------------------------------------------------------------
-
-    def _lead(self, answer: Answer, asked: Asked) -> Answer:
-        """In an alert's context, or for "what do I do", the answer opens with action."""
-        if asked.in_alert or question_intent(asked.text) in ACTION_INTENTS:
-            try:
-                return self.sections.action_first(answer, asked.search)
-            except Exception:  # showing the answer as it is beats failing
-                log.exception("could not find the action section; showing the answer as is")
-        return answer
 
     def _facts(self, answer: Answer, asked: Asked) -> tuple[DocFacts, ...]:
         if not answer.citations:

@@ -25,7 +25,6 @@ from slack_sdk import WebClient
 
 from bot.metrics import Metrics
 from bot.runtime import Runtime
-from bot.sections import RunbookSections
 from bot.service import AnswerService
 from bot.slack.alert_ledger import AlertLedger
 from bot.slack.alert_replies import AlertReplies
@@ -52,6 +51,7 @@ from core.models import SearchFilter
 from retrieval.disclosure import DocumentLookup, snapshot_lookup
 from retrieval.errors import IndexLockedError, RetrievalError
 from retrieval.runbook_match import RunbookMatcher
+from retrieval.runbook_sections import RunbookSections
 from state.ttl_store import TtlStore
 
 log = logging.getLogger("runbook_bot.slack")

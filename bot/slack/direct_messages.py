@@ -13,7 +13,6 @@ from typing import Any
 
 from slack_bolt import App, BoltContext
 
-from bot.follow_ups import follow_up
 from bot.logs import bind_request_id
 from bot.slack.answering import Asked, Reply
 from bot.slack.context import SlackContext
@@ -21,6 +20,7 @@ from bot.slack.messages import asks_nothing, is_from_integration, is_help, quest
 from bot.slack.notices import render_usage
 from bot.slack.slash import failure
 from bot.slack.thread_memory import DM_CONVERSATION
+from retrieval.follow_ups import follow_up
 
 log = logging.getLogger("runbook_bot.slack")
 SURFACE = "slack_dm"

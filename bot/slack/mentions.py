@@ -21,7 +21,6 @@ from typing import Any
 from slack_bolt import App, BoltContext
 from slack_sdk.errors import SlackApiError, SlackRequestError
 
-from bot.follow_ups import follow_up
 from bot.logs import bind_request_id
 from bot.slack.alerts import ThreadParent, read_parent
 from bot.slack.answering import Asked, ThreadReply, alert_preface
@@ -29,6 +28,7 @@ from bot.slack.context import SlackContext
 from bot.slack.messages import asks_nothing, is_help, question_of
 from bot.slack.notices import render_usage
 from bot.slack.slash import failure
+from retrieval.follow_ups import follow_up
 
 log = logging.getLogger("runbook_bot.slack")
 SURFACE = "slack_mention"

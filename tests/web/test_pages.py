@@ -572,3 +572,15 @@ def test_an_answer_below_the_sure_bar_is_labelled_a_best_guess_above_it(custom_s
         page = browser.get("/ask", params={"q": question}).text
     assert 'class="quote"' in page
     assert "best-guess" not in page and BEST_GUESS_LABEL not in page
+
+
+def test_a_pasted_alert_leads_with_the_fix_on_the_answer_page(custom_site) -> None:  # type: ignore[no-untyped-def]
+    # the rule Slack and the command line follow (tests/scenarios/test_same_lead_everywhere)
+    pasted = (
+        "[FIRING:1] CheckoutApiDbConnectionErrors (checkout-api prod critical) what does it mean"
+    )
+    site = custom_site(web_local_mode=True)
+    with site.client() as browser:
+        page = browser.get("/ask", params={"q": pasted}).text
+    lead = re.search(r'<p class="lead">(.*?)</p>', page, re.S)
+    assert lead is not None and "Mitigation &gt; Roll back a bad deploy" in lead.group(1)

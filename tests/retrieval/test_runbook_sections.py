@@ -1,5 +1,6 @@
-"""bot.sections and bot.service_names over the real sample index: the action section an
-alert's answer opens with (verbatim), the Escalation section, and services named."""
+"""retrieval.runbook_sections and bot.service_names over the real sample index: the
+action section an alert's answer opens with (verbatim), the Escalation section, and
+services named."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ from datetime import date
 from pathlib import Path
 
 from bot.runtime import Runtime
-from bot.sections import RunbookSections, restates
 from bot.service_names import named_services, other_service
 from core.models import DocumentMetadata, SearchFilter
 from retrieval.embeddings import FastEmbedder
+from retrieval.runbook_sections import RunbookSections, restates
 from tests.conftest import SAMPLE_RUNBOOKS, runtime_over
 from tests.retrieval.test_topics import COLLECTION
 

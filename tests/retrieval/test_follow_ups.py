@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.follow_ups import follow_up
 from bot.slack.answering import continuing_preface
 from bot.slack.app_home import owns
 from bot.slack.thread_memory import ThreadTopic
+from retrieval.follow_ups import follow_up
 
 
 @pytest.mark.parametrize(

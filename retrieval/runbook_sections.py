@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from core.models import Answer, Citation, normalize_name
-from retrieval.citations import chunk_url, make_citation
+from retrieval.citations import chunk_url, lead_text, make_citation
 from retrieval.evidence import query_terms
 from retrieval.intent import SectionKind, heading_kinds
 from retrieval.outline import OutlineCache, Part
@@ -128,7 +128,8 @@ class RunbookSections:
             quote.note or _steps_note(parts, best, quote.text),
         )
         kept = [c for c in answer.citations if c.source_id != lead.source_id]
-        return answer.model_copy(update={"citations": (first, *kept)})
+        text = lead_text(best.chunk, best.section)
+        return answer.model_copy(update={"citations": (first, *kept), "text": text})
 
     def continue_after(
         self, answer: Answer, shown: Sequence[str], *, escalate: bool, question: str = ""
