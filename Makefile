@@ -59,7 +59,7 @@ quality: $(STAMP)
 
 eval: quality
 
-# each signal of retrieval/signals.py switched off in turn, the model refitted without it:
+# each signal of retrieval/answer/signals.py switched off in turn, the model refitted without it:
 # what every held-out set loses or gains (SIGNALS="a b+c" to pick; a+b: off together)
 ablate: $(STAMP)
 	$(BIN)/python scripts/quality.py --data $(DATA)/quality --ablate $(SIGNALS)

@@ -19,20 +19,21 @@ from typing import IO
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from core.models import Answer, Citation, SearchFilter
-from retrieval.answer_config import AnswerConfig
-from retrieval.answerer import ExtractiveAnswerer
-from retrieval.calibration import Sample, fit
-from retrieval.confidence import ConfidenceModel
-from retrieval.embeddings import FastEmbedder
-from retrieval.evaluation import (
+from retrieval.answer import (
+    AnswerConfig,
     CitedSpan,
+    ConfidenceModel,
+    ExtractiveAnswerer,
     Metrics,
     Outcome,
     Question,
+    Sample,
     compute,
+    fit,
     judge_sections,
     load_questions,
 )
+from retrieval.search import FastEmbedder
 
 QUESTIONS_FILE = "eval.jsonl"
 

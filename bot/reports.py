@@ -37,11 +37,8 @@ from urllib.parse import unquote
 from core.heading_text import SECTION_SEPARATOR, plain_heading
 from core.models import Chunk, DocumentMetadata, section_name
 from core.redact import redact
-from retrieval.citations import chunk_url
-from retrieval.doc_warnings import stale_limit
-from retrieval.intent import heading_kinds
-from retrieval.outline import document_parts
-from retrieval.stubs import stub
+from retrieval.answer import chunk_url, document_parts, stale_limit, stub
+from retrieval.reading import heading_kinds
 from state.querylog import Feedback, QueryRecord
 
 RowKind = Literal["stale", "ownerless", "superseded", "deprecated", "unwritten"]

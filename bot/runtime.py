@@ -32,21 +32,23 @@ from ingest.sources.base import DEFAULT_SOURCE, Source, SourceDefaults, owned
 from ingest.sources.markdown_dir import MarkdownDirSource
 from ingest.sources.registry import build_source, load_sources_file
 from ingest.sync import IngestOptions, Ingestor, IngestReport, as_source, parse_corpus
-from retrieval.answer_config import AnswerConfig
-from retrieval.answerer import Answerer, ExtractiveAnswerer
-from retrieval.embeddings import FastEmbedder
-from retrieval.lexicon import Lexicon
+from retrieval.answer import AnswerConfig, Answerer, ExtractiveAnswerer
 from retrieval.permissions import (
     AccessMap,
     PermissionResolver,
     UsergroupDirectory,
     load_access_map,
 )
-from retrieval.query import Glossary, HydeQuery, load_glossary
-from retrieval.search import HybridSearcher, SearchConfig
-from retrieval.snapshot import SnapshotCache
-from retrieval.store_handle import StoreHandle
-from retrieval.store_marker import read_store_marker
+from retrieval.reading import Glossary, Lexicon, load_glossary
+from retrieval.search import (
+    FastEmbedder,
+    HybridSearcher,
+    HydeQuery,
+    SearchConfig,
+    SnapshotCache,
+    StoreHandle,
+    read_store_marker,
+)
 from state.answer_cache import RedisAnswerCache
 from state.client import redis_client
 from state.dedup import Deduplicator
@@ -57,7 +59,7 @@ from state.usergroups import UsergroupCache
 if TYPE_CHECKING:
     import openai
 
-    from retrieval.vector_index import QdrantVectorIndex
+    from retrieval.search import QdrantVectorIndex
 
 log = logging.getLogger("runbook_bot.runtime")
 
@@ -95,7 +97,7 @@ class Runtime:
     def _open_vector_index(self) -> QdrantVectorIndex:
         s = self.settings
         key = s.qdrant_api_key.get_secret_value() if s.qdrant_api_key else None
-        from retrieval.vector_index import QdrantVectorIndex, open_client
+        from retrieval.search import QdrantVectorIndex, open_client
 
         client = open_client(s.qdrant_url, s.qdrant_local_path, key)
         marker_dir = s.qdrant_local_path if s.qdrant_url is None else None
@@ -153,7 +155,7 @@ class Runtime:
         s = self.settings
         if not s.llm_enabled:
             return None
-        from retrieval.llm_answerer import build_openai_client
+        from retrieval.answer import build_openai_client
 
         key = s.openai_api_key.get_secret_value() if s.openai_api_key else None
         return build_openai_client(key, s.openai_base_url, s.llm_timeout_seconds)
@@ -415,7 +417,7 @@ class Runtime:
         s = self.settings
         if self.llm_client is None:
             return self.extractive
-        from retrieval.llm_answerer import LLMAnswerer
+        from retrieval.answer import LLMAnswerer
 
         return LLMAnswerer(self.extractive, self.llm_client, s.llm_model, s.llm_timeout_seconds)
 

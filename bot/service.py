@@ -26,12 +26,16 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from core.models import Answer, AnswerWarning
-from retrieval.answerer import Answerer
-from retrieval.disclosure import Disclosure, for_audience, snapshot_lookup
-from retrieval.leading import AskContext, leads_with_action
+from retrieval.answer import (
+    Answerer,
+    Disclosure,
+    RunbookMatcher,
+    RunbookSections,
+    for_audience,
+    snapshot_lookup,
+)
 from retrieval.permissions import PermissionResolver, Scope
-from retrieval.runbook_match import RunbookMatcher
-from retrieval.runbook_sections import RunbookSections
+from retrieval.reading import AskContext, leads_with_action
 from retrieval.search import HybridSearcher
 from state.answer_cache import AnswerCache, CacheKey
 from state.querylog import QueryLog, build_record, hash_user
@@ -108,7 +112,7 @@ class AnswerService:
         self, answer: Answer, audience: Scope, generation: int | None = None
     ) -> Disclosure:
         """The part of ``answer`` everyone in ``audience`` may read, by the live index
-        (:func:`retrieval.disclosure.for_audience`)."""
+        (:func:`retrieval.answer.disclosure.for_audience`)."""
         snapshot = self._searcher.snapshot(
             self._searcher.generation() if generation is None else generation
         )
@@ -165,7 +169,7 @@ class AnswerService:
         points at (in a file of several runbooks, the one to answer from). Without one,
         a link to an indexed runbook in the question pins that runbook and its #anchor.
         ``context``: where it was asked (an alert's thread); what leads follows from it
-        and the question alike on every surface (:mod:`retrieval.leading`)."""
+        and the question alike on every surface (:mod:`retrieval.reading.leading`)."""
         t0 = self._clock()
         generation = self._searcher.generation()
         if pinned is None:  # a link to a runbook in the question names the runbook

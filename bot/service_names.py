@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 
 from core.models import DocumentMetadata, normalize_name
-from retrieval.tokenize import tokenize
+from retrieval.reading import tokenize
 
 _SERVICE_LABEL = re.compile(
     r"(?:^|(?<=[\s{,(]))(?:service|svc|app|job)\s*=\s*\"?(?P<name>[A-Za-z][\w.-]{1,60})",

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from retrieval.fusion import DEFAULT_RRF_K
+from retrieval.search import DEFAULT_RRF_K
 from state.keys import DEFAULT_NAMESPACE, NAMESPACE_PATTERN
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -84,7 +84,7 @@ class Settings(BaseSettings):
     stale_after_days: int = 180
     # default: code search scoped to the runbook repository of source_url_template
     search_link_template: str | None = None
-    # the confidence a quoted answer needs (default: calibrated, retrieval/answer_config.py)
+    # the confidence a quoted answer needs (default: calibrated, retrieval/answer/answer_config.py)
     answer_min_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     glossary_path: Path | None = None
     hyde: bool = False

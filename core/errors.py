@@ -15,10 +15,10 @@ layers. The tree::
     │   ├── EmbeddingMismatchError       the index was built with another model
     │   ├── IndexUnavailableError        the vector store cannot be reached or opened
     │   │   └── IndexLockedError         the embedded index is held by another process
-    │   ├── GlossaryError                retrieval/query.py: the glossary file is invalid
+    │   ├── GlossaryError                retrieval/reading/query.py: the glossary file is invalid
     │   ├── AccessMapError               retrieval/permissions.py: the access map is invalid
     │   ├── DirectoryError               retrieval/permissions.py: Slack user groups unreadable
-    │   └── UnknownSignalError           a signal switched off that retrieval/signals.py lacks
+    │   └── UnknownSignalError           switching off a signal retrieval/answer/signals.py lacks
     ├── StateError                       state/errors.py (writes never raise: fail-soft)
     │   └── QueryLogError                the query log could not be read for a report
     └── WebError                         bot/web/errors.py

@@ -8,7 +8,7 @@ Sections start at H1-H3 headings outside fenced code, in either CommonMark form:
 ``## Mitigation`` or a line underlined with ``===`` (H1) or ``---`` (H2). A label
 written in bold on a line of its own (``**Remediation recommendations:**``), which many
 runbooks use instead of headings, is a heading of the lowest level: it splits a section
-into parts (:mod:`retrieval.outline`), never into sections of its own. A section body splits
+into parts (:mod:`retrieval.answer.outline`), never into sections of its own. A section body splits
 into blocks (paragraphs, fenced code, lists, tables); blocks glue into units
 that are never cut apart: a numbered procedure with its code, a lead-in line
 ending in ``:`` (often a warning) with what follows it.

@@ -28,7 +28,7 @@ AbstainReason = Literal[
 ]
 # no runbook shows the detail the question asked for (a command, a value, the steps of
 # the operation asked for): the closest runbooks are on the topic, and offered
-# (retrieval.asked_detail, retrieval.asked_operation)
+# (retrieval.reading.asked_detail, retrieval.reading.asked_operation)
 MISSING_DETAIL: tuple[AbstainReason, ...] = ("no-command", "no-value", "no-steps")
 WarningKind = Literal[
     "stale",

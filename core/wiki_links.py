@@ -4,7 +4,7 @@ with its text beside the page name.
 Wikis written in Markdown put the two halves of ``[[a|b]]`` in either order: a GitHub
 wiki (Gollum) writes ``[[text|Page-name]]``, Obsidian, Foam and MediaWiki habit
 ``[[Page name|text]]``. Which half is the page is told by the index: the half that
-names an indexed runbook (:mod:`retrieval.site_pages`). A page name matches its file
+names an indexed runbook (:mod:`retrieval.search.site_pages`). A page name matches its file
 whatever the case and whether words are joined by spaces, hyphens or underscores
 (``Restart the pod`` is ``Restart-the-pod.md``). An embed (``![[diagram.png]]``) shows
 as its name.

@@ -5,7 +5,7 @@ generation and its publish stamp, the embedding model, each live document's cont
 hash, and the highest generation ever published from it. When a later run of a source
 finds exactly the documents of that source that the manifest lists (the other sources'
 entries do not matter), and the store's own generation marker (a file inside the
-store, see :mod:`retrieval.store_marker`) still names the same generation and stamp,
+store, see :mod:`retrieval.search.store_marker`) still names the same generation and stamp,
 nothing needs to happen and the vector store is not even opened (its client takes
 seconds to import). A store restored from another time disagrees with the manifest
 and gets a full sync. A server deployment always asks the server, since other writers
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ingest.sources.base import DEFAULT_SOURCE, owned
-from retrieval.store_marker import StoreMarker
+from retrieval.search import StoreMarker
 
 MANIFEST_FILE = "manifest.json"
 LOCAL_LOCK_FILE = ".lock"  # the embedded Qdrant's exclusive flock

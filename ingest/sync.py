@@ -31,15 +31,14 @@ from ingest.errors import EmptySourceError
 from ingest.known_vectors import KnownVectors
 from ingest.sources.base import DEFAULT_SOURCE, Skipped, Source, owned
 from ingest.sources.markdown_dir import MarkdownDirSource
-from retrieval.embeddings import Embedder
+from retrieval.search import Embedder
 
 if TYPE_CHECKING:
-    from retrieval.snapshot import SnapshotCache
-    from retrieval.vector_index import QdrantVectorIndex
+    from retrieval.search import QdrantVectorIndex, SnapshotCache
 
 # Chunks embedded and written per step: the vectors of one window are upserted and dropped
 # before the next, so an ingest holds at most this many (the model's own batches are cut
-# smaller by token budget, see retrieval.embed_batches).
+# smaller by token budget, see retrieval.search.embed_batches).
 EMBED_WINDOW = 512
 
 
@@ -76,7 +75,7 @@ class IngestReport:
     chunks_total: int = 0
     seconds: float = 0.0
     generation: int = 0
-    stamp: str = ""  # of the published generation (see retrieval.store_marker)
+    stamp: str = ""  # of the published generation (see retrieval.search.store_marker)
     live: Mapping[str, str] = field(default_factory=dict)  # source_id -> hash after the run
 
     def summary(self) -> str:

@@ -35,4 +35,4 @@ class IndexLockedError(IndexUnavailableError):
 
 
 class UnknownSignalError(RetrievalError):
-    """A signal switched off that the signal table (retrieval.signals) does not list."""
+    """A signal switched off that the signal table (retrieval.answer.signals) does not list."""

@@ -157,7 +157,7 @@ def random_vectors(n: int, dim: int) -> Any:
 
 
 def section_model(work: Path) -> Rows:
-    from retrieval.embeddings import FastEmbedder
+    from retrieval.search.embeddings import FastEmbedder
 
     emb = FastEmbedder(cache_dir=work / "models")
     t = time.perf_counter()
@@ -174,7 +174,7 @@ def section_model(work: Path) -> Rows:
 
 def section_embed(work: Path, n_texts: int) -> Rows:
     """The ingest's embedder and plain fastembed on the same texts, round by round."""
-    from retrieval.embeddings import FastEmbedder
+    from retrieval.search.embeddings import FastEmbedder
 
     texts = [c.text for c in synthetic_chunks(n_texts)]
     emb = FastEmbedder(cache_dir=work / "models")
@@ -211,7 +211,7 @@ def section_store(work: Path, n_chunks: int) -> Rows:
     from bot.runtime import Runtime
     from bot.settings import load_settings
     from core.models import SearchFilter
-    from retrieval.embeddings import FastEmbedder
+    from retrieval.search.embeddings import FastEmbedder
 
     emb = FastEmbedder(cache_dir=work / "models")
     rt = Runtime(load_settings(data_dir=work / f"store-{n_chunks}"), embedder=emb)
@@ -251,9 +251,9 @@ def section_snapshot(work: Path, n_chunks: int) -> Rows:
     import numpy as np
 
     from bot.settings import load_settings
-    from retrieval.keyword_index import KeywordIndex
-    from retrieval.snapshot import DENSE_FILE, write_checksums
-    from retrieval.store_marker import StoreMarker, write_store_marker
+    from retrieval.search.keyword_index import KeywordIndex
+    from retrieval.search.snapshot import DENSE_FILE, write_checksums
+    from retrieval.search.store_marker import StoreMarker, write_store_marker
 
     s = load_settings(data_dir=work / f"serve-{n_chunks}")
     chunks = sorted(synthetic_chunks(n_chunks), key=lambda c: c.chunk_id)
@@ -510,7 +510,7 @@ def main() -> int:
     rows: Rows = []
     with tempfile.TemporaryDirectory(prefix="rbb-bench-") as tmp:
         work = Path(tmp)
-        from retrieval.offline_model import assemble_offline_model
+        from retrieval.search.offline_model import assemble_offline_model
 
         assemble_offline_model(work / "models" / "all-MiniLM-L6-v2")  # once, shared
         if wanted("model"):

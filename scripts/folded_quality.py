@@ -29,8 +29,8 @@ from core.markdown import HEADING, MARKDOWN, headings  # noqa: E402
 from core.models import SearchFilter  # noqa: E402
 from ingest.errors import MalformedDocumentError  # noqa: E402
 from ingest.frontmatter import split_front_matter  # noqa: E402
-from retrieval.embeddings import FastEmbedder  # noqa: E402
-from retrieval.evaluation import Question, clean_heading, load_questions  # noqa: E402
+from retrieval.answer.evaluation import Question, clean_heading, load_questions  # noqa: E402
+from retrieval.search.embeddings import FastEmbedder  # noqa: E402
 
 
 def _folded(text: str, rel: str) -> tuple[str | None, str]:

@@ -9,9 +9,9 @@ runbooks with ``tests/fixtures/sample_questions.jsonl``. Each is
 ingested into its own data dir (incrementally: a second run embeds nothing).
 For each set the confidence model is fitted on all the others and the held-out
 set is scored; then the model fitted on every set (the one to freeze in
-``retrieval/answer_config.py``) is printed with its in-sample scores.
+``retrieval/answer/answer_config.py``) is printed with its in-sample scores.
 
-``--ablate`` switches each signal of ``retrieval.signals`` off in turn (or those named),
+``--ablate`` switches each signal of ``retrieval.answer.signals`` off in turn (or those named),
 refits, and prints what every held-out set loses or gains without it. ``--lockbox``
 scores the sealed first-contact sets under ``tests/fixtures/lockbox`` with the model
 fitted on every other set: run it once, at the end of a round of quality work.
@@ -40,9 +40,9 @@ from bot.quality import (  # noqa: E402
     table,
     with_model,
 )
-from retrieval.calibration import fit  # noqa: E402
-from retrieval.evaluation import compute  # noqa: E402
-from retrieval.signals import NAMES  # noqa: E402
+from retrieval.answer.calibration import fit  # noqa: E402
+from retrieval.answer.evaluation import compute  # noqa: E402
+from retrieval.answer.signals import NAMES  # noqa: E402
 
 LOCKBOX = ROOT / "tests" / "fixtures" / "lockbox"
 from bot.runtime import Runtime  # noqa: E402
@@ -57,7 +57,7 @@ def arguments(description: str) -> argparse.Namespace:
         "--ablate",
         nargs="*",
         metavar="SIGNAL",
-        help="switch each signal off in turn (default: every signal of retrieval.signals)",
+        help="switch each signal off in turn (default: every signal of retrieval.answer.signals)",
     )
     parser.add_argument("--lockbox", action="store_true", help="score the sealed sets once")
     return parser.parse_args()
@@ -117,7 +117,7 @@ def main() -> int:
     model, scored = in_sample(prepared)
     print("\n## In sample (fitted on every set, the shipped calibration)\n")
     print("\n".join(table(scored)))
-    print("\n## Fitted model (retrieval/answer_config.py CALIBRATED_MODEL)\n")
+    print("\n## Fitted model (retrieval/answer/answer_config.py CALIBRATED_MODEL)\n")
     print(model)
     return 0
 

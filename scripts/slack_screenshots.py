@@ -34,7 +34,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 import blockkit_html  # noqa: E402
 
-from retrieval.embeddings import FastEmbedder  # noqa: E402
+from retrieval.search.embeddings import FastEmbedder  # noqa: E402
 from tests.bot.alert_fixtures import alert_message  # noqa: E402
 from tests.bot.slack_harness import SlackHarness, make_runtime, next_ts  # noqa: E402
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer  # noqa: E402

@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot.quality import evaluate, with_model  # noqa: E402
-from retrieval.calibration import fit  # noqa: E402
-from retrieval.evaluation import Outcome, Question  # noqa: E402
+from retrieval.answer.calibration import fit  # noqa: E402
+from retrieval.answer.evaluation import Outcome, Question  # noqa: E402
 from scripts.quality import arguments, prepared_sets  # noqa: E402
 
 _PLAIN = re.compile(r"(?<![\w.\-/])[a-z]{7,}(?![\w.\-/])")
@@ -75,7 +75,7 @@ def _counts(outcomes: list[Outcome]) -> tuple[int, int]:
 
 def main() -> int:
     args = arguments(__doc__.splitlines()[0])
-    # --ablate A+B: the same with those signals switched off (retrieval.signals)
+    # --ablate A+B: the same with those signals switched off (retrieval.answer.signals)
     off = frozenset(n for group in args.ablate or () for n in group.split("+"))
     prepared = prepared_sets(args)
     if prepared is None:

@@ -18,7 +18,7 @@ import redis
 from bot.logs import configure_logging
 from bot.runtime import Runtime
 from core.models import Document, DocumentMetadata
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE_RUNBOOKS = ROOT / "runbooks"

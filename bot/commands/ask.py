@@ -51,7 +51,7 @@ def _directory(rt: Runtime) -> UsergroupDirectory | None:
 def run(args: argparse.Namespace, rt: Runtime) -> int:
     from bot.logs import new_request_id
     from bot.text import render_text
-    from retrieval.leading import AskContext
+    from retrieval.reading import AskContext
 
     service = rt.service(_directory(rt) if args.as_user else None)
     resolver = service.resolver

@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, rt: Runtime) -> int:
     from bot.quality import evaluate
-    from retrieval.evaluation import compute, load_questions
+    from retrieval.answer import compute, load_questions
 
     questions = load_questions(args.questions)
     roots = [args.root or args.questions.parent]

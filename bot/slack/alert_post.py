@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from bot.slack.messages import is_from_integration
-from retrieval.query import AlertContext, build_query, parse_alert_text
+from retrieval.reading import AlertContext, build_query, parse_alert_text
 
 AlertStatus = Literal["firing", "resolved"]
 AlertSource = Literal["alertmanager", "grafana", "pagerduty", "opsgenie", "integration"]

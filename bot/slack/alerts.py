@@ -15,7 +15,7 @@ from typing import Any
 
 from bot.slack.alert_post import AlertPost, parse_alert_post
 from bot.slack.messages import is_from_integration, message_text, strip_mention
-from retrieval.query import AlertContext, build_query, parse_alert_text
+from retrieval.reading import AlertContext, build_query, parse_alert_text
 
 
 @dataclass(frozen=True)

@@ -60,7 +60,7 @@ from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL, is_best_guess
 from core.heading_text import shown_section
 from core.markdown import TABLE_ROW
 from core.models import MISSING_DETAIL, Answer, AnswerWarning, Citation, Suggestion
-from retrieval.not_answered import REASON_TEXT
+from retrieval.answer import REASON_TEXT
 
 CLOSEST_OTHER_SERVICE = "Closest match (different service)"
 NOT_SURE = "Not sure any runbook answers this."

@@ -2,7 +2,7 @@
 
 One pipeline: the question is answered for the asker (and, in a channel, for the
 channel's audience) by :class:`bot.service.AnswerService`, told where it was asked (an
-alert's thread: :mod:`retrieval.leading`, the same rule the web and the CLI follow);
+alert's thread: :mod:`retrieval.reading.leading`, the same rule the web and the CLI follow);
 the facts shown besides the quotes are
 gathered (owner or fallback contact, Escalation section, whether the runbook is about
 another service than the one asked about); the request is stored for the buttons; and
@@ -48,13 +48,15 @@ from bot.web.links import web_answer_url
 from core.heading_text import SECTION_SEPARATOR
 from core.models import Answer, Citation
 from core.redact import redact
-from retrieval.disclosure import DocumentLookup
-from retrieval.follow_ups import FollowUp
-from retrieval.intent import heading_kinds
-from retrieval.leading import AskContext, is_pasted_alert
+from retrieval.answer import (
+    DocumentLookup,
+    RunbookMatch,
+    RunbookMatcher,
+    RunbookSections,
+    citation_kinds,
+)
 from retrieval.permissions import Scope
-from retrieval.runbook_match import RunbookMatch, RunbookMatcher
-from retrieval.runbook_sections import RunbookSections, citation_kinds
+from retrieval.reading import AskContext, FollowUp, heading_kinds, is_pasted_alert
 
 log = logging.getLogger("runbook_bot.slack")
 MAX_MORE_ACTIONS = 5

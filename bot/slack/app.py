@@ -48,10 +48,8 @@ from bot.slack.slash import SlashCommand
 from bot.slack.thread_memory import ThreadMemory
 from bot.slack.workers import InFlight, TrackedPool, backstop
 from core.models import SearchFilter
-from retrieval.disclosure import DocumentLookup, snapshot_lookup
+from retrieval.answer import DocumentLookup, RunbookMatcher, RunbookSections, snapshot_lookup
 from retrieval.errors import IndexLockedError, RetrievalError
-from retrieval.runbook_match import RunbookMatcher
-from retrieval.runbook_sections import RunbookSections
 from state.ttl_store import TtlStore
 
 log = logging.getLogger("runbook_bot.slack")

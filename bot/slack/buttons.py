@@ -29,7 +29,7 @@ from bot.slack.presentation import View
 from bot.slack.requests import SHARED_SUFFIX, StoredRequest, base_request_id
 from bot.slack.slash import failure
 from bot.text import is_best_guess
-from retrieval.disclosure import Disclosure
+from retrieval.answer import Disclosure
 from state.querylog import FeedbackValue, build_feedback, hash_user
 
 log = logging.getLogger("runbook_bot.slack")

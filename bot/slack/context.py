@@ -23,7 +23,7 @@ from bot.slack.requests import RequestStore
 from bot.slack.sender import Sender, slack_error
 from bot.slack.thread_memory import ThreadMemory
 from core.redact import redact
-from retrieval.citations import search_link
+from retrieval.answer import search_link
 from retrieval.errors import EmbeddingError, IndexLockedError, IndexUnavailableError
 from state.dedup import Deduplicator
 from state.querylog import QueryLog

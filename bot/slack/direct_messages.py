@@ -20,7 +20,7 @@ from bot.slack.messages import asks_nothing, is_from_integration, is_help, quest
 from bot.slack.notices import render_usage
 from bot.slack.slash import failure
 from bot.slack.thread_memory import DM_CONVERSATION
-from retrieval.follow_ups import follow_up
+from retrieval.reading import follow_up
 
 log = logging.getLogger("runbook_bot.slack")
 SURFACE = "slack_dm"

@@ -28,7 +28,7 @@ from bot.slack.context import SlackContext
 from bot.slack.messages import asks_nothing, is_help, question_of
 from bot.slack.notices import render_usage
 from bot.slack.slash import failure
-from retrieval.follow_ups import follow_up
+from retrieval.reading import follow_up
 
 log = logging.getLogger("runbook_bot.slack")
 SURFACE = "slack_mention"

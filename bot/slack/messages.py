@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from retrieval.evidence import query_terms
+from retrieval.reading import query_terms
 
 MAX_QUESTION_CHARS = 2_000
 MAX_MESSAGE_CHARS = 8_000

@@ -66,11 +66,11 @@ from bot.web.session import (
 from bot.web.signin import SlackSignIn
 from core.heading_text import shown_section
 from core.models import DocumentHits, DocumentMetadata, SearchFilter
-from retrieval.doc_warnings import is_stale
+from retrieval.answer import is_stale
 from retrieval.errors import EmbeddingError, IndexUnavailableError
 from retrieval.permissions import Scope, readable
-from retrieval.snapshot import Snapshot
-from retrieval.spelling import Reading
+from retrieval.reading import Reading
+from retrieval.search import Snapshot
 from state.querylog import QueryLogError, QueryLogReader
 from state.web_sessions import WebSessionStore
 

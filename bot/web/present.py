@@ -17,7 +17,7 @@ from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL, is_best_guess
 from core.heading_text import plain_section, shown_section
 from core.markup import syntax_for
 from core.models import Answer, AnswerWarning, Chunk, Citation
-from retrieval.citations import chunk_url
+from retrieval.answer import chunk_url
 
 ABSTAIN_HEADLINE = "No runbook covers this"
 UNSURE_HEADLINE = "Not sure these answer it"

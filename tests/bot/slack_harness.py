@@ -24,8 +24,8 @@ from bot.server import BotServer
 from bot.settings import load_settings
 from bot.slack.actions import FEEDBACK_HELPFUL
 from bot.slack.app import SlackBot
-from retrieval.answer_config import AnswerConfig
-from retrieval.embeddings import FastEmbedder
+from retrieval.answer.answer_config import AnswerConfig
+from retrieval.search.embeddings import FastEmbedder
 from tests.bot.block_checks import assert_valid_blocks, markdown_leaks
 from tests.conftest import ROOT
 from tests.fakes.signing import signed_headers

@@ -14,7 +14,7 @@ from bot.settings import load_settings
 from bot.slack.app import SlackBot
 from bot.slack.requests import StoredRequest
 from core.models import Answer
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 from state.answer_cache import CacheKey
 from state.querylog import build_record
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer

@@ -10,8 +10,8 @@ import pytest
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from ingest.manifest import local_store_locked, read_manifest
-from retrieval.embeddings import FastEmbedder
 from retrieval.errors import IndexLockedError
+from retrieval.search.embeddings import FastEmbedder
 from tests.conftest import SAMPLE_RUNBOOKS
 
 

@@ -11,9 +11,9 @@ import pytest
 from bot.runtime import Runtime
 from bot.service import AnswerService
 from bot.settings import load_settings
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer
-from tests.retrieval.test_topics import COLLECTION
+from tests.retrieval.answer.test_topics import COLLECTION
 
 ACCESS_MAP = SAMPLE_RUNBOOKS / "access.yml"
 RESTRICTED_Q = "break glass emergency production database access vault"

@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from bot.runtime import Runtime
 from bot.service import AnswerService
 from bot.settings import load_settings
-from retrieval.embeddings import FastEmbedder
 from retrieval.permissions import AccessMap, PermissionResolver, Scope
+from retrieval.search.embeddings import FastEmbedder
 from state.answer_cache import RedisAnswerCache
 from state.client import redis_client
 from tests.conftest import RedisServer

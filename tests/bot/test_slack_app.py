@@ -34,7 +34,7 @@ from bot.slack.channels import is_incident_channel
 from bot.slack.messages import message_text, plain_question, question_of, strip_mention
 from bot.slack.requests import RequestStore, StoredRequest
 from core.models import Answer, Citation
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 from tests.bot.block_checks import assert_valid_blocks
 from tests.bot.slack_harness import (
     ACCESS_MAP,

@@ -15,7 +15,7 @@ from bot.settings import load_settings
 from bot.watcher import RunbookWatcher
 from ingest.sources.base import SourceRead
 from ingest.sync import IngestReport
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 
 
 @pytest.fixture()

@@ -8,7 +8,7 @@ import redis
 
 from core.models import Answer, AnswerWarning
 from core.storable import storable_answer
-from retrieval.citations import search_link
+from retrieval.answer.citations import search_link
 from state.answer_cache import CacheKey, RedisAnswerCache
 from state.client import redis_client
 from tests.conftest import RedisServer

@@ -16,7 +16,7 @@ from bot.settings import load_settings
 from bot.watcher import RunbookWatcher
 from ingest.errors import EmptySourceError, SourceUnavailableError
 from ingest.manifest import read_manifest
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 
 
 def write(root: Path, rel: str, text: str) -> None:

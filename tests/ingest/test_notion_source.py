@@ -16,7 +16,7 @@ from bot.runtime import Runtime
 from bot.settings import load_settings
 from ingest.errors import SourceUnavailableError
 from ingest.sources.base import Source
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 from tests.fakes.notion_api import (
     FakeNotion,
     bulleted,

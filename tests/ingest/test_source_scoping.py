@@ -15,7 +15,7 @@ from ingest.manifest import read_manifest
 from ingest.sources.base import SourceRead
 from ingest.sources.markdown_dir import MarkdownDirSource
 from ingest.sources.registry import parse_sources
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 
 FAILOVER = "# {svc} DB failover\n\n## Mitigation\n\n1. Promote the {svc} replica.\n"
 

@@ -12,9 +12,9 @@ import pytest
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from core.models import SearchFilter
-from retrieval.embeddings import FastEmbedder
 from retrieval.errors import EmbeddingMismatchError, IndexLockedError, IndexUnavailableError
-from retrieval.vector_index import QdrantVectorIndex, open_client
+from retrieval.search.embeddings import FastEmbedder
+from retrieval.search.vector_index import QdrantVectorIndex, open_client
 
 DB = """---
 title: Checkout DB connections

@@ -16,7 +16,7 @@ import pytest
 
 from bot.runtime import Runtime
 from core.health import DEFAULT_RETRY_AFTER_SECONDS
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 from tests.bot.alert_fixtures import alert_message
 from tests.bot.slack_harness import (
     SlackHarness,
@@ -29,8 +29,8 @@ from tests.bot.slack_harness import (
 )
 from tests.conftest import RedisServer
 from tests.fakes.slack_api import FakeSlackAPI, RecordedCall
-from tests.retrieval.test_answerer import ETCD_NO_LEADER
-from tests.retrieval.test_topics import COLLECTION
+from tests.retrieval.answer.test_answerer import ETCD_NO_LEADER
+from tests.retrieval.answer.test_topics import COLLECTION
 
 ALERTS = "C0ALERTS01"  # #alerts-checkout: matches RUNBOOK_ALERT_CHANNELS
 QUIET = "C0QUIET001"  # #team-chat: does not

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 from tests.conftest import runtime_over
 
 CEPH_MON = """.. _mon-troubleshooting:

@@ -15,8 +15,8 @@ import pytest
 from bot.runtime import Runtime
 from bot.slack.actions import ESCALATE, POST_TO_CHANNEL
 from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL
-from retrieval.answer_config import CALIBRATED_MODEL, AnswerConfig
-from retrieval.embeddings import FastEmbedder
+from retrieval.answer.answer_config import CALIBRATED_MODEL, AnswerConfig
+from retrieval.search.embeddings import FastEmbedder
 from tests.bot.slack_harness import (
     SlackHarness,
     action_ids,

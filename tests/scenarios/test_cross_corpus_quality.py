@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.quality import Prepared, discover, leave_one_out, prepare, repository_sets
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 from tests.conftest import ROOT
 
 CORPORA = ROOT.parent / "shared" / "corpora"

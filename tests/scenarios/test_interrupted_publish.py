@@ -11,7 +11,7 @@ import pytest
 
 from bot.runtime import Runtime
 from bot.settings import load_settings
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 
 RUNBOOKS = {
     "pgbouncer.md": (
@@ -30,7 +30,7 @@ EDITED = (
 # generation inside publish (before anything else of the publish happens)
 KILLED_IN_PUBLISH = """
 import os, signal, sys
-from retrieval.vector_index import QdrantVectorIndex
+from retrieval.search.vector_index import QdrantVectorIndex
 
 switch = QdrantVectorIndex._switch
 

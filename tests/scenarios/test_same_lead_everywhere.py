@@ -15,7 +15,7 @@ import pytest
 from bot.cli import main
 from bot.runtime import Runtime
 from core.heading_text import SECTION_SEPARATOR
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 from tests.bot.slack_harness import SlackHarness, make_runtime
 from tests.conftest import RedisServer
 from tests.fakes.slack_api import FakeSlackAPI

@@ -25,7 +25,7 @@ from bot.runtime import Runtime
 from bot.settings import load_settings
 from bot.slack.actions import FEEDBACK_HELPFUL as ACTION_FEEDBACK_HELPFUL
 from bot.slack.actions import POST_TO_CHANNEL as ACTION_POST_TO_CHANNEL
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 from tests.bot.test_slack_app import (
     ACCESS_MAP,
     SECRET,

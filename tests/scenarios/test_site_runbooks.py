@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from bot.runtime import Runtime
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 from tests.bot.slack_harness import SlackHarness, make_runtime, text_of
 from tests.conftest import RedisServer
 from tests.fakes.slack_api import FakeSlackAPI

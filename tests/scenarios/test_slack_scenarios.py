@@ -21,8 +21,8 @@ import pytest
 
 from bot.runtime import Runtime
 from bot.watcher import RunbookWatcher
-from retrieval.embeddings import FastEmbedder
 from retrieval.errors import IndexUnavailableError
+from retrieval.search.embeddings import FastEmbedder
 from tests.bot.slack_harness import (
     ACCESS_MAP,
     ACK_METHOD,

@@ -13,7 +13,7 @@ import pytest
 
 from bot.runtime import Runtime
 from bot.slack.actions import FEEDBACK_NOT_HELPFUL
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 from state.querylog import build_record
 from tests.bot.alert_fixtures import alert_message
 from tests.bot.slack_harness import (

@@ -28,8 +28,8 @@ from bot.slack.directory import SlackUsergroupDirectory
 from bot.web.app import build_web_pages
 from bot.web.config import web_config
 from bot.web.pages import WebPages
-from retrieval.answer_config import AnswerConfig
-from retrieval.embeddings import FastEmbedder
+from retrieval.answer.answer_config import AnswerConfig
+from retrieval.search.embeddings import FastEmbedder
 from tests.conftest import ROOT, RedisServer, free_port
 from tests.fakes.slack_openid import FakeSlackOpenID
 from tests.serve_process import serve_env, serving

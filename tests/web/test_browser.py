@@ -14,8 +14,8 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 from bot.text import BEST_GUESS
-from retrieval.answer_config import CALIBRATED_MODEL, AnswerConfig
-from retrieval.embeddings import FastEmbedder
+from retrieval.answer.answer_config import CALIBRATED_MODEL, AnswerConfig
+from retrieval.search.embeddings import FastEmbedder
 from tests.conftest import RedisServer, free_port
 from tests.fakes.slack_openid import AUTHORIZE_METHOD, FakeSlackOpenID
 from tests.web.conftest import (

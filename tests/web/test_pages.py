@@ -21,8 +21,8 @@ import pytest
 
 from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL
 from bot.web import web_answer_url
-from retrieval.answer_config import CALIBRATED_MODEL, AnswerConfig
-from retrieval.embeddings import FastEmbedder
+from retrieval.answer.answer_config import CALIBRATED_MODEL, AnswerConfig
+from retrieval.search.embeddings import FastEmbedder
 from state.querylog import build_feedback, build_record
 from state.sign_in_states import RedisOAuthStateStore
 from tests.conftest import RedisServer, free_port

@@ -15,8 +15,8 @@ from bot.cli import build_parser, main, settings_from
 from bot.commands import ask
 from bot.runtime import Runtime
 from bot.text import BEST_GUESS
-from retrieval.answer_config import CALIBRATED_MODEL, AnswerConfig
-from retrieval.embeddings import FastEmbedder
+from retrieval.answer.answer_config import CALIBRATED_MODEL, AnswerConfig
+from retrieval.search.embeddings import FastEmbedder
 from tests.conftest import ROOT, SAMPLE_RUNBOOKS, RedisServer, free_port
 
 

@@ -12,7 +12,7 @@ from bot.cli import main
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from ingest.manifest import read_manifest
-from retrieval.embeddings import FastEmbedder
+from retrieval.search.embeddings import FastEmbedder
 from state.answer_cache import CacheKey
 from tests.conftest import RedisServer
 

@@ -1,0 +1,151 @@
+"""The answers below a confident one: "not sure" (the closest runbooks, each linked at
+its best part, no quote) and "no runbook covers this", with the reason shown."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import date
+
+from core.heading_text import plain_section
+from core.models import (
+    MISSING_DETAIL,
+    AbstainReason,
+    Answer,
+    AnswerWarning,
+    Suggestion,
+)
+from retrieval.answer.answer_config import AnswerConfig
+from retrieval.answer.citations import chunk_url
+from retrieval.answer.doc_warnings import superseded_note
+from retrieval.answer.outline import Part
+from retrieval.answer.quoting import Quoter
+from retrieval.answer.retrieved import Candidate, Retrieval
+from retrieval.answer.runbook_parts import RunbookParts
+
+UNSURE_TEXT = "Not sure these answer it: the closest runbooks."
+REASON_TEXT: dict[str, str] = {
+    "no-match": "No runbook covers this.",
+    "low-confidence": "No runbook covers this.",
+    "no-command": "No runbook shows a command for this.",
+    "no-value": "No runbook gives the value or setting asked for.",
+    "no-steps": "No runbook says how to do this.",
+    "access-denied": "A runbook you cannot read may cover this; ask its owners for access.",
+    "only-superseded-sources": "Only superseded or deprecated documents mention this.",
+    "unwritten": "The runbook for this is not written yet.",
+}
+
+
+class NotAnswered:
+    def __init__(self, config: AnswerConfig, parts: RunbookParts, quoter: Quoter) -> None:
+        self._config = config
+        self._parts = parts
+        self._quoter = quoter
+
+    def answer(
+        self,
+        r: Retrieval,
+        confident: Sequence[Candidate],
+        warnings: list[AnswerWarning],
+        link: str | None,
+        today: date,
+        hidden_answer: Callable[[], bool],
+        *,
+        missing: AbstainReason | None = None,  # the detail asked for is not shown
+    ) -> Answer:
+        """The "not sure" tier (closest runbooks, no quote) or an abstention.
+        ``confident``: superseded documents that alone answer; ``hidden_answer``: does a
+        runbook the asker cannot read answer (asked only when it matters)?"""
+        model = self._config.model
+        reason: AbstainReason
+        if confident:
+            reason = "only-superseded-sources"
+            warnings.append(superseded_note(confident[0].chunk, None))
+        elif not r.runbooks and not r.incidents:
+            reason = "no-match"
+        else:
+            reason = missing or "low-confidence"
+        if reason != "only-superseded-sources" and hidden_answer():
+            reason = "access-denied"
+        best = max((c.confidence for c in r.runbooks), default=0.0)
+        # the closest runbooks are offered only when they may help: below the "not sure"
+        # bar they are the nearest of unrelated runbooks, and listing them would read as
+        # an answer where the honest one is that no runbook covers this
+        offers = reason == "low-confidence" or reason in MISSING_DETAIL
+        unsure = offers and best >= model.suggest_at
+        closest = (r.runbooks or r.incidents or (None,))[0]
+        return Answer(
+            state="unsure" if unsure else "abstain",
+            text=(UNSURE_TEXT if reason == "low-confidence" else REASON_TEXT[reason])
+            if unsure
+            else REASON_TEXT[reason],
+            question=r.question,
+            reason=reason,
+            warnings=tuple(warnings),
+            related=tuple(
+                self._quoter.cite(c, r, today)[0]
+                for c in confident[:1]
+                if reason == "only-superseded-sources"
+            ),
+            suggestions=self.suggest(r) if unsure else (),
+            search_link=link,
+            generation=r.generation,
+            confidence=round(best, 4),
+            closest_owner=closest.chunk.metadata.owner if closest is not None else None,
+            closest_service=closest.chunk.metadata.service if closest is not None else None,
+        )
+
+    def unwritten(
+        self,
+        r: Retrieval,
+        cand: Candidate,
+        runbook: Sequence[Part],
+        warnings: Sequence[AnswerWarning],
+        link: str | None,
+    ) -> Answer:
+        """The runbook asked about (``runbook``: the candidate's parts) is only a
+        placeholder: say so and link it, never quote another one."""
+        offered = self.suggestion(cand, runbook, r)
+        return Answer(
+            state="abstain",
+            text=REASON_TEXT["unwritten"],
+            question=r.question,
+            reason="unwritten",
+            warnings=tuple(warnings),
+            suggestions=(offered,),
+            search_link=link,
+            generation=r.generation,
+            confidence=round(max((c.confidence for c in r.runbooks), default=0.0), 4),
+            closest_owner=offered.owner,
+            closest_service=offered.service,
+        )
+
+    def suggest(self, r: Retrieval) -> tuple[Suggestion, ...]:
+        """The closest runbooks, each linked to its best-matching part. A file of runbooks
+        offers the one the question is about, and its next ones where places are left."""
+        limit = self._config.max_suggestions
+        offered = [c for c in r.runbooks[:limit] if c.active]
+        runbooks = [self._parts.runbooks(c, r) for c in offered]
+        picks = [(c, found[0]) for c, found in zip(offered, runbooks, strict=True) if found]
+        for c, found in zip(offered, runbooks, strict=True):
+            picks += [(c, more) for more in found[1:]]
+        return tuple(self.suggestion(c, parts, r) for c, parts in picks[:limit])
+
+    def suggestion(self, c: Candidate, parts: Sequence[Part], r: Retrieval) -> Suggestion:
+        """The runbook (``parts`` of the candidate's document) linked at its best part."""
+        ranked = self._parts.rank(parts, r, c)
+        part = ranked[0].part if ranked else None
+        chunk = part.chunk if part is not None else c.chunk
+        line = part.line_of(part.body_start) if part is not None else chunk.line
+        m = chunk.metadata
+        return Suggestion(
+            source_id=chunk.source_id,
+            title=chunk.title,
+            section=part.section if part is not None else plain_section(chunk.section),
+            path=chunk.path,
+            url=chunk_url(chunk, line),
+            line=line,
+            owner=m.owner,
+            access=m.access,
+            service=m.service,
+            doc_type=m.doc_type,
+        )

@@ -1,0 +1,54 @@
+"""What one search found for a question: the question as read, and the candidate
+documents with the evidence that each answers it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core.models import Chunk, DocumentHits
+from retrieval.answer.confidence import Evidence
+from retrieval.search import Snapshot, Vectors
+
+INACTIVE_STATUSES = frozenset({"superseded", "deprecated"})
+
+
+def current(chunk: Chunk) -> bool:
+    """Is the chunk's document neither superseded nor deprecated?"""
+    return chunk.metadata.status not in INACTIVE_STATUSES
+
+
+@dataclass(frozen=True)
+class Candidate:
+    doc: DocumentHits
+    dense: float
+    coverage: float
+    confidence: float
+    named: bool = False  # the question names this document outright (its alert name)
+    evidence: Evidence | None = None
+
+    @property
+    def chunk(self) -> Chunk:
+        return self.doc.best.chunk
+
+    @property
+    def active(self) -> bool:
+        return current(self.chunk)
+
+
+@dataclass(frozen=True)
+class Retrieval:
+    question: str
+    generation: int
+    vector: Vectors
+    snapshot: Snapshot
+    runbooks: tuple[Candidate, ...]
+    incidents: tuple[Candidate, ...]
+    terms: tuple[str, ...] = field(default=())
+    unknown: tuple[str, ...] = field(default=())
+    everyday: frozenset[str] = field(default=frozenset())
+    # normalized names the question gives: its alert names, a pinned link's #anchor
+    names: frozenset[str] = field(default=frozenset())
+    # the pinned link's #anchor as written: the heading of the runbook to lead with
+    anchor: str | None = None
+    read_as: tuple[tuple[str, str], ...] = ()  # typos, alert names: as typed, as read
+    query: str = ""  # the question as read: names as the runbooks write them, typos corrected

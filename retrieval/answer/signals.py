@@ -1,0 +1,70 @@
+"""Every signal the answer uses, in one table: its name, what it reads, and whether it is
+a feature of the calibrated confidence model.
+
+A signal is a rule group that can be switched off (``AnswerConfig.off``): ``make
+ablate`` turns each off in turn and prints what every corpus loses or gains, so a
+signal keeps its place only while turning it off costs at least two corpora
+(docs/quality.md). A feature switched off is held at zero, so the model fitted
+without it gives it no weight; any other signal switched off is skipped where it acts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Stage = Literal["reading", "confidence", "checks", "sections"]
+
+
+@dataclass(frozen=True)
+class Signal:
+    name: str
+    stage: Stage  # where it acts: reading the question, confidence, answer checks, sections
+    reads: str  # what it looks at, in a line
+    feature: bool = False  # a feature of the calibrated model (retrieval.answer.confidence)
+    weight: str | None = None  # the section weight it is (retrieval.answer.part_ranking)
+
+
+SIGNALS: tuple[Signal, ...] = (
+    # -- reading the question ------------------------------------------------------------
+    Signal("spelling", "reading", "typos read as the index's words (edit distance)"),
+    Signal("titled-names", "reading", "an alert name a runbook's title spells in words"),
+    Signal("written-names", "reading", "a runbook's name typed in other case"),
+    Signal("long-forms", "reading", "shorthand the runbooks write in full"),
+    Signal("everyday-words", "reading", "everyday words no runbook uses are not missing terms"),
+    # -- confidence: features of the calibrated model -----------------------------------
+    Signal("dense", "confidence", "cosine of the lead's best section", feature=True),
+    Signal("coverage", "confidence", "IDF share of the question's terms in the lead", feature=True),
+    Signal("absent", "confidence", "a question term no document holds", feature=True),
+    Signal("unknown", "confidence", "a name neither runbooks nor model know", feature=True),
+    Signal("detail_missing", "checks", "the command or value asked for is not quoted", True),
+    Signal("task_missing", "checks", "the quotes never speak of the task asked for", True),
+    Signal("steps_missing", "checks", "steps asked for, no quote gives steps", feature=True),
+    # -- which section leads ------------------------------------------------------------
+    Signal("intent", "sections", "the heading offers the kind of answer asked", weight="intent"),
+    Signal(
+        "intent-explain",
+        "sections",
+        "asked what it means: the explaining section",
+        weight="intent_explain",
+    ),
+    Signal("symptoms", "sections", "restated symptoms answer no request", weight="symptoms"),
+    Signal("ruled-out", "sections", "a part headed by what is set aside", weight="ruled_out"),
+    Signal(
+        "detail",
+        "sections",
+        "asked for a command or value: the part that shows it",
+        weight="detail",
+    ),
+)
+
+NAMES = frozenset(s.name for s in SIGNALS)
+FEATURE_NAMES = tuple(s.name for s in SIGNALS if s.feature)
+
+
+def signal(name: str) -> Signal:
+    """The signal of that name; a name not in the table is a mistake, not a no-op."""
+    for s in SIGNALS:
+        if s.name == name:
+            return s
+    raise KeyError(f"no signal named {name!r}; known: {', '.join(sorted(NAMES))}")

@@ -1,0 +1,281 @@
+"""A per-generation, in-memory view of the live index: BM25 and (local mode) dense rows.
+
+Qdrant stays the source of truth. Each process derives a snapshot from the
+live chunk payloads (and vectors) it holds, persists it next to the data dir
+and reloads it while the generation is unchanged. In embedded local mode the
+dense search runs over the snapshot's vector matrix: Qdrant's local mode is a
+brute-force scan with a per-point Python payload filter, far slower than one
+matrix product with a precomputed permission mask. With a Qdrant server the
+dense search goes to the server, which has payload indexes.
+
+A persisted snapshot is trusted only when ``checksums.json`` (written last) names
+the store's generation and its publish stamp, and every file still has the
+SHA-256 it was written with; anything else is rebuilt from the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from core.models import Chunk, SearchFilter
+from retrieval.reading import TermStats, document_names, tokenize, typo_targets, written_names
+from retrieval.search.embeddings import Vectors
+from retrieval.search.keyword_index import KeywordIndex
+from retrieval.search.link_pages import is_link_list
+from retrieval.search.site_pages import SitePages
+
+if TYPE_CHECKING:
+    from retrieval.search.store_handle import StoreHandle
+
+log = logging.getLogger(__name__)
+DENSE_FILE = "dense.npy"
+CHECKSUM_FILE = "checksums.json"
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    generation: int
+    keyword: KeywordIndex
+    dense: npt.NDArray[np.float32] | None  # rows in keyword.chunks order, unit length
+
+    @property
+    def chunks(self) -> tuple[Chunk, ...]:
+        return self.keyword.chunks
+
+    @cached_property
+    def doc_terms(self) -> dict[str, frozenset[str]]:
+        """Every token of each live document (by source_id)."""
+        terms: dict[str, set[str]] = {}
+        for c in self.keyword.chunks:
+            terms.setdefault(c.source_id, set()).update(tokenize(c.text))
+        return {k: frozenset(v) for k, v in terms.items()}
+
+    @cached_property
+    def words(self) -> dict[str, int]:
+        """Plain words of the live documents as written (lowercased, long enough to be
+        misspelled): how many documents use each. Built on first use."""
+        per_doc: dict[str, set[str]] = {}
+        for c in self.keyword.chunks:
+            per_doc.setdefault(c.source_id, set()).update(typo_targets(c.text))
+        counts: dict[str, int] = {}
+        for found in per_doc.values():
+            for w in found:
+                counts[w] = counts.get(w, 0) + 1
+        return counts
+
+    @cached_property
+    def term_stats(self) -> TermStats:
+        return TermStats.from_doc_terms(self.doc_terms)
+
+    @cached_property
+    def rows(self) -> dict[str, int]:
+        """chunk_id -> row in ``chunks`` (and in the dense matrix)."""
+        return {c.chunk_id: i for i, c in enumerate(self.keyword.chunks)}
+
+    @cached_property
+    def revisions(self) -> dict[str, str]:
+        """Live documents: source_id -> indexed revision."""
+        return {c.source_id: c.metadata.revision for c in self.keyword.chunks}
+
+    def dense_score(self, chunk_id: str, vector: Vectors) -> float | None:
+        """Cosine of one live chunk with ``vector`` (None without the dense mirror)."""
+        row = self.rows.get(chunk_id)
+        if self.dense is None or row is None:
+            return None
+        return float(self.dense[row] @ np.asarray(vector, dtype=np.float32))
+
+    @cached_property
+    def document_names(self) -> frozenset[str]:
+        """Normalized titles, top headings and file names of live documents."""
+        names: set[str] = set()
+        for c in self.keyword.chunks:
+            names |= document_names(c)
+        return frozenset(names)
+
+    @cached_property
+    def titles(self) -> frozenset[str]:
+        """The titles of live documents. Built on first use."""
+        return frozenset(c.title for c in self.keyword.chunks if c.title)
+
+    @cached_property
+    def written_names(self) -> dict[str, str]:
+        """Identifier names of the live documents as written, by normalized name. Built
+        on first use."""
+        return written_names(self.keyword.chunks)
+
+    @cached_property
+    def _link_pages(self) -> dict[str, bool]:
+        return {}  # source_id -> mostly links, filled as documents are asked about
+
+    def is_link_page(self, source_id: str) -> bool:
+        """Is this live document mostly links (an index, not an answer)? Worked out once
+        per document and generation, on first use."""
+        memo = self._link_pages
+        found = memo.get(source_id)
+        if found is None:
+            found = memo[source_id] = is_link_list(self.chunks_by_source.get(source_id, []))
+        return found
+
+    @cached_property
+    def site_pages(self) -> SitePages:
+        """The documents by the address their site serves them at (links by address)."""
+        return SitePages(self.chunks_by_source)
+
+    @cached_property
+    def chunks_by_source(self) -> dict[str, list[Chunk]]:
+        out: dict[str, list[Chunk]] = {}
+        for c in self.keyword.chunks:
+            out.setdefault(c.source_id, []).append(c)
+        return out
+
+    def dense_search(
+        self, vector: Vectors, k: int, flt: SearchFilter | None
+    ) -> list[tuple[Chunk, float]]:
+        if self.dense is None or len(self.dense) == 0 or k <= 0:
+            return []
+        scores = self.dense @ np.asarray(vector, dtype=np.float32)
+        eligible = self.keyword.eligible(flt)
+        if eligible is not None:
+            if not eligible.any():
+                return []
+            scores = np.where(eligible, scores, -np.inf)
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        chunks = self.keyword.chunks
+        return [(chunks[i], float(scores[i])) for i in top.tolist() if np.isfinite(scores[i])]
+
+
+def _sha256(path: Path) -> str:
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def _files(directory: Path) -> list[Path]:
+    return sorted(
+        p
+        for p in directory.rglob("*")
+        if p.is_file() and p.name != CHECKSUM_FILE and ".tmp" not in p.name
+    )
+
+
+def write_checksums(directory: Path, generation: int, stamp: str) -> None:
+    """Record every snapshot file's SHA-256 with the generation they belong to."""
+    record = {
+        "generation": generation,
+        "stamp": stamp,
+        "files": {p.relative_to(directory).as_posix(): _sha256(p) for p in _files(directory)},
+    }
+    tmp = directory / (CHECKSUM_FILE + ".tmp")
+    tmp.write_text(json.dumps(record, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, directory / CHECKSUM_FILE)
+
+
+def checksums_match(directory: Path, generation: int, stamp: str) -> bool:
+    """Are the files in ``directory`` exactly those written for ``generation``/``stamp``?"""
+    try:
+        record = json.loads((directory / CHECKSUM_FILE).read_text(encoding="utf-8"))
+        if record.get("generation") != generation or record.get("stamp") != stamp:
+            return False
+        files = dict(record["files"])
+        for rel, digest in files.items():
+            if _sha256(directory / rel) != digest:
+                log.warning("snapshot file %s does not match its checksum", rel)
+                return False
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+    return bool(files)
+
+
+class SnapshotCache:
+    """Keeps one snapshot in step with the vector store's generation."""
+
+    def __init__(self, vectors: StoreHandle, directory: Path | None, mirror_dense: bool) -> None:
+        self._vectors = vectors
+        self._dir = directory
+        self._mirror = mirror_dense
+        self._snapshot: Snapshot | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def mirrors_dense(self) -> bool:
+        return self._mirror
+
+    def get(self, generation: int) -> Snapshot:
+        with self._lock:
+            if self._snapshot is not None and self._snapshot.generation == generation:
+                return self._snapshot
+            stamp = self._stamp(generation)
+            snap = self._load(generation, stamp) or self._build(generation, stamp)
+            self._snapshot = snap
+            return snap
+
+    def peek(self, generation: int) -> Snapshot | None:
+        """The snapshot of ``generation`` if it is held or persisted, without keeping a
+        loaded one or building one from the store (an ingest reading the live vectors)."""
+        with self._lock:
+            if self._snapshot is not None and self._snapshot.generation == generation:
+                return self._snapshot
+            return self._load(generation, self._stamp(generation))
+
+    def _stamp(self, generation: int) -> str:
+        """The store's stamp for ``generation`` ("" when another one is published)."""
+        marker = self._vectors.marker()
+        return marker.stamp if marker.generation == generation else ""
+
+    def _load(self, generation: int, stamp: str) -> Snapshot | None:
+        if self._dir is None or not checksums_match(self._dir, generation, stamp):
+            return None
+        loaded = KeywordIndex.load(self._dir)
+        if loaded is None or loaded[1] != generation:
+            return None
+        index = loaded[0]
+        dense = None
+        if self._mirror:
+            try:  # mapped, not read: pages come in as searches touch them
+                dense = np.load(self._dir / DENSE_FILE, mmap_mode="r")
+            except (OSError, ValueError):
+                return None
+            if dense.shape[0] != index.size:
+                return None
+        return Snapshot(generation, index, dense)
+
+    def _build(self, generation: int, stamp: str) -> Snapshot:
+        log.info("building search snapshot for generation %d", generation)
+        # in chunk id order, whatever order the store returns points in: ties in either
+        # ranking then break the same way in every process
+        if self._mirror:
+            found, vectors = self._vectors.live_points(generation)
+            order = sorted(range(len(found)), key=lambda i: found[i].chunk_id)
+            chunks = [found[i] for i in order]
+            dense = vectors[order] if len(order) else vectors
+            del found, vectors
+            if len(dense):
+                dense /= np.maximum(np.linalg.norm(dense, axis=1, keepdims=True), 1e-12)
+        else:
+            chunks = sorted(self._vectors.live_chunks(generation), key=lambda c: c.chunk_id)
+            dense = None
+        snap = Snapshot(generation, KeywordIndex(chunks), dense)
+        if self._dir is not None:
+            self._dir.mkdir(parents=True, exist_ok=True)
+            (self._dir / CHECKSUM_FILE).unlink(missing_ok=True)
+            if dense is not None:
+                tmp = self._dir / "dense.tmp.npy"
+                np.save(tmp, dense)
+                tmp.replace(self._dir / DENSE_FILE)
+            else:
+                (self._dir / DENSE_FILE).unlink(missing_ok=True)
+            snap.keyword.save(self._dir, generation)
+            write_checksums(self._dir, generation, stamp)
+        return snap

@@ -1,0 +1,26 @@
+"""What a snapshot works out about its documents on first use: link pages, words."""
+
+from __future__ import annotations
+
+from retrieval.search.keyword_index import KeywordIndex
+from retrieval.search.snapshot import Snapshot
+from tests.retrieval.search.test_hybrid import INDEX, PROSE, hit
+
+
+def snapshot() -> Snapshot:
+    chunks = [hit("services", INDEX, 0.0).chunk, hit("runbook", PROSE, 0.0).chunk]
+    return Snapshot(generation=1, keyword=KeywordIndex(chunks), dense=None)
+
+
+def test_a_page_of_links_is_known_per_document_and_worked_out_once() -> None:
+    snap = snapshot()
+    assert snap.is_link_page("services") and not snap.is_link_page("runbook")
+    assert not snap.is_link_page("gone")  # no longer indexed: nothing to list
+    snap.chunks_by_source.clear()  # asked again: the answer is remembered
+    assert snap.is_link_page("services")
+
+
+def test_the_words_a_typo_may_stand_for_count_documents() -> None:
+    words = snapshot().words
+    assert words["restart"] == 1 and words["pgbouncer"] == 1
+    assert "kubectl" in words and "md" not in words  # too short to be misspelled
