@@ -1,7 +1,9 @@
-"""Benchmark: ingest memory and throughput, cold start, serving at 10k/50k chunks, Qdrant.
+"""Benchmark: ingest memory and throughput, cold start, serving at 10k/50k chunks, Qdrant,
+answers end to end.
 
     .venv/bin/python scripts/bench.py [--corpus-docs 10000] [--embed-texts 256]
-        [--sizes 10000,50000] [--store-sizes 1000,10000] [--only SECTION,...]
+        [--sizes 10000,50000] [--store-sizes 1000,10000] [--ask-chunks 10000]
+        [--ask-data data/bench] [--only SECTION,...]
 
 Every section runs in a subprocess of its own and its peak RSS is that process's
 own (``os.wait4``), so the numbers do not mix and this process stays small.
@@ -20,6 +22,14 @@ own (``os.wait4``), so the numbers do not mix and this process stays small.
   search and extractive answer latency (query embedding excluded) and its RSS.
 - ``store``: Qdrant embedded local mode's own write, snapshot-build and filtered
   query costs.
+- ``ask``: ``AnswerService.ask`` in process, as an on-call engineer meets it (query
+  embedding, search and composition; no answer cache, no query log) over every
+  question of the question sets, at three index sizes: the sample runbooks, every
+  corpus once (``../shared/corpora``, ``tests/fixtures/corpora``, ``runbooks/``) and
+  the corpora again under other source names up to ``--ask-chunks``. The indexes are
+  ingested once into ``--ask-data`` (default ``data/bench``) and reused: a second run
+  embeds nothing. Also per ask: searches and retrievals done, and the query
+  embedding's own time.
 """
 
 from __future__ import annotations
@@ -43,6 +53,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 CLI = ROOT / ".venv" / "bin" / "runbook-bot"
+SHARED_CORPORA = ROOT.parent / "shared" / "corpora"
 QUESTION = "checkout-api database connection refused"
 
 WORDS = (
@@ -323,12 +334,168 @@ def section_serving(work: Path, n_chunks: int) -> Rows:
     ]
 
 
+# --------------------------------------------------------------------------- asks
+
+# the indexes of the ``ask`` section, by level: the sample runbooks; every question
+# set's corpus once; the same again under other source names up to --ask-chunks
+ASK_LEVELS = ("sample runbooks", "every corpus once", "corpora repeated")
+ASK_TARGET_MS = {"p50 ms": 30.0, "p95 ms": 80.0}  # at ~10k chunks
+ASK_MIN_QUESTIONS = 200
+ASK_ROUNDS = 2  # processes per size; each asks every ASK_ROUNDS-th question
+NO_REDIS = "redis://127.0.0.1:1/0"  # nothing listens: no answer cache, no query log
+
+
+def ask_sets() -> list[Any]:
+    """Every question set ``make quality`` scores: the shared corpora, the fixture
+    corpora and the sample runbooks."""
+    from bot.quality import discover, repository_sets
+
+    return [*discover(SHARED_CORPORA), *repository_sets(ROOT)]
+
+
+def ask_data(root: Path, level: int, target: int) -> Path:
+    return root / ("ask-runbooks", "ask-corpora", f"ask-{target}")[level]
+
+
+def section_ask_index(root: Path, level: int, target: int) -> Rows:
+    """Ingest (incrementally) the index of ``level`` into its own data dir under
+    ``root``: a second run finds every source unchanged and embeds nothing."""
+    from bot.runtime import Runtime
+    from bot.settings import load_settings
+    from ingest.manifest import read_manifest
+
+    sets = ask_sets()
+    if level == 0:
+        sets = [s for s in sets if s.root == ROOT / "runbooks"]
+    data = ask_data(root, level, target)
+    if level == 2 and not data.exists() and ask_data(root, 1, target).is_dir():
+        # the first round is the middle index: start from it rather than embed it again
+        shutil.copytree(ask_data(root, 1, target), data, symlinks=True)
+    rt = Runtime(load_settings(data_dir=data, redis_url=NO_REDIS))
+    embedded = reused = sources = 0
+    t = time.perf_counter()
+
+    def ingest(qset: Any, name: str) -> int:
+        nonlocal embedded, reused, sources
+        report = rt.ingest(rt.folder_source(qset.root, name))
+        embedded += report.chunks_embedded
+        reused += report.chunks_reused
+        sources += 1
+        manifest = read_manifest(data)
+        return manifest.chunks if manifest is not None else 0
+
+    # originals, then copies round by round until the target: the sources a first run
+    # took are kept in the data dir, so a second one syncs the same and embeds nothing
+    plan = data / "bench-sources.json"
+    taken = json.loads(plan.read_text(encoding="utf-8")) if plan.is_file() else []
+    rounds = [(q, q.name) for q in sets]
+    if level == 2:
+        rounds += [(q, f"{q.name}-{copy}") for copy in range(2, 100) for q in sets]
+    chunks = 0
+    for n, (qset, name) in enumerate(rounds):
+        if n >= len(sets) and chunks >= target and name not in taken:
+            break
+        chunks = ingest(qset, name)
+        taken = list(dict.fromkeys([*taken, name]))
+    plan.write_text(json.dumps(taken), encoding="utf-8")
+    seconds = time.perf_counter() - t
+    rt.close()
+    return [
+        ("chunks", str(chunks)),
+        ("sources", str(sources)),
+        ("embedded", str(embedded)),
+        ("reused", str(reused)),
+        ("seconds", f"{seconds:.1f}"),
+    ]
+
+
+class Counted:
+    """A method stand-in that counts its calls and the seconds spent in them."""
+
+    def __init__(self, fn: Any) -> None:
+        self.fn = fn
+        self.calls = 0
+        self.seconds = 0.0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        t = time.perf_counter()
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - t
+
+
+def counting(obj: object, name: str) -> Counted:
+    """Count ``obj.name`` calls from now on (an instance attribute over the method)."""
+    counted = Counted(getattr(obj, name))
+    setattr(obj, name, counted)
+    return counted
+
+
+def section_asks(root: Path, level: int, target: int, part: int, parts: int) -> Rows:
+    """``AnswerService.ask`` in a serving process with no answer cache and no query log,
+    after a warm-up on other questions: every ``parts``-th question of the question sets
+    from ``part`` on. Raw seconds per ask, as JSON lists."""
+    from bot.runtime import Runtime
+    from bot.service import AnswerService
+    from bot.settings import load_settings
+
+    questions = [
+        str(json.loads(line)["q"])
+        for qset in ask_sets()
+        for line in qset.questions.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    while len(questions) < ASK_MIN_QUESTIONS:
+        questions += questions[:ASK_MIN_QUESTIONS]
+    rt = Runtime(load_settings(data_dir=ask_data(root, level, target), redis_url=NO_REDIS))
+    answerer, searcher = rt.extractive, rt.searcher
+    embeds = counting(rt.embedder, "embed_query")
+    searches = counting(searcher, "search_chunks")
+    retrievals = counting(answerer, "retrieve")
+    resolver = rt.resolver()
+    service = AnswerService(answerer, searcher, resolver, None, None, "bench", mode=rt.answer_mode)
+    snap = searcher.snapshot()
+    groups = {g for c in snap.chunks for g in c.metadata.access}
+    asker = resolver.scope_for_groups(groups | set(resolver.access_map.known_groups))
+    for q in QUERIES * 2:  # warm: snapshot, model, masks; none of the timed questions
+        service.ask(q, "bench-warm", asker=asker)
+    embeds.calls = searches.calls = retrievals.calls = 0
+    totals, embedding, alone = [], [], []
+    answered = 0
+    mine = questions[part::parts]
+    for i, q in enumerate(mine):
+        before = embeds.seconds
+        t = time.perf_counter()
+        delivery = service.ask(q, f"bench-{i}", asker=asker)
+        totals.append(time.perf_counter() - t)
+        embedding.append(embeds.seconds - before)
+        answered += delivery.public.state == "answer"
+    for q in mine:  # the same questions embedded back to back, nothing in between
+        t = time.perf_counter()
+        embeds.fn(q)
+        alone.append(time.perf_counter() - t)
+    return [
+        ("chunks", str(len(snap.chunks))),
+        ("totals", json.dumps(totals)),
+        ("embedding", json.dumps(embedding)),
+        ("alone", json.dumps(alone)),
+        ("answered", str(answered)),
+        ("embeds", str(embeds.calls)),
+        ("searches", str(searches.calls)),
+        ("retrievals", str(retrievals.calls)),
+    ]
+
+
 SECTIONS = {
     "model": section_model,
     "embed": section_embed,
     "store": section_store,
     "snapshot": section_snapshot,
     "serving": section_serving,
+    "ask_index": section_ask_index,
+    "asks": section_asks,
 }
 
 
@@ -486,6 +653,93 @@ def bench_serve(work: Path) -> Rows:
     ]
 
 
+def bench_asks(root: Path, target: int) -> tuple[Rows, list[str]]:
+    """Build (or reuse) the three indexes, then time ``ask`` over each, in rounds that
+    alternate the order of the sizes (the machine is shared): rows for the main table
+    and the lines of the side-by-side one."""
+    rows: Rows = []
+    for level, name in enumerate(ASK_LEVELS):
+        b = dict(section(root, "ask_index", level, target)[0])
+        rows.append(
+            (
+                f"ask index, {name}: chunks / sources / embedded now / s",
+                f"{b['chunks']} / {b['sources']} / {b['embedded']} / {b['seconds']}",
+            )
+        )
+    raw: list[dict[str, Any]] = [
+        {"totals": [], "embedding": [], "alone": [], "rss": 0.0}
+        | dict.fromkeys(("answered", "embeds", "searches", "retrievals"), 0)
+        for _ in ASK_LEVELS
+    ]
+    levels = list(range(len(ASK_LEVELS)))
+    for part in range(ASK_ROUNDS):
+        for level in levels if part % 2 == 0 else levels[::-1]:
+            got, rss = section(root, "asks", level, target, part, ASK_ROUNDS)
+            r, g = raw[level], dict(got)
+            r["chunks"] = g["chunks"]
+            r["rss"] = max(r["rss"], rss)
+            for key in ("totals", "embedding", "alone"):
+                r[key] += json.loads(g[key])
+            for key in ("answered", "embeds", "searches", "retrievals"):
+                r[key] += int(g[key])
+    return rows, ask_table([ask_measures(r) for r in raw])
+
+
+def ask_measures(r: dict[str, Any]) -> dict[str, str]:
+    totals, embedding = r["totals"], r["embedding"]
+    rest = [a - b for a, b in zip(totals, embedding, strict=True)]
+    n = len(totals)
+    return {
+        "chunks": r["chunks"],
+        "questions asked": str(n),
+        "answered (not declined) %": f"{r['answered'] / n * 100:.0f}",
+        "p50 ms": f"{pct(totals, 50):.1f}",
+        "p95 ms": f"{pct(totals, 95):.1f}",
+        "mean ms": f"{statistics.fmean(totals) * 1000:.1f}",
+        "query embedding ms per ask (mean)": f"{statistics.fmean(embedding) * 1000:.1f}",
+        "query embedding ms per ask (p50)": f"{pct(embedding, 50):.1f}",
+        "  same questions embedded back to back (p50)": f"{pct(r['alone'], 50):.1f}",
+        "p50 ms without the query embedding": f"{pct(rest, 50):.1f}",
+        "p95 ms without the query embedding": f"{pct(rest, 95):.1f}",
+        "query embeddings per ask": f"{r['embeds'] / n:.2f}",
+        "searches per ask (search_chunks)": f"{r['searches'] / n:.2f}",
+        "retrievals per ask (retrieve)": f"{r['retrievals'] / n:.2f}",
+        "process peak RSS MB": f"{r['rss']:.0f}",
+    }
+
+
+def ask_table(results: list[dict[str, str]]) -> list[str]:
+    """Measures down, index sizes across, the largest over the smaller two, the targets."""
+    small, mid, large = results
+    head = [
+        "`AnswerService.ask`, no answer cache",
+        *(f"{int(r['chunks']):,} chunks" for r in results),
+        "largest / smallest",
+        "largest / middle",
+        "target (largest)",
+    ]
+    lines = [head]
+    for key in large:
+        ratios = ["", ""]
+        if key not in ("chunks", "questions asked", "answered (not declined) %"):
+            ratios = [f"{float(large[key]) / max(float(r[key]), 1e-9):.2f}" for r in (small, mid)]
+        goal = ASK_TARGET_MS.get(key)
+        met = ""
+        if goal is not None:
+            met = f"<= {goal:.0f} ({'met' if float(large[key]) <= goal else 'missed'})"
+        lines.append([key, small[key], mid[key], large[key], *ratios, met])
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+    out = [
+        "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(line, widths, strict=True))
+        ).rstrip()
+        for line in lines
+    ]
+    out.insert(1, "  ".join("-" * w for w in widths))
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -494,6 +748,15 @@ def main() -> int:
     ap.add_argument("--embed-texts", type=int, default=256, help="texts in the embed comparison")
     ap.add_argument("--sizes", default="10000,50000", help="serving snapshot sizes (chunks)")
     ap.add_argument("--store-sizes", default="1000,10000", help="Qdrant write/query sizes")
+    ap.add_argument(
+        "--ask-chunks", type=int, default=10000, help="chunks of the largest `ask` index"
+    )
+    ap.add_argument(
+        "--ask-data",
+        type=Path,
+        default=ROOT / "data" / "bench",
+        help="where the `ask` indexes are kept between runs",
+    )
     ap.add_argument("--only", default="", help="comma-separated sections (default: all)")
     ap.add_argument("--section", help=argparse.SUPPRESS)
     ap.add_argument("--work", type=Path, help=argparse.SUPPRESS)
@@ -508,6 +771,7 @@ def main() -> int:
     wanted = lambda name: not only or name in only  # noqa: E731
     started = time.perf_counter()
     rows: Rows = []
+    table: list[str] = []
     with tempfile.TemporaryDirectory(prefix="rbb-bench-") as tmp:
         work = Path(tmp)
         from retrieval.search.offline_model import assemble_offline_model
@@ -537,6 +801,9 @@ def main() -> int:
                 got, rss = section(work, "store", size)
                 rows += [*got, (f"{size} chunks: Qdrant section peak RSS MB", f"{rss:.0f}")]
                 shutil.rmtree(work / f"store-{size}", ignore_errors=True)
+        if wanted("ask"):
+            got_rows, table = bench_asks(args.ask_data.resolve(), args.ask_chunks)
+            rows += got_rows
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     rows.append(
         ("bench process peak RSS MB (largest child)", f"{own_rss_mb():.0f} ({children:.0f})")
@@ -547,6 +814,9 @@ def main() -> int:
     print(f"{'-' * width}  -----")
     for k, v in rows:
         print(f"{k:<{width}}  {v}")
+    if table:
+        print()
+        print("\n".join(table))
     return 0
 
 
