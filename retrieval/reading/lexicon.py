@@ -14,51 +14,21 @@ does not fall because an engineer wrote informally.
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Callable, Container, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import cached_property
+from importlib import resources
 from types import MappingProxyType
 
 from retrieval.reading.tokenize import tokenize
 
-# Contractions typed without the apostrophe, and what tokenizing "hasn't" leaves behind.
-CONTRACTIONS = frozenset(
-    """
-    dont doesnt didnt cant couldnt shouldnt wouldnt wont isnt arent wasnt werent hasnt havent
-    hadnt aint mustnt neednt im ive youre youve youll theyre theyve theyll weve thats whats
-    theres heres wheres whos hows lets
-    don doesn didn couldn shouldn wouldn isn aren wasn weren hasn haven hadn mustn needn ve ll re
-    """.split()
-)
-
-# Shorthand engineers type in chat; none of it names a system.
-SHORTHAND = frozenset(
-    """
-    ppl pls plz thx ty btw asap fyi imo afaik tbh rn atm eod wfh
-    creds cred mgmt msg msgs cmd cmds crit warn info config configs conf env envs prod prd stg
-    repo repos admin admins auth db dbs svc svcs ns pod pods deps dep perf approx
-    """.split()
-)
-
-# On-call slang for what runbooks write plainly ("bounce the pod": restart it), read with
-# the runbooks' word beside it as shorthand is.
-SLANG: Mapping[str, str] = MappingProxyType(
-    {
-        "bounce": "restart",
-        "bounced": "restarted",
-        "bouncing": "restarting",
-        "kick": "restart",
-        "kicked": "restarted",
-        "kicking": "restarting",
-        "nuke": "delete",
-        "wipe": "delete",
-        "grow": "resize expand",
-        "bump": "increase",
-        "hung": "stuck",
-        "flipping": "flapping",
-    }
-)
+# The word lists are data (lexicon.toml beside this module), loaded once.
+_DATA = tomllib.loads(resources.files(__package__).joinpath("lexicon.toml").read_text("utf-8"))
+CONTRACTIONS = frozenset(_DATA["contractions"])
+SHORTHAND = frozenset(_DATA["shorthand"])
+SLANG: Mapping[str, str] = MappingProxyType(dict(_DATA["slang"]))
 # ... except where the word, with a particle, means something else: "kick them off all
 # their devices" logs a user out, "kick off the backup" starts it; neither restarts
 _OTHER_SENSE: Mapping[str, re.Pattern[str]] = MappingProxyType(
@@ -67,54 +37,7 @@ _OTHER_SENSE: Mapping[str, re.Pattern[str]] = MappingProxyType(
         re.compile(r"(?:[ \t]+[\w'-]+){0,3}?[ \t]+(?:off|out)\b", re.I),
     )
 )
-# Shorthand for a word runbooks also write out (several words: each is a long form): a
-# question's "prod" or "creds" is read with the long form beside it, so "Production" or
-# "Rotating credentials" matches too.
-LONG_FORMS: Mapping[str, str] = MappingProxyType(
-    {
-        **SLANG,
-        "prod": "production",
-        "prd": "production",
-        "stg": "staging",
-        "db": "database",
-        "dbs": "databases",
-        "cred": "credential",
-        "creds": "credentials",
-        "config": "configuration",
-        "configs": "configurations",
-        "cfg": "configuration",
-        "env": "environment",
-        "envs": "environments",
-        "k8s": "kubernetes",
-        "ns": "namespace",
-        "svc": "service",
-        "svcs": "services",
-        "mgmt": "management",
-        "repo": "repository",
-        "repos": "repositories",
-        "perf": "performance",
-        "auth": "authentication",
-        "msg": "message",
-        "msgs": "messages",
-        "cmd": "command",
-        "cmds": "commands",
-        "cert": "certificate",
-        "certs": "certificates",
-        "dep": "dependency",
-        "deps": "dependencies",
-        "sa": "serviceaccount",
-        "sas": "serviceaccounts",
-        "pv": "persistentvolume",
-        "pvc": "persistentvolumeclaim",
-        "pvcs": "persistentvolumeclaims",
-        # a pod's state, as on-call speech says it: "pgbouncer is crashlooping"
-        "crashloop": "crashloopbackoff",
-        "crashloops": "crashloopbackoff",
-        "crashlooping": "crashloopbackoff",
-        "crashlooped": "crashloopbackoff",
-        "oomed": "oomkilled",
-    }
-)
+LONG_FORMS: Mapping[str, str] = MappingProxyType({**SLANG, **_DATA["long_forms"]})
 
 
 def _other_sense(m: re.Match[str]) -> bool:
@@ -138,31 +61,8 @@ def written_in(doc_freq: Mapping[str, int]) -> Callable[[str], bool]:
     return used
 
 
-# Operations a runbook names in one word and a question says as a verb and its particle
-# ("how do i roll back the deploy" of a runbook's "Rollback" section). Not those an
-# on-call engineer says of something else: "the queue is backed up" is no backup,
-# "take over the incident" no account takeover, "look up the owner" no DNS lookup. Nor
-# the third person: "errors in the logs in grafana" are no login.
 CLOSED_COMPOUNDS: Mapping[str, tuple[str, str]] = MappingProxyType(
-    {
-        "rollback": ("roll", "back"),
-        "rollout": ("roll", "out"),
-        "failover": ("fail", "over"),
-        "failback": ("fail", "back"),
-        "setup": ("set", "up"),
-        "shutdown": ("shut", "down"),
-        "startup": ("start", "up"),
-        "login": ("log", "in"),
-        "logout": ("log", "out"),
-        "signin": ("sign", "in"),
-        "cleanup": ("clean", "up"),
-        "teardown": ("tear", "down"),
-        "cutover": ("cut", "over"),
-        "handover": ("hand", "over"),
-        "handoff": ("hand", "off"),
-        "warmup": ("warm", "up"),
-        "workaround": ("work", "around"),
-    }
+    {word: (verb, particle) for word, (verb, particle) in _DATA["closed_compounds"].items()}
 )
 _IRREGULAR = MappingProxyType({"tear": "tore torn"})
 
@@ -206,67 +106,10 @@ def with_long_forms(text: str, used: Callable[[str], bool] = lambda w: True) -> 
     return text
 
 
-# Words of computing and operations that name no product: a runbook set that never
-# says "backend" or "hotfix" is not thereby silent about the question.
-COMPUTING = frozenset(
-    """
-    backend backends frontend frontends middleware timeout timeouts hostname hostnames
-    localhost url urls uri dns tls ssl ssh sudo cron crontab plugin plugins addon addons
-    hotfix hotfixes downtime uptime failover failback webhook webhooks subnet subnets
-    healthcheck healthchecks runbook runbooks datastore datastores workspace workspaces
-    autoscaling autoscaler loadbalancer syslog cert certs vm vms ttl oom ips login logout
-    username usernames filesystem filesystems codebase changelog dataset datasets
-    namespace namespaces rollout rollouts failovers inbox inboxes
-    """.split()
-)
-
-# Products and projects of operations whose names the language model or the dictionary
-# also knows (a surname, an author, a myth, a trade): in a question they name a system,
-# so a runbook set that never mentions one is silent about it. Words whose ordinary sense
-# an engineer may well mean ("chef", "flux", "varnish", "confluence") are left out.
-PRODUCTS = frozenset(
-    """
-    kafka jenkins consul vault nomad sentry puppet helm envoy cassandra mongo
-    mongodb celery apache tomcat jetty prometheus loki jaeger zipkin linkerd traefik
-    haproxy fastly akamai netlify gitlab bitbucket jira opsgenie kubernetes openshift
-    spinnaker zookeeper memcached rabbitmq airflow bigquery redshift splunk nagios
-    zabbix ansible saltstack pulumi argocd containerd fluentd
-    slack terraform cortex thanos mimir calico flannel cilium packer vagrant presto pulsar
-    """.split()
-)
-
-# What an engineer asks to carry out on a system. Ordinary words, but when no runbook of a
-# set ever speaks of one ("upgrade", "migrate", "decommission"), none says how to do it:
-# unlike "wake" or "morning", such a word is the task itself, so it counts as missing.
-# Words for turning a value up or down ("raise", "increase", "extend") are not on it: the
-# runbooks say those in too many ways. Nor are a word's synonyms taken for it: "update"
-# in a runbook says nothing of how to upgrade a cluster.
-OPERATIONS = frozenset(
-    """
-    install uninstall upgrade downgrade update patch migrate provision deprovision
-    decommission deploy redeploy rollback rotate renew revoke reissue restore backup
-    snapshot clone replicate failover failback promote demote fence scale resize
-    rebalance reindex reshard compact defrag vacuum purge flush drain cordon
-    uncordon evict reboot restart enable disable configure reconfigure register
-    deregister assign unassign grant encrypt decrypt mount unmount import export archive
-    upload delete recreate cancel
-    """.split()
-)
-
-# Verbs that open an instruction in a runbook ("Run …", "Check …", "1. Open the console",
-# "see the restore playbook"): the operations above and the everyday verbs of a procedure.
-INSTRUCTION_VERBS = OPERATIONS | frozenset(
-    """
-    run check use set go open click choose select add remove create edit change ensure
-    make find look log ssh connect copy wait verify confirm contact ask follow identify
-    apply execute navigate login list get kill stop start pause resume trigger raise
-    increase lower reduce roll revert fetch pull push merge replace reset recover switch
-    move mark label annotate silence acknowledge escalate notify post send call retry
-    rerun generate attach detach take expand grow shrink bump extend save enter paste
-    download modify review inspect query filter tail grep exec describe watch sign
-    submit approve see refer
-    """.split()
-)
+COMPUTING = frozenset(_DATA["words"]["computing"])
+PRODUCTS = frozenset(_DATA["words"]["products"])
+OPERATIONS = frozenset(_DATA["words"]["operations"])
+INSTRUCTION_VERBS = OPERATIONS | frozenset(_DATA["words"]["instruction_verbs"])
 
 _SUFFIXES = ("ies", "iest", "ier", "es", "s", "ing", "ed", "er", "est", "ly")
 MIN_STEM = 3
