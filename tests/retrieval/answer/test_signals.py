@@ -1,13 +1,16 @@
-"""The signal table: every signal can be switched off through the answer settings, and
-the answer still comes through ``answer()``."""
+"""The signal table: every signal can be switched off through the answer settings, the
+answer still comes through ``answer()``, and each signal has example questions whose
+answer it decides or moves, with it and without it (the sample runbooks)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import pytest
 
 from bot.runtime import Runtime
+from core.models import Answer
 from retrieval.answer.answer_config import CALIBRATED_MODEL, AnswerConfig
 from retrieval.answer.confidence import FEATURES
 from retrieval.answer.signals import SIGNALS
@@ -46,3 +49,55 @@ def test_switching_off_the_spelling_reads_the_question_as_typed(sample_runtime: 
     config = replace(sample_runtime.answer_config, off=frozenset({"spelling"}))
     as_typed = sample_runtime.extractive.with_config(config).answer(typo)
     assert not as_typed.read_as
+
+
+CHECKOUT = "checkout-api/database-connection-failures.md"
+ORDERS = "orders/queue-backlog.md"
+
+
+def answered_from(path: str) -> Callable[[Answer], bool]:
+    return lambda a: a.state == "answer" and a.citations[0].path == path
+
+
+def declined(a: Answer) -> bool:
+    return a.state != "answer"
+
+
+# signal, question, what the answer is with the signal, and without it
+EXAMPLES = [
+    ("written-names", "checkoutapidbconnectionerrors firing", answered_from(CHECKOUT), declined),
+    ("long-forms", "pgbouncer crashlooping", answered_from(CHECKOUT), declined),
+    ("absent", "zorblax queue backlog growing", declined, answered_from(ORDERS)),
+    ("task_missing", "how do i decommission the orders queue", declined, answered_from(ORDERS)),
+]
+
+
+@pytest.mark.parametrize(("name", "question", "on", "off"), EXAMPLES)
+def test_each_signal_decides_its_examples(
+    sample_runtime: Runtime,
+    name: str,
+    question: str,
+    on: Callable[[Answer], bool],
+    off: Callable[[Answer], bool],
+) -> None:
+    without = replace(sample_runtime.answer_config, off=frozenset({name}))
+    assert on(sample_runtime.extractive.answer(question))
+    assert off(sample_runtime.extractive.with_config(without).answer(question))
+
+
+# signal, question: the answer is surer with the signal (everyday words are no missing
+# terms) or less sure (a name neither the runbooks nor the model know)
+SURER = [
+    ("everyday-words", "woke up to checkout-api database connection refused, culprit?", True),
+    ("unknown", "istio sidecar not injected in checkout namespace", False),
+]
+
+
+@pytest.mark.parametrize(("name", "question", "surer"), SURER)
+def test_each_signal_moves_how_sure_its_examples_are(
+    sample_runtime: Runtime, name: str, question: str, surer: bool
+) -> None:
+    without = replace(sample_runtime.answer_config, off=frozenset({name}))
+    on = sample_runtime.extractive.answer(question).confidence
+    off = sample_runtime.extractive.with_config(without).answer(question).confidence
+    assert (on > off) if surer else (on < off)
