@@ -279,7 +279,7 @@ def ablate(
     in for each other show their worth only together)."""
     out = []
     for name in signals:
-        off = frozenset(name.split("+"))  # "dense+dense_z": switched off together
+        off = frozenset(name.split("+"))  # "dense+coverage": switched off together
         fitted = {p.qset.name: samples(p.runtime, p.questions, off) for p in prepared}
         held = leave_one_out(prepared, off, fitted)
         out.append(Ablation(name, {h.name: h.metrics for h in held}))

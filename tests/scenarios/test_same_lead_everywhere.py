@@ -39,14 +39,6 @@ def runtime(
     rt.close()
 
 
-@pytest.fixture()
-def slack(runtime: Runtime, fake: FakeSlackAPI) -> Iterator[SlackHarness]:
-    h = SlackHarness(runtime, fake)
-    yield h
-    h.close()
-    h.assert_valid()
-
-
 def test_a_pasted_alert_leads_with_the_fix_in_slack_and_on_the_command_line(
     runtime: Runtime,
     slack: SlackHarness,

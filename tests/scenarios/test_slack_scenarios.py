@@ -61,14 +61,6 @@ def runtime(
     rt.close()
 
 
-@pytest.fixture()
-def slack(runtime: Runtime, fake: FakeSlackAPI) -> Iterator[SlackHarness]:
-    h = SlackHarness(runtime, fake)
-    yield h
-    h.close()
-    h.assert_valid()
-
-
 # --------------------------------------------------------------------------- /runbook
 
 

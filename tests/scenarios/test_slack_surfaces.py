@@ -62,14 +62,6 @@ def runtime(
     rt.close()
 
 
-@pytest.fixture()
-def slack(runtime: Runtime, fake: FakeSlackAPI) -> Iterator[SlackHarness]:
-    h = SlackHarness(runtime, fake)
-    yield h
-    h.close()
-    h.assert_valid()
-
-
 def posts_to(fake: FakeSlackAPI, channel: str) -> list[RecordedCall]:
     return [c for c in fake.calls_to("chat.postMessage") if c.params.get("channel") == channel]
 
