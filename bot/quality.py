@@ -27,12 +27,14 @@ from retrieval.answer import (
     Metrics,
     Outcome,
     Question,
+    RunbookSections,
     Sample,
     compute,
     fit,
     judge_sections,
     load_questions,
 )
+from retrieval.reading import AskContext, leads_with_action
 from retrieval.search import FastEmbedder
 
 QUESTIONS_FILE = "eval.jsonl"
@@ -90,8 +92,10 @@ def evaluate(
     answerer: ExtractiveAnswerer | None = None,
     out: IO[str] | None = None,
 ) -> list[Outcome]:
-    """Answer every question as the bot would; one JSON line per question to ``out``."""
+    """Answer every question as the bot would (what leads decided as on every surface:
+    :mod:`retrieval.reading.leading`); one JSON line per question to ``out``."""
     extractive = answerer or rt.extractive
+    sections = RunbookSections(rt.searcher.snapshot)
     titles = {c[0].path: c[0].title for c in rt.searcher.snapshot().chunks_by_source.values() if c}
     outcomes = []
     for q in questions:
@@ -103,6 +107,8 @@ def evaluate(
             answer = rt.answerer.answer(q.q, flt)
         else:
             answer = extractive.answer_from(retrieval, flt)
+        if leads_with_action(q.q, AskContext()):
+            answer = sections.action_first(answer, q.q)
         answered = answer.state == "answer" and bool(answer.citations)
         verbatim = all(quote_is_verbatim(c, roots) for c in answer.citations) if answered else None
         cited = tuple(CitedSpan(c.path, c.section, c.start, c.end) for c in answer.citations)
