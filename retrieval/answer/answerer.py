@@ -223,7 +223,9 @@ class ExtractiveAnswerer:
             return self._searcher.group(query, hits, reading.named)
 
         runbooks = search(RUNBOOK_TYPES)
-        incidents = search(INCIDENT_TYPES)
+        # an index without incident write-ups has none to search for
+        written_up = any(t in snap.doc_types for t in INCIDENT_TYPES)
+        incidents = search(INCIDENT_TYPES) if written_up else []
         r = Retrieval(
             question=question,
             generation=generation,
@@ -502,6 +504,8 @@ class ExtractiveAnswerer:
         ``above``)?"""
         if flt is None or flt.groups is None:
             return False
+        if all(set(flt.groups) & set(access) for access in r.snapshot.access_lists):
+            return False  # the asker may read every document: none is hidden
         wider = self.retrieve(r.question, flt.model_copy(update={"groups": None}), r.vector)
         lead = wider.runbooks[0] if wider.runbooks else None
         return (

@@ -84,6 +84,16 @@ class Snapshot:
         return {c.chunk_id: i for i, c in enumerate(self.keyword.chunks)}
 
     @cached_property
+    def doc_types(self) -> frozenset[str]:
+        """The document types of the live documents (runbook, incident, adr, …)."""
+        return frozenset(c.metadata.doc_type for c in self.keyword.chunks)
+
+    @cached_property
+    def access_lists(self) -> frozenset[tuple[str, ...]]:
+        """Each distinct access list of the live documents (who may read them)."""
+        return frozenset(tuple(c.metadata.access) for c in self.keyword.chunks)
+
+    @cached_property
     def revisions(self) -> dict[str, str]:
         """Live documents: source_id -> indexed revision."""
         return {c.source_id: c.metadata.revision for c in self.keyword.chunks}
