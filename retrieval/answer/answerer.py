@@ -335,6 +335,19 @@ class ExtractiveAnswerer:
             return None
         return self._candidate(group_by_document(own)[0], r, frozenset())
 
+    @staticmethod
+    def _superseded_by(chosen: Candidate, r: Retrieval) -> Candidate | None:
+        """A superseded document, more confident than ``chosen``, that names ``chosen`` as
+        its successor: the answer quotes the current runbook and says the older one the
+        question matched better is superseded."""
+        for c in r.runbooks:
+            target = c.chunk.metadata.superseded_by
+            if c.active or not target or c.confidence <= chosen.confidence:
+                continue
+            if reference_id(target, c.doc.source_id, any_path=True) == chosen.doc.source_id:
+                return c
+        return None
+
     def lead(self, r: Retrieval) -> Candidate | None:
         """The document the answer comes from, if any answers: the one the question names
         outright (its file name, title or alert), else the best-ranked one."""
@@ -377,6 +390,9 @@ class ExtractiveAnswerer:
             top = confident[0]
             if top.active:
                 chosen = top
+                older = self._superseded_by(chosen, r)
+                if older is not None:
+                    warnings.append(superseded_note(older.chunk, chosen.chunk))
             else:
                 chosen = next((c for c in confident if c.active), None) or self._successor(
                     top, r, flt

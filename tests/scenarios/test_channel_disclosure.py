@@ -205,7 +205,7 @@ def posted_to(slack: SlackHarness, channel: str) -> list[str]:
     ]
 
 
-def test_post_to_channel_leaves_out_a_restricted_incident(
+def test_post_to_channel_leaves_out_a_restricted_incident_and_warning(
     slack: SlackHarness,
 ) -> None:
     _, response_id = slack.slash(
@@ -213,11 +213,10 @@ def test_post_to_channel_leaves_out_a_restricted_incident(
     )
     (private,) = slack.responses(response_id)
     mine = text_of(private)
-    # the asker (sre) sees the restricted incident; the current runbook leads, so the
-    # restricted v1 it supersedes is neither quoted nor named...
+    # the asker (sre) sees the restricted incident and the superseded v1 warning...
     assert "Payments: refunds not completing" in mine
     assert INCIDENT_TITLE in mine
-    assert V1_TITLE not in mine
+    assert V1_TITLE in mine
     # ...and may post: every cited runbook is readable by the whole channel
     assert ACTION_POST_TO_CHANNEL in action_ids(private)
 
@@ -231,7 +230,7 @@ def test_post_to_channel_leaves_out_a_restricted_incident(
     assert "2026-10-02-refund-webhook" not in public
     assert V1_TITLE not in public and "refund-webhook-v1" not in public
     assert done.params["text"].startswith("Posted to the channel.")
-    assert "1 related incident" in done.params["text"]
+    assert "1 related incident" in done.params["text"] and "1 warning" in done.params["text"]
 
 
 def test_a_mention_never_names_a_restricted_successor(
