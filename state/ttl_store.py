@@ -8,6 +8,8 @@ no value for a key written while it was down. A claim made while Redis was down 
 holds when it is back (restarted empty, or never told): the store's next call that
 reaches Redis puts each such claim back, with the rest of its TTL, before it claims,
 reads or writes anything, so neither this process nor another replica claims it again.
+A release made while Redis was down (an alert resolved) reaches it the same way: the key
+is deleted there if it still holds the value released, so a claim made since stays.
 """
 
 from __future__ import annotations
@@ -28,6 +30,14 @@ from state.local_copy import LocalCopy
 log = logging.getLogger("runbook_bot.state")
 
 MAX_LOCAL_ENTRIES = 20_000
+
+
+# delete the key only while it still holds the value released (another claim made since
+# then is not undone)
+_RELEASE_IF_SAME = (
+    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end "
+    "return 0"
+)
 
 
 def _text(raw: bytes | str | None) -> str | None:
@@ -65,6 +75,8 @@ class TtlStore:
         self._max_local = max_local
         self._lock = threading.Lock()
         self._unsynced: dict[str, None] = {}  # keys claimed here while Redis was down
+        # keys released here while Redis was down, with the value they were released from
+        self._unreleased: dict[str, str] = {}
 
     def key(self, key: str) -> str:
         return self._redis.key(self._kind, key)
@@ -89,7 +101,9 @@ class TtlStore:
 
     def _restore_claims(self) -> None:
         """Put the claims made while Redis was down, and still live here, back into Redis
-        (unless it has a value for the key by now), once it answers again."""
+        (unless it has a value for the key by now), once it answers again; and release in
+        Redis what was released here meanwhile."""
+        self._apply_releases()
         with self._lock:
             if not self._unsynced:
                 return
@@ -137,10 +151,33 @@ class TtlStore:
             self._local.put(key, value, ttl)
 
     def delete(self, key: str) -> None:
+        """Release ``key``. While Redis is down the release is remembered and applied when
+        it answers again, unless another claim has set the key to a new value by then."""
         with self._lock:
             self._unsynced.pop(key, None)
-        self._local.pop(key)
-        self._redis.run(lambda r: r.delete(self.key(key)), None)
+        released = self._local.pop(key)
+        done = self._redis.run(lambda r: r.delete(self.key(key)), UNAVAILABLE)
+        if done is UNAVAILABLE and released is not None:
+            with self._lock:
+                if len(self._unreleased) < self._max_local:
+                    self._unreleased[key] = released
+
+    def _apply_releases(self) -> None:
+        with self._lock:
+            if not self._unreleased:
+                return
+            pending = dict(self._unreleased)
+
+        def release(r: redis.Redis) -> bool:
+            for key, value in pending.items():
+                r.eval(_RELEASE_IF_SAME, 1, self.key(key), value)
+            return True
+
+        if not self._redis.run(release, False):
+            return  # still down: kept for the next call
+        with self._lock:
+            for key in pending:
+                self._unreleased.pop(key, None)
 
     def count(self, key: str, ttl: int) -> int:
         """Add one to the counter ``key`` (which lives ``ttl`` seconds from its first

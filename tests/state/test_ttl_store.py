@@ -149,3 +149,29 @@ def test_a_claim_released_by_another_replica_is_not_held_by_this_ones_copy(
     assert a.claim("fp", "first", ttl=60) is True
     b.delete("fp")  # e.g. the alert resolved, delivered to the other replica
     assert a.claim("fp", "again", ttl=60) is True  # Redis decides, not a's own copy
+
+
+def test_a_release_made_while_redis_was_unreachable_reaches_it_when_it_answers(
+    client: redis.Redis, redis_server: RedisServer
+) -> None:
+    a = TtlStore(client, "alert", "t", retry_after_seconds=0.0)
+    b = TtlStore(client, "alert", "t", retry_after_seconds=0.0)
+    assert a.claim("fp", "first", ttl=60) is True
+    assert a.claim("kept", "first", ttl=60) is True
+    # Redis keeps its data but refuses the stores' connections for a while
+    admin = redis_client(redis_server.url)
+    admin.config_set("requirepass", "locked")
+    admin.client_kill_filter(_type="normal", skipme=False)
+    locked = redis.Redis.from_url(redis_server.url, password="locked")
+    try:
+        a.delete("fp")  # the alert resolved while Redis could not be reached
+        a.delete("kept")
+        locked.set("t:alert:kept", "another replica's claim")  # claimed anew meanwhile
+        assert locked.exists("t:alert:fp") == 1  # Redis still holds the released claim
+    finally:
+        locked.config_set("requirepass", "")
+    assert b.get("other") is None
+    assert a.get("other") is None  # a's next call that reaches Redis applies the release
+    assert client.exists("t:alert:fp") == 0
+    assert b.claim("fp", "again", ttl=60) is True  # a first again, on either replica
+    assert client.get("t:alert:kept") == b"another replica's claim"  # not undone
