@@ -35,8 +35,7 @@ MAX_LOCAL_ENTRIES = 20_000
 # delete the key only while it still holds the value released (another claim made since
 # then is not undone)
 _RELEASE_IF_SAME = (
-    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end "
-    "return 0"
+    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
 )
 
 
