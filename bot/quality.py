@@ -34,7 +34,7 @@ from retrieval.answer import (
     judge_sections,
     load_questions,
 )
-from retrieval.reading import AskContext, leads_with_action
+from retrieval.reading import AskContext
 from retrieval.search import FastEmbedder
 
 QUESTIONS_FILE = "eval.jsonl"
@@ -107,8 +107,7 @@ def evaluate(
             answer = rt.answerer.answer(q.q, flt)
         else:
             answer = extractive.answer_from(retrieval, flt)
-        if leads_with_action(q.q, AskContext()):
-            answer = sections.action_first(answer, q.q)
+        answer = sections.lead(answer, q.q, AskContext())
         answered = answer.state == "answer" and bool(answer.citations)
         verbatim = all(quote_is_verbatim(c, roots) for c in answer.citations) if answered else None
         cited = tuple(CitedSpan(c.path, c.section, c.start, c.end) for c in answer.citations)

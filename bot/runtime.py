@@ -32,7 +32,7 @@ from ingest.sources.base import DEFAULT_SOURCE, Source, SourceDefaults, owned
 from ingest.sources.markdown_dir import MarkdownDirSource
 from ingest.sources.registry import build_source, load_sources_file
 from ingest.sync import IngestOptions, Ingestor, IngestReport, as_source, parse_corpus
-from retrieval.answer import AnswerConfig, Answerer, ExtractiveAnswerer
+from retrieval.answer import AnswerConfig, Answerer, ExtractiveAnswerer, RunbookSections
 from retrieval.permissions import (
     AccessMap,
     PermissionResolver,
@@ -432,8 +432,13 @@ class Runtime:
         return answer_format(mode, [repr(self.answer_config), repr(glossary)])
 
     def service(
-        self, directory: UsergroupDirectory | None = None, observer: Observer | None = None
+        self,
+        directory: UsergroupDirectory | None = None,
+        observer: Observer | None = None,
+        sections: RunbookSections | None = None,
     ) -> AnswerService:
+        """The answer service; ``sections``: the runbook sections its callers also show
+        (one outline cache for both), else its own."""
         return AnswerService(
             self.answerer,
             self.searcher,
@@ -443,6 +448,7 @@ class Runtime:
             self.user_salt,
             mode=self.answer_mode,
             observer=observer,
+            sections=sections,
         )
 
     def close(self) -> None:

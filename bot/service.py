@@ -35,7 +35,7 @@ from retrieval.answer import (
     snapshot_lookup,
 )
 from retrieval.permissions import PermissionResolver, Scope
-from retrieval.reading import AskContext, leads_with_action
+from retrieval.reading import AskContext
 from retrieval.search import HybridSearcher
 from state.answer_cache import AnswerCache, CacheKey
 from state.querylog import QueryLog, build_record, hash_user
@@ -179,13 +179,13 @@ class AnswerService:
             public_scope = asker
         else:
             public_scope = Scope(asker.groups & audience.groups, asker.complete)
-        action = leads_with_action(question, context or AskContext())
+        asked_in = context or AskContext()
         public, hit = self._answer(question, public_scope, generation, pinned, anchor)
-        public = self._lead(public, question) if action else public
+        public = self._lead(public, question, asked_in)
         private: Answer | None = None
         if audience is not None and asker.groups - public_scope.groups:
             mine, hit_private = self._answer(question, asker, generation, pinned, anchor)
-            mine = self._lead(mine, question) if action else mine
+            mine = self._lead(mine, question, asked_in)
             hit = hit and hit_private
             public_ids = {c.source_id for c in public.citations}
             extra = [c for c in mine.citations if c.source_id not in public_ids]
@@ -225,11 +225,11 @@ class AnswerService:
         )
         return Delivery(request_id, public, private, hit, latencies)
 
-    def _lead(self, answer: Answer, question: str) -> Answer:
-        """``answer`` opening with something to do (:meth:`RunbookSections.action_first`);
-        as it is when its runbook's sections cannot be read."""
+    def _lead(self, answer: Answer, question: str, context: AskContext) -> Answer:
+        """``answer`` led as asked (:meth:`RunbookSections.lead`); as it is when its
+        runbook's sections cannot be read."""
         try:
-            return self._sections.action_first(answer, question)
+            return self._sections.lead(answer, question, context)
         except Exception:  # showing the answer as it is beats failing
             log.exception("could not find the action section; showing the answer as is")
             return answer

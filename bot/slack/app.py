@@ -93,7 +93,9 @@ class SlackBot:
         self._services: tuple[int, frozenset[str]] | None = None
 
         directory = SlackUsergroupDirectory(self.client)
-        self.service: AnswerService = runtime.service(directory, self.metrics)
+        searcher = runtime.searcher
+        sections = RunbookSections(searcher.snapshot, today=today)
+        self.service: AnswerService = runtime.service(directory, self.metrics, sections)
         store = _redis_or_none(runtime)
         namespace = settings.redis_namespace
         self.requests = RequestStore(store, namespace=namespace)
@@ -101,10 +103,9 @@ class SlackBot:
         self.audiences = Audiences(
             lambda: self.service.resolver, self.channels, settings.external_access_group
         )
-        searcher = runtime.searcher
         self.answering = Answering(
             service=self.service,
-            sections=RunbookSections(searcher.snapshot, today=today),
+            sections=sections,
             contacts=Contacts(
                 directory,
                 self.channels,

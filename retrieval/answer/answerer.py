@@ -151,7 +151,7 @@ class ExtractiveAnswerer:
             names=snap.document_names | file_words,
         ).without(self._config.off)
         confidence = self._config.model.probability(evidence)
-        return Candidate(d, dense, evidence.coverage, confidence, named, evidence)
+        return Candidate(d, confidence, evidence, named)
 
     def read(self, query: str) -> Reading:
         """``query`` as the runbooks write it: names in their spelling, typos corrected."""
@@ -200,7 +200,6 @@ class ExtractiveAnswerer:
         query = reading.text
         if vector is None:
             embed = self._dense_query or self._searcher.embedder.embed_query
-            # "bounce" is "restart" to an on-call engineer, unless the runbooks say "bounce"
             vector = embed(query)
         names = query_names(query, doc_freq, snap.term_stats.n_docs) | reading.named
         whole = normalize_name(query)
@@ -421,14 +420,14 @@ class ExtractiveAnswerer:
             # the runbook asked about is only "TODO": say so, never quote another one
             return self._not_answered.unwritten(r, chosen, unwritten, warnings, link)
         citations = self._quoter.cite(chosen, r, today, follow=flt or SearchFilter())
-        checked = self._checked(chosen, r, citations)
-        confidence = model.probability(checked) if chosen.evidence is not None else 0.0
-        if not pinned and chosen.evidence is not None and confidence < model.answer_at:
+        checked, missing = self._checked(chosen, r, citations)
+        confidence = model.probability(checked)
+        if not pinned and confidence < model.answer_at:
             # the quotes leave the question's detail or task undone ("whats the cmd to …"
             # answered with prose alone, "how do i cancel the stuck run" from a runbook
             # that never speaks of cancelling): weighed with the rest of the evidence, it
             # falls below the bar; offer the closest runbooks, saying what is missing
-            return self._declined(r, flt, [], warnings, link, today, _missing(r, checked))
+            return self._declined(r, flt, [], warnings, link, today, missing)
         warnings = (
             document_warnings(
                 chosen.chunk.metadata,
@@ -464,36 +463,44 @@ class ExtractiveAnswerer:
             warnings=tuple(warnings),
             search_link=link,
             generation=r.generation,
-            confidence=round(confidence if chosen.evidence is not None else chosen.confidence, 4),
-            sure=pinned or chosen.evidence is None or confidence >= model.sure_at,
+            confidence=round(confidence, 4),
+            sure=pinned or confidence >= model.sure_at,
         )
 
-    def _checked(self, chosen: Candidate, r: Retrieval, citations: Sequence[Citation]) -> Evidence:
-        """The chosen document's evidence with the answer's checks read from its quotes:
-        the detail asked for shown, the task asked for spoken of, steps given."""
-        base = chosen.evidence or Evidence(chosen.dense, chosen.coverage, 0.0, 0.0)
+    def _checked(
+        self, chosen: Candidate, r: Retrieval, citations: Sequence[Citation]
+    ) -> tuple[Evidence, AbstainReason | None]:
+        """The chosen document's evidence with the answer's checks read from its quotes
+        (the detail asked for shown, the task asked for spoken of, steps given), and the
+        reason to give if they take it below the bar: the first check it fails."""
         detail = asked_detail(r.question)
         quotes = [c.quote for c in citations]
         placed = [f"{c.title}\n{c.section}\n{c.quote}" for c in citations]
         task = check_task(r.question, quotes, placed)
+        unshown = detail is not None and not any(
+            detail.shown_in(c.path, c.quote) for c in citations
+        )
         checked = replace(
-            base,
-            detail_missing=float(
-                detail is not None and not any(detail.shown_in(c.path, c.quote) for c in citations)
-            ),
+            chosen.evidence,
+            detail_missing=float(unshown),
             task_missing=float(task.task_missing),
             steps_missing=float(task.steps_missing),
-        )
-        return checked.without(self._config.off)
+        ).without(self._config.off)
+        reason: AbstainReason | None = None
+        if checked.detail_missing and detail is not None:
+            reason = detail.missing
+        elif checked.task_missing or checked.steps_missing:
+            reason = "no-steps"
+        return checked, reason
 
     def judge(self, r: Retrieval) -> Evidence | None:
         """The evidence the answer to ``r`` is decided on: its lead document's, with the
         checks its quotes pass or fail (for fitting the confidence model)."""
         lead = self.lead(r)
-        if lead is None or lead.evidence is None:
+        if lead is None:
             return None
         citations = self._quoter.cite(lead, r, self._clock())
-        return self._checked(lead, r, citations)
+        return self._checked(lead, r, citations)[0]
 
     def _declined(
         self,
@@ -535,14 +542,3 @@ class ExtractiveAnswerer:
     def suggest(self, r: Retrieval) -> tuple[Suggestion, ...]:
         """The closest runbooks, each linked to its best-matching part."""
         return self._not_answered.suggest(r)
-
-
-def _missing(r: Retrieval, checked: Evidence) -> AbstainReason | None:
-    """Why an answer that fell below the bar on its checks is not given: the detail asked
-    for is not shown, or the task is not done; None when no check failed."""
-    if checked.detail_missing:
-        detail = asked_detail(r.question)
-        return detail.missing if detail is not None else None
-    if checked.task_missing or checked.steps_missing:
-        return "no-steps"
-    return None

@@ -20,11 +20,13 @@ def current(chunk: Chunk) -> bool:
 @dataclass(frozen=True)
 class Candidate:
     doc: DocumentHits
-    dense: float
-    coverage: float
     confidence: float
+    evidence: Evidence
     named: bool = False  # the question names this document outright (its alert name)
-    evidence: Evidence | None = None
+
+    @property
+    def coverage(self) -> float:
+        return self.evidence.coverage
 
     @property
     def chunk(self) -> Chunk:

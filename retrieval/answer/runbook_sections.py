@@ -25,7 +25,15 @@ from retrieval.answer.citations import chunk_url, lead_text, make_citation
 from retrieval.answer.outline import OutlineCache, Part
 from retrieval.answer.quote_spans import quote_part, quote_parts
 from retrieval.answer.topics import topic_of
-from retrieval.reading import SectionKind, heading_kinds, parse_alert_text, query_terms, tokenize
+from retrieval.reading import (
+    AskContext,
+    SectionKind,
+    heading_kinds,
+    leads_with_action,
+    parse_alert_text,
+    query_terms,
+    tokenize,
+)
 from retrieval.search import Snapshot
 
 #: sections that tell an on-call engineer something to do or check
@@ -96,6 +104,13 @@ class RunbookSections:
                     chunk_url(part.chunk, part.line_of(part.body_start)),
                 )
         return None
+
+    def lead(self, answer: Answer, question: str, context: AskContext) -> Answer:
+        """``answer`` led as ``question`` asked in ``context`` wants it, the one rule every
+        surface and ``make quality`` follow (:mod:`retrieval.reading.leading`)."""
+        if not leads_with_action(question, context):
+            return answer
+        return self.action_first(answer, question)
 
     def action_first(self, answer: Answer, question: str) -> Answer:
         """``answer`` opening with something to do: when its lead quote describes the
