@@ -39,11 +39,10 @@ from retrieval.answer.runbook_parts import RunbookParts
 from retrieval.answer.unwritten import unwritten_action, unwritten_runbook
 from retrieval.permissions import readable
 from retrieval.reading import (
+    Question,
     Reading,
     as_titled,
     as_written,
-    asked_detail,
-    asks_about_past,
     check_task,
     corrected,
     document_names,
@@ -140,14 +139,14 @@ class ExtractiveAnswerer:
         # only its file name spells it; so are the words of its file name
         # ("managedclulster" of managedclulster_condition_unknown.md)
         file_words = frozenset(tokenize(PurePosixPath(d.best.chunk.path).stem))
-        doc_terms = doc_terms | ((own_names | file_words) & frozenset(r.terms))
+        doc_terms = doc_terms | ((own_names | file_words) & frozenset(r.question.terms))
         evidence = gather_evidence(
             dense=dense,
-            terms=r.terms,
+            terms=r.question.terms,
             doc_terms=doc_terms,
             stats=snap.term_stats,
-            everyday=r.everyday,
-            unknown=r.unknown,
+            everyday=r.question.everyday,
+            unknown=r.question.unknown,
             names=snap.document_names | file_words,
         ).without(self._config.off)
         confidence = self._config.model.probability(evidence)
@@ -225,13 +224,9 @@ class ExtractiveAnswerer:
         # an index without incident write-ups has none to search for
         written_up = any(t in snap.doc_types for t in INCIDENT_TYPES)
         incidents = search(INCIDENT_TYPES) if written_up else []
-        r = Retrieval(
-            question=question,
-            generation=generation,
-            vector=vector,
-            snapshot=snap,
-            runbooks=(),
-            incidents=(),
+        asked = Question(
+            text=question,
+            query=query,
             terms=tuple(query_terms(self._long_forms(query, doc_freq))),
             # shorthand the runbooks write in full ("crashlooping": CrashLoopBackOff)
             # names nothing unknown
@@ -249,7 +244,14 @@ class ExtractiveAnswerer:
             names=names,
             anchor=flt.anchor if flt is not None else None,
             read_as=reading.read_as,
-            query=query,
+        )
+        r = Retrieval(
+            question=asked,
+            generation=generation,
+            vector=vector,
+            snapshot=snap,
+            runbooks=(),
+            incidents=(),
         )
         if pinned is not None:
             runbooks = self._pinned(pinned, [*runbooks, *incidents], snap, vector, base.groups)
@@ -327,7 +329,7 @@ class ExtractiveAnswerer:
         if not readable(chunks[0], groups):
             return None
         hits = self._searcher.search_chunks(
-            r.question, SearchFilter(groups=groups), r.vector, r.generation
+            r.question.text, SearchFilter(groups=groups), r.vector, r.generation
         )
         own = [h for h in hits if h.chunk.source_id == sid]
         if not own:
@@ -365,13 +367,17 @@ class ExtractiveAnswerer:
 
     def answer_from(self, r: Retrieval, flt: SearchFilter | None) -> Answer:
         answer = self._compose(r, flt)
-        return answer.model_copy(update={"read_as": r.read_as}) if r.read_as else answer
+        return (
+            answer.model_copy(update={"read_as": r.question.read_as})
+            if r.question.read_as
+            else answer
+        )
 
     def _compose(self, r: Retrieval, flt: SearchFilter | None) -> Answer:
         cfg = self._config
         model = cfg.model
         today = self._clock()
-        link = search_link(cfg.search_link_template, redact(r.question))
+        link = search_link(cfg.search_link_template, redact(r.question.text))
         lead = self.lead(r)
         # a pinned document (the alert's own runbook) is the answer however the words match
         pinned = flt is not None and flt.sources is not None
@@ -401,7 +407,7 @@ class ExtractiveAnswerer:
         # A question about what happened ("what caused the outage in september") is
         # answered from the incident write-up; any other from the runbook, with the
         # write-ups listed as related.
-        if confident_incidents and not pinned and (chosen is None or asks_about_past(r.question)):
+        if confident_incidents and not pinned and (chosen is None or r.question.about_past):
             chosen = confident_incidents[0]
 
         if chosen is None:
@@ -457,7 +463,7 @@ class ExtractiveAnswerer:
         return Answer(
             state="answer",
             text=text,
-            question=r.question,
+            question=r.question.text,
             citations=citations,
             related=related,
             warnings=tuple(warnings),
@@ -473,10 +479,10 @@ class ExtractiveAnswerer:
         """The chosen document's evidence with the answer's checks read from its quotes
         (the detail asked for shown, the task asked for spoken of, steps given), and the
         reason to give if they take it below the bar: the first check it fails."""
-        detail = asked_detail(r.question)
+        detail = r.question.detail
         quotes = [c.quote for c in citations]
         placed = [f"{c.title}\n{c.section}\n{c.quote}" for c in citations]
-        task = check_task(r.question, quotes, placed)
+        task = check_task(r.question.text, quotes, placed)
         unshown = detail is not None and not any(
             detail.shown_in(c.path, c.quote) for c in citations
         )
@@ -529,7 +535,7 @@ class ExtractiveAnswerer:
             return False
         if all(set(flt.groups) & set(access) for access in r.snapshot.access_lists):
             return False  # the asker may read every document: none is hidden
-        wider = self.retrieve(r.question, flt.model_copy(update={"groups": None}), r.vector)
+        wider = self.retrieve(r.question.text, flt.model_copy(update={"groups": None}), r.vector)
         lead = wider.runbooks[0] if wider.runbooks else None
         return (
             lead is not None

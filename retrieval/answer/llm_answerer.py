@@ -342,7 +342,7 @@ class LLMAnswerer:
     def _answer_with_model(
         self, r: Retrieval, passages: tuple[Passage, ...], fallback: Answer
     ) -> Answer:
-        messages: Any = build_messages(redact(r.question), passages)
+        messages: Any = build_messages(redact(r.question.text), passages)
         response_format: Any = RESPONSE_FORMAT
         completion = self._client.chat.completions.create(
             model=self._model,
@@ -390,7 +390,7 @@ class LLMAnswerer:
         return Answer(
             state="answer",
             text=text,
-            question=r.question,
+            question=r.question.text,
             citations=tuple(citations),
             related=related,
             warnings=tuple(warnings),
@@ -398,7 +398,7 @@ class LLMAnswerer:
             generation=r.generation,
             confidence=round(max(cited.values()), 4),
             mode="llm",
-            read_as=r.read_as,
+            read_as=r.question.read_as,
         )
 
     def _not_answered(self, r: Retrieval, fallback: Answer) -> Answer:
@@ -409,7 +409,7 @@ class LLMAnswerer:
         return Answer(
             state="unsure" if suggestions else "abstain",
             text=NOT_ANSWERED_TEXT,
-            question=r.question,
+            question=r.question.text,
             reason="low-confidence",
             suggestions=suggestions,
             search_link=fallback.search_link,
@@ -417,7 +417,7 @@ class LLMAnswerer:
             confidence=fallback.confidence,
             mode="llm",
             closest_owner=closest.chunk.metadata.owner if closest is not None else None,
-            read_as=r.read_as,
+            read_as=r.question.read_as,
         )
 
     def _fall_back(self, fallback: Answer, reason: str, detail: str) -> Answer:

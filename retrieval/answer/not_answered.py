@@ -78,7 +78,7 @@ class NotAnswered:
             text=(UNSURE_TEXT if reason == "low-confidence" else REASON_TEXT[reason])
             if unsure
             else REASON_TEXT[reason],
-            question=r.question,
+            question=r.question.text,
             reason=reason,
             warnings=tuple(warnings),
             related=tuple(
@@ -108,7 +108,7 @@ class NotAnswered:
         return Answer(
             state="abstain",
             text=REASON_TEXT["unwritten"],
-            question=r.question,
+            question=r.question.text,
             reason="unwritten",
             warnings=tuple(warnings),
             suggestions=(offered,),

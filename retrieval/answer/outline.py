@@ -8,7 +8,6 @@ quote exactly the subsection that answers, with offsets into the original file.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -16,18 +15,13 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from core.heading_text import SECTION_SEPARATOR, plain_heading, without_title_label
-from core.markdown import LIST_ITEM_LINE, MAX_SPLIT_HEADING
+from core.markdown import MAX_SPLIT_HEADING
+from core.markdown_facts import MarkdownFacts, markdown_facts
 from core.markup import syntax_for
 from core.models import Chunk, normalize_name
 from retrieval.answer.stubs import says_no_steps, stub
 from retrieval.reading import tokenize
 from retrieval.search import mostly_links, section_text
-
-# code: a fence, a shell prompt, a block indented after a blank line (a code span
-# in a sentence is prose)
-_CODE_BLOCK = re.compile(
-    r"^ {0,3}(?:```|~~~)|^\s*\$ \S|(?:\A|\n)[ \t]*\n(?: {4}|\t)\S", re.MULTILINE
-)
 
 
 def within(path: tuple[str, ...], heading: tuple[str, ...]) -> bool:
@@ -74,11 +68,17 @@ class Part:
         return not mostly_links(self.body) and not stub(self.body) and not says_no_steps(self.body)
 
     @cached_property
+    def facts(self) -> MarkdownFacts:
+        """What its own text lays out (lists, code, only a quoted note), read from the
+        parser's tokens of the text as Markdown shows it, whatever the file's syntax:
+        once per part and index generation."""
+        return markdown_facts(syntax_for(self.chunk.path).as_markdown(self.body))
+
+    @property
     def shows_steps(self) -> bool:
-        """Does its own text lay out something to do: a list or code (as Markdown shows
-        them, whatever the file's syntax), not only prose or a warning?"""
-        markdown = syntax_for(self.chunk.path).as_markdown(self.body)
-        return bool(LIST_ITEM_LINE.search(markdown) or _CODE_BLOCK.search(markdown))
+        """Does its own text lay out something to do: a list or code, not only prose or
+        a warning?"""
+        return self.facts.lays_out_steps
 
     @cached_property
     def heading_terms(self) -> frozenset[str]:

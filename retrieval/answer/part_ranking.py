@@ -23,7 +23,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from core.markdown import LIST_ITEM_LINE
 from core.models import normalize_name
 from retrieval.answer.outline import Part
 from retrieval.reading import (
@@ -242,9 +241,8 @@ def lead_in(part: Part, following: Part | None) -> bool:
     return (
         part.body_start > part.start  # the section's first piece, under its own heading
         and len(body) <= MAX_LEAD_IN_CHARS
-        and "```" not in body
-        and not LIST_ITEM_LINE.search(body)
-        and (body.endswith(":") or bool(_FORWARD.search(body)))
+        and not part.facts.lays_out_steps
+        and (part.facts.ends_pointing_ahead or bool(_FORWARD.search(body)))
     )
 
 

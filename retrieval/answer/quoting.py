@@ -32,10 +32,6 @@ from retrieval.permissions import readable
 from retrieval.reading import (
     Detail,
     Intent,
-    asked_detail,
-    asks_what_to_do,
-    asks_where_to_start,
-    question_intent,
 )
 
 # asked what to do (or nothing but the alert): the quotes show the steps
@@ -54,21 +50,21 @@ class Quoter:
         ``follow``: the first quoted part that only points at a shared procedure (see
         :mod:`pointers`) is followed, and the procedure quoted after it, when the filter
         lets the asker read it."""
-        intent = question_intent(r.question)
+        intent = r.question.intent
         ranked = self._parts.ranked(cand, r)
         parts = [s.part for s in ranked]
         out: list[Citation] = []
-        detail = asked_detail(r.question)
+        detail = r.question.detail
         acting = intent in STEPS_WANTED
-        what_to_do = asks_what_to_do(r.question)
+        what_to_do = r.question.what_to_do
         named_only = intent in ("unspecified", "act") and self._parts.bare(cand, r)
         chosen = choose_parts(ranked, intent, self._sections, detail, what_to_do, named_only)
-        if asks_where_to_start(r.question):
+        if r.question.where_to_start:
             chosen = from_the_first_step(chosen, ranked)
         elif (
             chosen
             and detail is None
-            and names_the_procedure(r.terms, chosen[0].part, cand.chunk.title)
+            and names_the_procedure(r.question.terms, chosen[0].part, cand.chunk.title)
             and (intent in ("procedure", "act") or named_only)
         ):
             # "how do i drain a node": the whole procedure, not "Step 2: Drain the node";
@@ -120,7 +116,7 @@ class Quoter:
         self, part: Part, parts: Sequence[Part], r: Retrieval, today: date, acting: bool
     ) -> list[Citation]:
         out = []
-        for q in quote_parts(part, parts, r.terms, r.snapshot.term_stats, acting=acting):
+        for q in quote_parts(part, parts, r.question.terms, r.snapshot.term_stats, acting=acting):
             p = q.part
             line = p.line_of(q.start)
             cited = make_citation(

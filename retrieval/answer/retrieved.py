@@ -3,10 +3,11 @@ documents with the evidence that each answers it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from core.models import Chunk, DocumentHits
 from retrieval.answer.confidence import Evidence
+from retrieval.reading import Question
 from retrieval.search import Snapshot, Vectors
 
 INACTIVE_STATUSES = frozenset({"superseded", "deprecated"})
@@ -39,18 +40,9 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Retrieval:
-    question: str
+    question: Question  # read once (:mod:`retrieval.reading.question`)
     generation: int
     vector: Vectors
     snapshot: Snapshot
     runbooks: tuple[Candidate, ...]
     incidents: tuple[Candidate, ...]
-    terms: tuple[str, ...] = field(default=())
-    unknown: tuple[str, ...] = field(default=())
-    everyday: frozenset[str] = field(default=frozenset())
-    # normalized names the question gives: its alert names, a pinned link's #anchor
-    names: frozenset[str] = field(default=frozenset())
-    # the pinned link's #anchor as written: the heading of the runbook to lead with
-    anchor: str | None = None
-    read_as: tuple[tuple[str, str], ...] = ()  # typos, alert names: as typed, as read
-    query: str = ""  # the question as read: names as the runbooks write them, typos corrected

@@ -20,14 +20,9 @@ from retrieval.answer.part_ranking import (
 from retrieval.answer.retrieved import Candidate, Retrieval
 from retrieval.answer.topics import rank_topics
 from retrieval.reading import (
-    asked_detail,
-    asking_words,
-    asks_what_to_do,
     document_names,
     naming_terms,
     only_names,
-    question_intent,
-    seen_fine,
     set_aside,
     tokenize,
 )
@@ -54,10 +49,10 @@ class RunbookParts:
         """In a file of several runbooks, its runbooks, the one asked about first."""
         return rank_topics(
             parts,
-            r.terms,
+            r.question.terms,
             r.snapshot.term_stats,
             lambda p: r.snapshot.dense_score(p.chunk.chunk_id, r.vector) or 0.0,
-            r.names,
+            r.question.names,
             self._sections,
             by_name=by_name,
         )
@@ -82,20 +77,20 @@ class RunbookParts:
         """The parts of one runbook (a whole document, or one runbook of a collection:
         named by its top heading too), best first."""
         naming, titled = _naming(parts, r, cand)
-        asking = asking_words(r.question)
+        asking = r.question.asking_words
         return rank_parts(
             parts,
-            [t for t in r.terms if t not in asking],
+            [t for t in r.question.terms if t not in asking],
             r.snapshot.term_stats,
             lambda p: r.snapshot.dense_score(p.chunk.chunk_id, r.vector) or 0.0,
-            question_intent(r.question),
+            r.question.intent,
             self._sections,
-            r.names,
+            r.question.names,
             naming,
-            set_aside(r.query),
-            detail=asked_detail(r.question),
-            what_to_do=asks_what_to_do(r.question),
-            seen=seen_fine(r.question),
+            set_aside(r.question.query),
+            detail=r.question.detail,
+            what_to_do=r.question.what_to_do,
+            seen=r.question.seen_fine,
             bare=_bare(r, naming, titled),
             titled=titled,
         )
@@ -112,9 +107,9 @@ class RunbookParts:
 
     def _anchored(self, cand: Candidate, r: Retrieval) -> tuple[str, ...] | None:
         """The heading of the candidate's document that the link's #anchor names."""
-        if not r.anchor:
+        if not r.question.anchor:
             return None
-        return anchored_heading(self.parts(cand.doc.source_id, cand.chunk, r), r.anchor)
+        return anchored_heading(self.parts(cand.doc.source_id, cand.chunk, r), r.question.anchor)
 
 
 def _naming(
@@ -135,10 +130,10 @@ def _naming(
         | {normalize_name(t) for t in cand.chunk.metadata.tags if any(c.isdigit() for c in t)}
     )
     titled = frozenset(tokenize(" ".join((cand.chunk.title, *shared))))
-    return naming_terms(r.query, names), titled
+    return naming_terms(r.question.query, names), titled
 
 
 def _bare(r: Retrieval, naming: frozenset[str], titled: frozenset[str]) -> bool:
     """A bare alert: nothing but its name, that it fires, where; or the runbook's name
     said in words ("kafka broker down, what do i do"), which asks nothing else of it."""
-    return only_names(r.query, r.names, naming | titled)
+    return only_names(r.question.query, r.question.names, naming | titled)

@@ -13,7 +13,7 @@ from retrieval.answer.retrieved import Candidate, Retrieval
 from retrieval.answer.runbook_parts import RunbookParts
 from retrieval.answer.stubs import stub
 from retrieval.answer.topics import topics
-from retrieval.reading import heading_kinds, question_intent
+from retrieval.reading import heading_kinds
 
 
 def unwritten_runbook(parts: RunbookParts, cand: Candidate, r: Retrieval) -> list[Part] | None:
@@ -24,7 +24,7 @@ def unwritten_runbook(parts: RunbookParts, cand: Candidate, r: Retrieval) -> lis
     named = [
         members
         for heading, members in (topics(whole, by_name=True) or {}).items()
-        if normalize_name(heading) in r.names
+        if normalize_name(heading) in r.question.names
     ]
     runbook = named[0] if named else parts.runbooks(cand, r)[0]
     if not runbook or not all(stub(p.body) for p in runbook):
@@ -36,7 +36,7 @@ def unwritten_action(parts: RunbookParts, cand: Candidate, r: Retrieval) -> str 
     """The action section of the runbook when the question asks what to do and every
     part of that section is a stub ("TODO"), or it is a heading with nothing under it:
     the engineer is told, not left to wonder why the answer shows no fix."""
-    if question_intent(r.question) not in ("act", "procedure", "unspecified"):
+    if r.question.intent not in ("act", "procedure", "unspecified"):
         return None
     runbook = parts.runbooks(cand, r)[0]
     acting = [p for p in runbook if "act" in heading_kinds(p.own_path)]

@@ -52,6 +52,7 @@ from retrieval.reading.query import (
     load_glossary,
     parse_alert_text,
 )
+from retrieval.reading.question import Question
 from retrieval.reading.spelling import Reading, corrected, typo_targets
 from retrieval.reading.tokenize import TOKENIZER_VERSION, tokenize
 
@@ -66,6 +67,7 @@ __all__ = [
     "Glossary",
     "Intent",
     "Lexicon",
+    "Question",
     "Reading",
     "SectionKind",
     "TermStats",

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from core.markdown_facts import markdown_facts
 from retrieval.reading.evidence import query_terms
 from retrieval.reading.lexicon import INSTRUCTION_VERBS, OPERATIONS
 from retrieval.reading.tokenize import tokenize
@@ -180,8 +181,6 @@ _HOW = re.compile(
 # backticks, as asked_detail.shows_command takes one: `govuk-assets` is no step), a numbered step,
 # or a sentence that opens with an instruction ("Run …", "- Delete the …", "If it is
 # stuck, restart it") or says what to do ("you need to …", "To restore it, …")
-_CODE_BLOCK = re.compile(r"^ {0,3}(?:```|~~~)|^\s*\$ \S|^(?: {4}|\t)(?![-*+] |\d+[.)] )\S", re.M)
-_NUMBERED = re.compile(r"^\s*\d+[.)]\s+\S", re.M)
 _ITEM = re.compile(r"^\s*(?:[-*+]\s+|>\s*)+")
 _CLAUSE = re.compile(r"(?:^|[.!?:;]\s+|,\s+(?:then\s+)?|\bthen\s+)([A-Za-z][\w-]*)")
 _YOU_DO = re.compile(
@@ -201,7 +200,8 @@ def gives_steps(markdown: str) -> bool:
     """Does the text (as Markdown) give steps to follow: code, a numbered step, an
     instruction or what to do? A description of what exists ("These buckets have
     versioning, so that we can restore previous versions") gives none."""
-    if _CODE_BLOCK.search(markdown) or _NUMBERED.search(markdown) or _YOU_DO.search(markdown):
+    facts = markdown_facts(markdown)
+    if facts.has_code or facts.has_numbered or _YOU_DO.search(markdown):
         return True
     for line in markdown.splitlines():
         text = _ITEM.sub("", line)

@@ -258,7 +258,12 @@ def asks_where_to_start(question: str) -> bool:
 
 def asks_what_to_do(question: str) -> bool:
     """Does the question ask what to do, and nothing else the runbook explains?"""
-    return question_intent(question) == "act" and bool(_WHAT_TO_DO.search(question))
+    return question_intent(question) == "act" and says_what_to_do(question)
+
+
+def says_what_to_do(question: str) -> bool:
+    """Does the question say "what do i do" (whatever else it asks)?"""
+    return bool(_WHAT_TO_DO.search(question))
 
 
 def heading_kinds(heading_path: Sequence[str]) -> frozenset[SectionKind]:

@@ -97,7 +97,7 @@ def test_a_typo_is_read_as_the_word_the_runbooks_use(sample_runtime: Runtime) ->
     assert typed.question == "checkout api db conection refused, what do i do"
     # a product no runbook mentions is still a name the runbooks do not know
     found = sample_runtime.extractive.retrieve("coredns timing out inside the cluster")
-    assert found.unknown == ("coredns",)
+    assert found.question.unknown == ("coredns",)
 
 
 def test_an_alert_name_typed_in_lower_case_is_answered_as_the_alert(
@@ -1316,7 +1316,7 @@ def test_a_pod_state_in_on_call_speech_is_the_state_the_runbook_names(
     got = sample_runtime.extractive.answer("pgbouncer is crashlooping", EVERYONE)
     assert got.state == "answer", (got.state, got.confidence)
     assert got.citations[0].section == "Diagnosis > Check whether pgbouncer is up"
-    assert sample_runtime.extractive.retrieve("pgbouncer is crashlooping").unknown == ()
+    assert sample_runtime.extractive.retrieve("pgbouncer is crashlooping").question.unknown == ()
 
 
 def test_status_codes_in_the_plural_find_the_runbook_that_names_the_code(
