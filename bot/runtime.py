@@ -39,7 +39,7 @@ from retrieval.permissions import (
     UsergroupDirectory,
     load_access_map,
 )
-from retrieval.reading import Glossary, Lexicon, load_glossary
+from retrieval.reading import Glossary, Lexicon, TeamWords, load_glossary, load_team_words
 from retrieval.search import (
     FastEmbedder,
     HybridSearcher,
@@ -167,7 +167,11 @@ class Runtime:
     @cached_property
     def lexicon(self) -> Lexicon:
         """Ordinary words: a question's word outside it and the runbooks names something."""
-        return Lexicon(self.embedder.vocabulary)  # read on first use
+        return Lexicon(self.embedder.vocabulary, team=self.team_words)  # read on first use
+
+    @cached_property
+    def team_words(self) -> TeamWords:
+        return load_team_words(self.settings.words_path)
 
     @cached_property
     def extractive(self) -> ExtractiveAnswerer:
@@ -429,7 +433,9 @@ class Runtime:
         mode = f"llm:{s.llm_model}" if s.llm_enabled else "extractive"
         mode += (":hyde" if s.hyde else "") + (":glossary" if self.glossary else "")
         glossary = sorted(self.glossary.entries.items())
-        return answer_format(mode, [repr(self.answer_config), repr(glossary)])
+        words = self.team_words
+        team = [sorted(words.ordinary), sorted(words.products)]
+        return answer_format(mode, [repr(self.answer_config), repr(glossary), repr(team)])
 
     def service(
         self,

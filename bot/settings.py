@@ -87,6 +87,8 @@ class Settings(BaseSettings):
     # the confidence a quoted answer needs (default: calibrated, retrieval/answer/answer_config.py)
     answer_min_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     glossary_path: Path | None = None
+    # a team's own words: chat shorthand that names nothing, systems named by English words
+    words_path: Path | None = None
     hyde: bool = False
 
     # LLM (optional): any OpenAI-compatible endpoint

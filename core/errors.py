@@ -16,6 +16,7 @@ layers. The tree::
     │   ├── IndexUnavailableError        the vector store cannot be reached or opened
     │   │   └── IndexLockedError         the embedded index is held by another process
     │   ├── GlossaryError                retrieval/reading/query.py: the glossary file is invalid
+    │   ├── WordsFileError               retrieval/reading/team_words.py: the words file is invalid
     │   ├── AccessMapError               retrieval/permissions.py: the access map is invalid
     │   ├── DirectoryError               retrieval/permissions.py: Slack user groups unreadable
     │   └── UnknownSignalError           switching off a signal retrieval/answer/signals.py lacks

@@ -54,6 +54,7 @@ from retrieval.reading.query import (
 )
 from retrieval.reading.question import Question
 from retrieval.reading.spelling import Reading, corrected, typo_targets
+from retrieval.reading.team_words import TeamWords, WordsFileError, load_team_words
 from retrieval.reading.tokenize import TOKENIZER_VERSION, tokenize
 
 __all__ = [
@@ -70,7 +71,9 @@ __all__ = [
     "Question",
     "Reading",
     "SectionKind",
+    "TeamWords",
     "TermStats",
+    "WordsFileError",
     "as_titled",
     "as_written",
     "asked_detail",
@@ -92,6 +95,7 @@ __all__ = [
     "is_pasted_alert",
     "leads_with_action",
     "load_glossary",
+    "load_team_words",
     "naming_terms",
     "only_names",
     "opens_on_state",

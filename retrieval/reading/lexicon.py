@@ -22,6 +22,7 @@ from functools import cached_property
 from importlib import resources
 from types import MappingProxyType
 
+from retrieval.reading.team_words import TeamWords
 from retrieval.reading.tokenize import tokenize
 
 # The word lists are data (lexicon.toml beside this module), loaded once.
@@ -173,10 +174,12 @@ class Lexicon:
         model_words: Iterable[str] | Callable[[], Iterable[str]] = (),
         *,
         dictionary: bool = True,
+        team: TeamWords | None = None,
     ) -> None:
         # a callable is asked on first use: reading the model's vocabulary loads the model
         self._model_source = model_words
         self._use_dictionary = dictionary
+        self._team = team or TeamWords()
 
     @cached_property
     def _model(self) -> frozenset[str]:
@@ -210,19 +213,23 @@ class Lexicon:
 
     def inflection(self, word: str) -> bool:
         """Is ``word`` (lowercase letters) one that :attr:`inflected` holds?"""
-        if not word.isalpha() or word in PRODUCTS:
+        if not word.isalpha() or self._product(word):
             return False
         if _inflection_of(word, self._model):
             return True
         return len(word) >= MIN_DICTIONARY_TYPO and word in self._dictionary
 
+    def _product(self, word: str) -> bool:
+        """Is ``word`` a product's name: the built-in list's or the team's?"""
+        return word in PRODUCTS or word in self._team.products
+
     def __contains__(self, word: object) -> bool:
         if not isinstance(word, str):
             return False
         w = word.lower().replace("'", "")
-        if w in PRODUCTS:
+        if self._product(w):
             return False
-        if w in CONTRACTIONS or w in SHORTHAND or w in COMPUTING:
+        if w in CONTRACTIONS or w in SHORTHAND or w in COMPUTING or w in self._team.ordinary:
             return True
         candidates = list(_stems(w))
         if any(c in self._model for c in candidates):
