@@ -43,7 +43,7 @@ _SHORTCODE_LINE = re.compile(
 _ARG = re.compile(r"(?:(?P<key>[\w-]+)\s*=\s*)?(?:\"(?P<dq>[^\"]*)\"|(?P<bare>[^\s\"=]+))")
 # MkDocs: !!! warning "Title", ??? note, ???+ tip inline end "Title"
 _MKDOCS = re.compile(
-    r"^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?P<extra>[^\"\n]*?)"
+    r"^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?)[ \t]*(?P<kind>[\w-]+)(?P<extra>[^\"\n]*?)"
     r"(?:[ \t]*\"(?P<title>[^\"]*)\")?[ \t]*$"
 )
 # Docusaurus / VitePress: :::danger[Title], ::: warning Title, :::tip{title="Title"}

@@ -11,6 +11,7 @@ import difflib
 import re
 from dataclasses import dataclass
 from datetime import date
+from pathlib import PurePosixPath
 from typing import get_args
 
 from core.markdown import empty_sections
@@ -135,7 +136,7 @@ class Problem:
 # (setext headings, TOML front matter, titles, empty sections, bold labels): sources fold
 # it into each document's content hash, so the next ingest re-chunks every document
 # instead of keeping the old chunks.
-PARSE_VERSION = "14"
+PARSE_VERSION = "15"
 
 
 @dataclass(frozen=True)
@@ -163,10 +164,36 @@ class ParsedDocument:
     anchors: tuple[tuple[int, str], ...] = ()
 
 
+# Folders that hold write-ups of past incidents; a file elsewhere is one when its name says
+# so: a postmortem, retro or incident by number or date ("postmortem-2024-01-12",
+# "incident-4211", "2024-03-01-checkout-outage"). A page *about* incidents
+# ("incident_commander", "security_incident_response", "incident-what-to-do",
+# "post_mortem_template") is no write-up: it is read as a runbook.
+WRITE_UP_FOLDERS = frozenset(
+    {
+        "incident",
+        "incidents",
+        "incident-reports",
+        "postmortem",
+        "postmortems",
+        "post-mortem",
+        "post-mortems",
+        "retros",
+        "retrospectives",
+    }
+)
+_WRITE_UP_FILE = re.compile(
+    r"^(?:post[-_ ]?mortem|retro(?:spective)?|incident)[-_ ]?(?:report[-_ ]?)?#?\d"
+    r"|^\d{4}-?\d{2}(?:-?\d{2})?[-_ ].*(?:incident|post[-_ ]?mortem|outage|retro)"
+)
+
+
 def _infer_doc_type(rel: str) -> DocType:
     low = rel.lower()
     parts = low.split("/")
-    if any(k in low for k in ("incident", "postmortem", "post-mortem", "retro")):
+    stem = PurePosixPath(parts[-1]).stem
+    folders = (p.replace("_", "-") for p in parts[:-1])
+    if any(f in WRITE_UP_FOLDERS for f in folders) or _WRITE_UP_FILE.search(stem):
         return "incident"
     if "adr" in parts or "adrs" in parts or "decisions" in parts or re.search(r"/adr-?\d", low):
         return "adr"

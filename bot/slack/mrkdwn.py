@@ -93,6 +93,7 @@ _LINKISH = re.compile(
 _TEMPLATED_LINK = re.compile(
     r"!?\[(?P<text>[^\]\n]*)\]\(\(?(?P<target>[^()\n]*(?:\{[{%]|[%}]\})[^()\n]*)\)"
 )
+_OPEN_TARGET = re.compile(r"\]\(<?https?://[^\s()<>]*/$")
 _TEMPLATE_TAG = re.compile(r"[ \t]?\{%-?.*?-?%\}")
 _BOLD_ITALIC = re.compile(r"(\*\*\*|___)(?=\S)(.+?)(?<=\S)\1")
 _BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
@@ -156,7 +157,10 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
         if joinable and _continues(line):
             # Markdown joins a hard-wrapped paragraph into one; Slack would show the breaks.
             # Converted again as a whole: "[Platform Engineering\nteam](…)" is one link.
-            source = source.rstrip() + " " + line.strip()
+            # a link's target wrapped at a slash ("](https://host/channels/\n  name)")
+            # continues without the break: the URL was never meant to hold a space
+            gap = "" if _OPEN_TARGET.search(source.rstrip()) else " "
+            source = source.rstrip() + gap + line.strip()
             out[-1] = _line(source, base_url, number)
             i += 1
             continue

@@ -460,3 +460,13 @@ def test_a_comment_in_code_is_part_of_the_command() -> None:
     out = to_mrkdwn(md)
     assert "not yet" not in out
     assert "&lt;limits&gt;&lt;!-- per tenant --&gt;&lt;/limits&gt;" in out
+
+
+def test_a_link_whose_url_wraps_at_a_slash_stays_one_link() -> None:
+    text = (
+        "- [#virtualization Slack channel](https://chat.example.com/channels/\n  virtualization)\n"
+    )
+    out = to_mrkdwn(text)
+    assert (
+        out == "• <https://chat.example.com/channels/virtualization|#virtualization Slack channel>"
+    )

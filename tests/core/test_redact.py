@@ -435,9 +435,11 @@ def test_placeholder_format_and_value_type() -> None:
     ids=lambda t: repr(t[:12]),
 )
 def test_pathological_input_is_fast(text: str) -> None:
+    # backtracking that grows with the square of the input would take minutes here; a
+    # loaded machine takes a few seconds at most (the speed itself is scripts/bench.py's)
     started = time.perf_counter()
     redact(text)
-    assert time.perf_counter() - started < 2.0
+    assert time.perf_counter() - started < 10.0
 
 
 _FRAGMENTS = [

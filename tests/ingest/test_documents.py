@@ -367,3 +367,26 @@ def test_front_matter_alerts_name_the_alerts_a_runbook_answers(tmp_path: Path) -
         p for s in scan(tmp_path).files for p in parse_file(s, git, owners, CONFIG).problems
     ]
     assert problems == []  # a known key, not reported as unknown
+
+
+@pytest.mark.parametrize(
+    ("rel", "doc_type"),
+    [
+        # pages about incidents are runbooks: how to command one, respond to one
+        ("docs/training/incident_commander.md", "runbook"),
+        ("docs/during/security_incident_response.md", "runbook"),
+        ("manual/incident-what-to-do.md", "runbook"),
+        ("docs/after/post_mortem_template.md", "runbook"),
+        # write-ups of past incidents: in a folder of them, or named by number or date
+        ("incidents/checkout-outage.md", "incident"),
+        ("post_mortems/ledger.md", "incident"),
+        ("postmortem-2024-01-12.md", "incident"),
+        ("incident-4211.md", "incident"),
+        ("notes/2024-03-01-checkout-outage.md", "incident"),
+    ],
+)
+def test_a_page_about_incidents_is_no_incident_write_up(
+    tmp_path: Path, rel: str, doc_type: str
+) -> None:
+    write(tmp_path, rel, "# Title\n\nSome text.\n")
+    assert parse_one(tmp_path, rel).document.metadata.doc_type == doc_type
