@@ -340,7 +340,8 @@ def heading_extents(
 
 MARKDOWN = Syntax(
     name="markdown",
-    suffixes=(".md", ".markdown"),
+    # ".md.erb": Markdown a Ruby site generator (Middleman's tech docs) runs through ERB
+    suffixes=(".md", ".markdown", ".md.erb"),
     headings=headings,
     fence_open=fence_open,
     fence_closes=fence_closes,

@@ -52,6 +52,8 @@ _COLONS_OPEN = re.compile(
     r"(?:\[(?P<bracket>[^\]\n]*)\]|\{[^}\n]*?title=\"(?P<attr>[^\"]*)\"[^}\n]*\}|\{[^}\n]*\})?"
     r"(?:[ \t]+(?P<title>[^\n]*?))?[ \t]*$"
 )
+# ERB (a ".md.erb" page): <% if x %>, <%= partial "y" %>, <%# comment %> alone on a line
+_ERB_LINE = re.compile(r"^[ \t]*<%[=#-]?.*?-?%>[ \t]*$")
 _COLONS_CLOSE = re.compile(r"^[ \t]*(?P<colons>:{3,})[ \t]*$")
 
 _CALLOUT_SHORTCODES = frozenset("notice alert hint callout admonition".split())
@@ -98,6 +100,9 @@ def as_markdown(text: str, *, jsx: bool = False) -> str:
             end = _fence_end(lines, i, fence)
             out.extend(lines[i:end])
             i = end
+            continue
+        if _ERB_LINE.match(line):  # an ERB tag alone on its line: template logic, no text
+            i += 1
             continue
         for convert in (_mkdocs, _colons, _shortcode, *((_jsx,) if jsx else ())):
             done = convert(lines, i)

@@ -390,3 +390,13 @@ def test_a_page_about_incidents_is_no_incident_write_up(
 ) -> None:
     write(tmp_path, rel, "# Title\n\nSome text.\n")
     assert parse_one(tmp_path, rel).document.metadata.doc_type == doc_type
+
+
+def test_a_middleman_page_run_through_erb_is_a_markdown_runbook(tmp_path: Path) -> None:
+    text = (
+        "---\ntitle: Restore a database\n---\n# Restore a database\n\n<% if prod %>\n1. Stop it.\n"
+    )
+    write(tmp_path, "source/restore-db.html.md.erb", text)
+    parsed = parse_one(tmp_path, "source/restore-db.html.md.erb").document
+    assert parsed.title == "Restore a database"
+    assert parsed.metadata.doc_type == "runbook"
