@@ -14,13 +14,13 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.438, 0.3983, -0.5081, -0.3765, -0.6097, -0.571, -0.2914),
-    means=(0.5464, 0.5969, 0.199, 0.1295, 0.0576, 0.0839, 0.0192),
-    scales=(0.1528, 0.2772, 0.3993, 0.3357, 0.2329, 0.2773, 0.1372),
-    bias=0.4312,
-    answer_at=0.44,
-    suggest_at=0.32,
-    sure_at=0.54,
+    weights=(0.4635, 0.3754, -0.3879, -0.3001, 0.0, -0.481, -0.49, -0.2317),
+    means=(0.5397, 0.6036, 0.1902, 0.1334, 0.0, 0.0429, 0.0782, 0.0169),
+    scales=(0.1595, 0.2823, 0.3924, 0.34, 1.0, 0.2027, 0.2685, 0.1288),
+    bias=0.3191,
+    answer_at=0.43,
+    suggest_at=0.31,
+    sure_at=0.71,
 )
 DEFAULT_STALE_AFTER_DAYS = 180
 

@@ -16,6 +16,9 @@ from one corpus:
   compound of the runbooks' own words aside (``hosted-control-plane``);
 - ``unknown``: it names something neither the runbooks nor the language model
   know (``istio``, ``velero``);
+- ``grounded``: ``dense`` times ``coverage``: the question's words count as evidence in
+  proportion to how much the document is about the question (a linear model cannot
+  otherwise let shared words weigh less in a document on another subject);
 - ``detail_missing``, ``task_missing``, ``steps_missing``: the answer's checks, read
   from the quotes once they are chosen (zero until then): the command or value asked for
   is not quoted, the quotes never speak of the task asked for, or steps were asked for
@@ -55,6 +58,9 @@ class Evidence:
     coverage: float
     absent: float
     unknown: float
+    # dense x coverage: the words it shares lie in a document about the question; shared
+    # words in a document the question is not about ("who won the 2018 world cup") are not
+    grounded: float = 0.0
     detail_missing: float = 0.0
     task_missing: float = 0.0
     steps_missing: float = 0.0
@@ -174,9 +180,11 @@ def gather_evidence(
     titles and file names); a question term that is one is not missing from the index,
     though no runbook's text spells it (``CPUThrottlingHigh`` only as a file name)."""
     content = [t for t in terms if t not in everyday and not _instance_id(t, stats)]
+    share = coverage(content, doc_terms, stats)
     return Evidence(
         dense=dense,
-        coverage=coverage(content, doc_terms, stats),
+        coverage=share,
+        grounded=dense * share,
         absent=float(
             any(
                 stats.doc_freq.get(t, 0) == 0 and t not in names and not _runbook_words(t, stats)

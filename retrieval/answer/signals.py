@@ -37,6 +37,7 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("coverage", "confidence", "IDF share of the question's terms in the lead", feature=True),
     Signal("absent", "confidence", "a question term no document holds", feature=True),
     Signal("unknown", "confidence", "a name neither runbooks nor model know", feature=True),
+    Signal("grounded", "confidence", "dense x coverage: shared words in a document on it", True),
     Signal("detail_missing", "checks", "the command or value asked for is not quoted", True),
     Signal("task_missing", "checks", "the quotes never speak of the task asked for", True),
     Signal("steps_missing", "checks", "steps asked for, no quote gives steps", feature=True),
