@@ -47,8 +47,9 @@ from bot.web.config import WebConfig
 from bot.web.errors import FormError, SignInError
 from bot.web.forms import read_form
 from bot.web.hosts import AllowedHosts, page_hosts
-from bot.web.links import ASK_PATH, clean_question
+from bot.web.links import ASK_PATH, RUNBOOK_PATH, clean_question, with_page_links
 from bot.web.quote_html import quote_html
+from bot.web.runbook_page import RunbookPage, runbook_page
 from bot.web.session import (
     CSRF_FIELD,
     LOCAL_VIEWER,
@@ -243,6 +244,7 @@ class WebPages:
             page(SEARCH_PATH, self.search_form, ["POST"]),
             page(STALE_PATH, self.stale, ["GET"]),
             page(GAPS_PATH, self.gaps, ["GET"]),
+            page(RUNBOOK_PATH + "{source_id:path}", self.runbook, ["GET"]),
             page(LOGIN_PATH, self.login, ["GET"]),
             page(CALLBACK_PATH, self.callback, ["GET"]),
             page(LOGOUT_PATH, self.logout, ["POST"]),
@@ -435,7 +437,7 @@ class WebPages:
             viewer=gate,
             nav="ask",
             q=question,
-            answer=delivery.public,
+            answer=with_page_links(delivery.public, str(request.base_url)),
             delivery=delivery,
         )
 
@@ -571,6 +573,37 @@ class WebPages:
             return GapsPage((), window, "The query log could not be read right now.")
         reader = GapReader.of(self.scope(viewer).groups, self._searcher.snapshot().chunks)
         return GapsPage(gaps_report(records, feedback, reader=reader), window)
+
+    async def runbook(self, request: Request) -> Response:
+        gate = await self._gate(request)
+        if not isinstance(gate, Viewer):
+            return gate
+        source_id = request.path_params["source_id"]
+        request_id = new_request_id()
+        try:
+            page = await run_in_threadpool(self._runbook, gate, source_id)
+        except Exception as exc:
+            log.exception("the runbook page failed", extra={"request_id": request_id})
+            return self._failed(request, gate, request_id, exc)
+        if page is None:  # the same for a runbook that is not there and one not theirs
+            return self.message(
+                request,
+                404,
+                "No such runbook",
+                "No runbook you may read is at this address: it may have been renamed, "
+                "removed or restricted. Search the runbooks for it.",
+                viewer=gate,
+            )
+        return self.render(request, "runbook.html", viewer=gate, nav="", page=page)
+
+    def _runbook(self, viewer: Viewer, source_id: str) -> RunbookPage | None:
+        """The runbook ``source_id`` as ``viewer`` may read it, None when they may not (or
+        it is not indexed)."""
+        groups = self.scope(viewer).groups
+        chunks = [c for c in self._searcher.snapshot().chunks if c.source_id == source_id]
+        if not chunks or not all(readable(c, groups) for c in chunks):
+            return None
+        return runbook_page(chunks, self._is_stale, self._today())
 
     # ------------------------------------------------------------------ sign-in
 
