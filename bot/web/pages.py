@@ -14,6 +14,7 @@ secret is redirected to the redacted one before anything is answered.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
@@ -87,12 +88,16 @@ GAPS_PATH = "/reports/gaps"
 LOGIN_PATH = "/auth/slack/login"
 CALLBACK_PATH = "/auth/slack/callback"
 LOGOUT_PATH = "/auth/logout"
+FEEDBACK_PATH = "/feedback"
+FEEDBACK_VALUES = ("helpful", "not_helpful")
+_REQUEST_ID = re.compile(r"^r-[0-9a-f]{10}$")
 
 SURFACE = "web"
 LOCAL_USER = "web-local"  # the query log's user in local mode (hashed like any other)
 MAX_SERVICE_CHARS = 100
 MAX_QUESTION_CHARS = 2_000
 SEARCH_RESULTS = 10
+MAX_CITED = 10  # runbooks named in one feedback form
 DOC_TYPES = ("runbook", "incident", "adr", "doc")
 DEFAULT_WINDOW_DAYS = 30
 MAX_WINDOW_DAYS = 365
@@ -240,6 +245,7 @@ class WebPages:
             page("/", self.home, ["GET"]),
             page(ASK_PATH, self.ask, ["GET"]),
             page(ASK_PATH, self.ask_form, ["POST"]),
+            page(FEEDBACK_PATH, self.feedback, ["POST"]),
             page(SEARCH_PATH, self.search, ["GET"]),
             page(SEARCH_PATH, self.search_form, ["POST"]),
             page(STALE_PATH, self.stale, ["GET"]),
@@ -321,6 +327,7 @@ class WebPages:
             mode=self.config.mode,
             nav=nav,
             today=self._today(),
+            page_base=str(request.base_url),
             **context,
         )
         return HTMLResponse(html, status, headers=PAGE_HEADERS)
@@ -461,6 +468,64 @@ class WebPages:
         if not question:
             return self.redirect("/")
         return self.redirect(f"{ASK_PATH}?{urlencode({'q': question})}")
+
+    async def feedback(self, request: Request) -> Response:
+        """ "Helpful" / "Not helpful" under a web answer: into the feedback store the Slack
+        buttons write, with the cited runbooks (and their access, from the index) that the
+        viewer may read."""
+        gate = await self._gate(request)
+        if not isinstance(gate, Viewer):
+            return gate
+        form = await self._checked_form(request, gate)
+        if not isinstance(form, dict):
+            return form
+        value = form.get("value", "")
+        request_id = form.get("request_id", "")
+        question = clean_question(form.get("q", ""))[:MAX_QUESTION_CHARS]
+        if value not in FEEDBACK_VALUES or not _REQUEST_ID.match(request_id) or not question:
+            return self.message(
+                request,
+                400,
+                "Feedback not recorded",
+                "This feedback form is incomplete.",
+                viewer=gate,
+            )
+        cited = [s for s in form.get("cited", "").split() if s][:MAX_CITED]
+        await run_in_threadpool(self._feedback, gate, request_id, value, question, cited)
+        if self._metrics is not None:
+            self._metrics.feedback(value)
+        word = "helpful" if value == "helpful" else "not helpful"
+        return self.render(
+            request,
+            "message.html",
+            viewer=gate,
+            title="Thanks for the feedback",
+            text=f"Recorded as {word}: it helps the runbook owners see what to fix.",
+            retry=None,
+            back=f"{ASK_PATH}?{urlencode({'q': question})}",
+        )
+
+    def _feedback(
+        self, viewer: Viewer, request_id: str, value: str, question: str, cited: Sequence[str]
+    ) -> None:
+        groups = self.scope(viewer).groups
+        access: dict[str, tuple[str, ...]] = {}
+        wanted = set(cited)
+        for c in self._searcher.snapshot().chunks:
+            if c.source_id in wanted and c.source_id not in access and readable(c, groups):
+                access[c.source_id] = c.metadata.access
+        service = next(
+            (c.metadata.service for c in self._searcher.snapshot().chunks if c.source_id in access),
+            None,
+        )
+        self._service.record_feedback(
+            request_id,
+            "helpful" if value == "helpful" else "not_helpful",
+            user_id=viewer.user_id or LOCAL_USER,
+            question=question,
+            service=service,
+            cited_access={s: access[s] for s in cited if s in access},
+        )
 
     async def search(self, request: Request) -> Response:
         gate = await self._gate(request)

@@ -13,14 +13,14 @@ from datetime import date
 
 from markupsafe import Markup, escape
 
-from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL, is_best_guess
+from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL, NOT_SURE, is_best_guess
 from core.heading_text import plain_section, shown_section
 from core.markup import syntax_for
-from core.models import Answer, AnswerWarning, Chunk, Citation
-from retrieval.answer import chunk_url
+from core.models import MISSING_DETAIL, Answer, AnswerWarning, Chunk, Citation
+from retrieval.answer import REASON_TEXT, chunk_url
 
 ABSTAIN_HEADLINE = "No runbook covers this"
-UNSURE_HEADLINE = "Not sure these answer it"
+UNSURE_HEADLINE = NOT_SURE
 UNWRITTEN_HEADLINE = "The runbook for this is not written yet"
 
 REASONS: dict[str, str] = {
@@ -149,6 +149,8 @@ def reason_text(answer: Answer) -> str:
 
 
 def headline(answer: Answer) -> str:
+    if answer.state == "unsure" and answer.reason in MISSING_DETAIL:
+        return REASON_TEXT[answer.reason]  # the command, value or steps asked for
     if answer.state == "unsure":
         return UNSURE_HEADLINE
     if answer.state == "abstain" and answer.reason == "unwritten":
