@@ -624,4 +624,8 @@ def _suggestion_line(suggestion: Suggestion, audience: Audience) -> str:
     where = f" ({escape(sec)})" if sec and sec != title else ""
     owner = suggestion.owner
     who = f" · owner {bold(owner)}" if owner else " · no owner on record"
-    return "• " + label + where + who
+    line = "• " + label + where + who
+    if suggestion.pointer:  # the runbook says where the steps are: quoted, with its link
+        pointer = to_mrkdwn(suggestion.pointer, base_url=suggestion.url)
+        line += "\n" + "\n".join(f">{ln}" for ln in clip(pointer, 600).split("\n"))
+    return line

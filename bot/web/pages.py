@@ -49,7 +49,7 @@ from bot.web.errors import FormError, SignInError
 from bot.web.forms import read_form
 from bot.web.hosts import AllowedHosts, page_hosts
 from bot.web.links import ASK_PATH, RUNBOOK_PATH, clean_question, with_page_links
-from bot.web.quote_html import quote_html
+from bot.web.quote_html import markdown_html, quote_html
 from bot.web.runbook_page import RunbookPage, runbook_page
 from bot.web.session import (
     CSRF_FIELD,
@@ -166,6 +166,7 @@ def _environment() -> jinja2.Environment:
         by_runbook=by_runbook,
         cut_note=cut_note,
         quote_html=quote_html,
+        markdown_html=markdown_html,
         warning_text=present.warning_text,
         reason_text=present.reason_text,
         headline=present.headline,
