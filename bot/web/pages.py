@@ -30,6 +30,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from bot.example_question import example_question
 from bot.logs import bind_request_id, new_request_id
 from bot.metrics import Metrics
 from bot.quote_layout import by_runbook, cut_note
@@ -48,7 +49,7 @@ from bot.web.config import WebConfig
 from bot.web.errors import FormError, SignInError
 from bot.web.forms import read_form
 from bot.web.hosts import AllowedHosts, page_hosts
-from bot.web.links import ASK_PATH, RUNBOOK_PATH, clean_question, with_page_links
+from bot.web.links import ASK_PATH, RUNBOOK_PATH, clean_question, runbook_url, with_page_links
 from bot.web.quote_html import markdown_html, quote_html
 from bot.web.runbook_page import RunbookPage, runbook_page
 from bot.web.session import (
@@ -142,6 +143,17 @@ class StalePage:
     counts_known: bool  # False: the query log could not be read
     documents: int
 
+    @property
+    def shared(self) -> dict[str, str]:
+        """Problem kind -> the explanation every row of that kind gives (said once, above
+        the table, when more than one row would repeat it)."""
+        details: dict[str, set[str]] = {}
+        counts: dict[str, int] = {}
+        for r in self.rows:
+            details.setdefault(r.kind, set()).add(r.detail)
+            counts[r.kind] = counts.get(r.kind, 0) + 1
+        return {k: d.pop() for k, d in details.items() if len(d) == 1 and counts[k] > 1}
+
 
 @dataclass(frozen=True)
 class GapsPage:
@@ -167,12 +179,14 @@ def _environment() -> jinja2.Environment:
         cut_note=cut_note,
         quote_html=quote_html,
         markdown_html=markdown_html,
+        runbook_url=runbook_url,
         warning_text=present.warning_text,
         reason_text=present.reason_text,
         headline=present.headline,
         best_guess=present.best_guess,
         hit_url=present.hit_url,
         hit_excerpt=present.hit_excerpt,
+        hit_excerpt_html=present.hit_excerpt_html,
         emphasis=present.emphasis,
         days=present.days,
         gap_reason=present.gap_reason,
@@ -419,7 +433,17 @@ class WebPages:
         viewer = await self.viewer(request)
         if viewer is None:
             return self.render(request, "signin.html", next="/")
-        return self.render(request, "home.html", viewer=viewer, nav="ask", q="")
+        example = await run_in_threadpool(self._example, viewer)
+        return self.render(request, "home.html", viewer=viewer, nav="ask", q="", example=example)
+
+    def _example(self, viewer: Viewer) -> str | None:
+        """The ask box's example: from the runbooks the viewer may read."""
+        try:
+            chunks = self._searcher.snapshot().chunks
+        except Exception as exc:  # the index is down: the box shows no example
+            log.warning("no example question: %s", exc)
+            return None
+        return example_question(chunks, self.scope(viewer).groups)
 
     async def ask(self, request: Request) -> Response:
         gate = await self._gate(request)
