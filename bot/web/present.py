@@ -195,7 +195,7 @@ def hit_excerpt_html(chunk: Chunk, limit: int = EXCERPT_CHARS) -> Markup:
         if not text or used >= limit:
             continue
         if used + len(text) > limit:
-            text = text[: max(limit - used - 1, 0)].rstrip() + "…"
+            text = _open_marks_closed(text[: max(limit - used - 1, 0)].rstrip()) + "…"
         used += len(text) + 1
         if code:
             out.append(f"<code>{escape(text)}</code>")
@@ -203,6 +203,16 @@ def hit_excerpt_html(chunk: Chunk, limit: int = EXCERPT_CHARS) -> Markup:
             text = _MD_LINK.sub(r"\1", _QUOTE_MARK.sub("", _BULLET_MARK.sub("", text)))
             out.append(_INLINE.renderInline(text))
     return Markup(" ".join(out))
+
+
+def _open_marks_closed(text: str) -> str:
+    """A cut line without a code span or emphasis the cut left open (shown as a mark)."""
+    if text.count("`") % 2:
+        text = text[: text.rfind("`")].rstrip()
+    for mark in ("**", "__"):
+        if text.count(mark) % 2:
+            text = text[: text.rfind(mark)].rstrip()
+    return text
 
 
 def _excerpt_lines(chunk: Chunk) -> list[tuple[str, bool]]:
