@@ -4,6 +4,7 @@ quote and sample output fold behind "Show more", which shows them in place."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -90,3 +91,15 @@ def test_a_runbook_that_points_elsewhere_is_quoted_with_its_link(slack: SlackHar
     _, response_id = slack.slash(ROTATION_QUESTION)
     (call,) = slack.responses(response_id)
     assert f"<{ROTATION_DOCS}|key rotation docs>" in text_of(call)
+
+
+def test_the_app_home_example_question_comes_from_the_index(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    assert slack.home_opened("U0ALICE01").status == 200
+    (published,) = fake.wait_for("views.publish", timeout=10)
+    view = published.params["view"]
+    view = json.loads(view) if isinstance(view, str) else view
+    how = next(b for b in view["blocks"] if b.get("block_id") == "how")
+    assert "`/runbook InvoiceExportStuck`" in how["text"]["text"]
+    assert "checkout-api" not in json.dumps(view)

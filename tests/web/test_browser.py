@@ -175,7 +175,7 @@ def test_keyboard_and_phone(browser: Browser, served: Served) -> None:
         assert unlabeled == 0
 
         # "/" brings the keyboard back to the question box; Enter asks
-        page.locator("section.answer .lead").click()
+        page.locator("section.answer .meta").first.click()
         page.keyboard.press("/")
         expect(page.get_by_label("Ask the runbooks")).to_be_focused()
         page.keyboard.type("disk full on a node")
