@@ -4,7 +4,12 @@ Quotes are grouped by runbook, runbooks in the order the answer cites them: a ru
 owner and age are shown once, under its quotes. A section quoted in pieces (a long
 procedure over several indexed chunks) has one heading; when text of the section is
 left out between two pieces, the second is marked as continuing after a gap. A
-procedure cut for length says which steps are shown, under the quote.
+procedure cut for length says which steps are shown, above the quote.
+
+A long quote is trimmed the same way everywhere, never rewritten: the answer's first
+quote shows about :data:`LEAD_LINES` lines, cut where a block starts (never inside code),
+the rest behind "Show more"; sample output, logs and long YAML or JSON examples fold
+behind "Show example" (:func:`example_blocks`).
 """
 
 from __future__ import annotations

@@ -8,8 +8,10 @@ Layout of a confident answer, top to bottom:
    answerer is not sure of, the one-line "Best guess" label (:data:`bot.text.BEST_GUESS`);
 2. warnings that change what to do (stale, superseded), in bold;
 3. the quotes, converted from Markdown to what Slack shows (:mod:`bot.slack.mrkdwn`),
-   a further section of the same runbook under its own linked heading, and one
-   "owner · updated N days ago" line per document (the revision is in the links);
+   "steps 1-3 of 7" above a cut one, a further section of the same runbook under its own
+   linked heading, and one "owner · updated N days ago" line per document (the revision
+   is in the links); the first quote's lines past about 15 and sample output folded,
+   with a "Show more" button that renders the message again, in place, with them;
 4. the runbook's Escalation section, or the owner (for an ownerless runbook a fallback
    contact), related incidents in incident channels, "Asked: …" only where the question
    is not visible above;
