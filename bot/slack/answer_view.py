@@ -220,7 +220,7 @@ def _rest_note(citation: Citation) -> str | None:
 
 def _show_more(folded: int, request_id: str) -> dict[str, Any]:
     """ "Show more": the message again, in place, with the folded lines shown."""
-    label = f"Show more ({plural(folded, 'line')})"
+    label = f"Show more ({plural(folded, 'line')})" if folded else "Show more"
     return actions([button(label, ids.SHOW_MORE, value=request_id)], block_id="show_more")
 
 
@@ -287,12 +287,12 @@ def render_answer(
     reserve = sum(map(block_chars, tail)) + 100
     out = Blocks(reserve_blocks=len(tail) + 1, reserve_chars=reserve)
     out.force(*head)
-    shown, total, folded = _add_documents(out, answer.citations, facts, view, today)
+    shown, total, unoffered = _add_documents(out, answer.citations, facts, view, today, request_id)
     out.release(blocks=len(tail) + 1, chars=reserve)
     if shown < total:
         out.force(context(f"…and {plural(total - shown, 'more quoted section')} in the runbooks"))
-    if folded:
-        out.force(_show_more(folded, request_id))
+    if unoffered:
+        out.force(_show_more(0, request_id))
     out.force(*tail)
     return Message(text=notification_text(answer, weak=weak), blocks=out.blocks)
 
@@ -303,10 +303,12 @@ def _add_documents(
     facts: Mapping[str, DocFacts],
     view: View,
     today: date,
-) -> tuple[int, int, int]:
-    """Quotes grouped by document, as many as fit; (quotes shown, quotes in all, lines
-    folded behind "Show more")."""
-    shown = folded = 0
+    request_id: str = "",
+) -> tuple[int, int, bool]:
+    """Quotes grouped by document, as many as fit; (quotes shown, quotes in all, whether
+    lines are folded with no "Show more" under them: it follows the first folded quote)."""
+    shown = 0
+    folded = offered = False
     for d, group in enumerate(by_runbook(citations)):
         for n, shown_quote in enumerate(group):
             citation = shown_quote.citation
@@ -319,9 +321,12 @@ def _add_documents(
             elif shown_quote.gap:
                 heading.append(context("…"))  # the section's text between is left out
             text, hidden = _quote_mrkdwn(citation, lead=d == 0 and n == 0, fold=not view.expanded)
-            folded += hidden
             pieces = split_text(text)
             after: list[dict[str, Any]] = []
+            if hidden and not offered:
+                after.append(_show_more(hidden, request_id))
+                offered = True
+            folded = folded or bool(hidden)
             note = _rest_note(citation)
             if note:  # which part of the section is shown: above the quote
                 heading.append(context(note))
@@ -342,8 +347,8 @@ def _add_documents(
                 cut = truncate(pieces[0] if pieces else "", min(room, 3000), "…see the runbook")
                 out.add(*heading, section(cut), *after)
                 shown += 1
-            return shown, len(citations), folded
-    return shown, len(citations), folded
+            return shown, len(citations), folded and not offered
+    return shown, len(citations), folded and not offered
 
 
 def _answer_tail(
