@@ -4,11 +4,17 @@ Quotes are grouped by runbook, runbooks in the order the answer cites them: a ru
 owner and age are shown once, under its quotes. A section quoted in pieces (a long
 procedure over several indexed chunks) has one heading; when text of the section is
 left out between two pieces, the second is marked as continuing after a gap. A
-procedure cut for length says which steps are shown, under the quote.
+procedure cut for length says which steps are shown, above the quote.
+
+A long quote is trimmed the same way everywhere, never rewritten: the answer's first
+quote shows about :data:`LEAD_LINES` lines, cut where a block starts (never inside code),
+the rest behind "Show more"; sample output, logs and long YAML or JSON examples fold
+behind "Show example" (:func:`example_blocks`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -63,3 +69,105 @@ def quote_markdown(citation: Citation, *, header: bool = False) -> str:
     # links to other runbooks point at them at the indexed revision (a site address such
     # as "/manual/purge-cache" does not resolve on the code host)
     return with_links(syntax_for(citation.path).as_markdown(text), citation.links)
+
+
+# --------------------------------------------------------------------------- long quotes
+
+LEAD_LINES = 15  # a lead quote longer than this shows its first lines and "Show more"
+FOLD_AT_LEAST = 5  # lines left out: fewer than this are shown rather than folded
+EXAMPLE_LINES = 8  # a YAML or JSON block longer than this is an example, not a step
+#: code blocks by their language tag: what a block of this kind shows is sample output
+#: or a log (always folded), or a configuration example (folded when long)
+OUTPUT_LANGUAGES = frozenset({"text", "txt", "plaintext", "plain", "log", "logs", "output"})
+EXAMPLE_LANGUAGES = frozenset({"yaml", "yml", "json", "xml", "toml", "ini"})
+#: the prose line just above a block that says it is an example or sample output
+_SAYS_EXAMPLE = re.compile(
+    r"\b(?:example|sample|output|looks like|should see|you will see|logs?|e\.g\.)\b"
+    r"[^\n]*:[*_]*\s*$",
+    re.I,
+)
+_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\s]*)")
+# a line that starts a block of its own, not indented: a list item, a heading, a fence,
+# a quote, a table
+_TOP_BLOCK = re.compile(r"^(?:\d{1,3}[.)]\s|[-*+]\s|#{1,6}\s|```|~~~|>|\|)")
+
+
+def is_example(info: str, body: str, above: str = "") -> bool:
+    """Is a code block (``info``: its language tag, ``above``: the prose line over it)
+    sample output, a log or a long configuration example rather than a command to run?"""
+    language = info.strip().lower()
+    lines = body.strip("\n").count("\n") + 1
+    if language in OUTPUT_LANGUAGES:
+        return True
+    if language in EXAMPLE_LANGUAGES and lines > EXAMPLE_LINES:
+        return True
+    return bool(_SAYS_EXAMPLE.search(above.strip())) and lines >= FOLD_AT_LEAST
+
+
+def example_blocks(markdown: str) -> list[tuple[int, int]]:
+    """The fenced code blocks of ``markdown`` that are examples (:func:`is_example`), as
+    (first line, line after the closing fence), 0-based."""
+    lines = markdown.split("\n")
+    out: list[tuple[int, int]] = []
+    i, above = 0, ""
+    while i < len(lines):
+        fence = _FENCE.match(lines[i])
+        if fence is None:
+            if lines[i].strip():
+                above = lines[i]
+            i += 1
+            continue
+        marker = fence["fence"]
+        end = i + 1
+        while end < len(lines):
+            stripped = lines[end].strip()
+            if stripped.startswith(marker) and not stripped.strip(marker[0]):
+                break
+            end += 1
+        body = "\n".join(lines[i + 1 : end])
+        if is_example(fence["info"], body, above):
+            out.append((i, min(end + 1, len(lines))))
+        i, above = end + 1, ""
+    return out
+
+
+def lead_cut(markdown: str, limit: int = LEAD_LINES) -> int | None:
+    """Where a long lead quote is cut for "Show more": the offset of the first line,
+    at about ``limit`` lines in, that starts a block of its own outside code (so both
+    halves read as they would whole, and a command is never cut); None when the quote
+    is short enough to show whole."""
+    lines = markdown.rstrip("\n").split("\n")
+    if len(lines) < limit + FOLD_AT_LEAST:
+        return None
+    examples = example_blocks(markdown)
+    in_code = _code_lines(lines)
+    best = None
+    for n in range(1, len(lines)):
+        if n > limit and best is not None:
+            break
+        line = lines[n]
+        starts = _TOP_BLOCK.match(line) or (not lines[n - 1].strip() and line.strip())
+        folded = any(a <= n < b for a, b in examples)
+        if starts and not in_code[n] and not folded and line[:1] not in (" ", "\t"):
+            best = n
+    if best is None or len(lines) - best < FOLD_AT_LEAST:
+        return None
+    return sum(len(line) + 1 for line in lines[:best])
+
+
+def _code_lines(lines: Sequence[str]) -> list[bool]:
+    """Per line: is it inside a fenced code block (its fences included)?"""
+    out, marker = [], ""
+    for line in lines:
+        fence = _FENCE.match(line)
+        if marker:
+            out.append(True)
+            stripped = line.strip()
+            if stripped.startswith(marker) and not stripped.strip(marker[0]):
+                marker = ""
+        elif fence is not None:
+            out.append(True)
+            marker = fence["fence"]
+        else:
+            out.append(False)
+    return out

@@ -38,7 +38,7 @@ from retrieval.permissions import PermissionResolver, Scope
 from retrieval.reading import AskContext
 from retrieval.search import HybridSearcher
 from state.answer_cache import AnswerCache, CacheKey
-from state.querylog import QueryLog, build_record, hash_user
+from state.querylog import FeedbackValue, QueryLog, build_feedback, build_record, hash_user
 
 log = logging.getLogger("runbook_bot.service")
 
@@ -107,6 +107,32 @@ class AnswerService:
     @property
     def resolver(self) -> PermissionResolver:
         return self._resolver
+
+    def record_feedback(
+        self,
+        request_id: str,
+        value: FeedbackValue,
+        *,
+        user_id: str,
+        question: str,
+        service: str | None = None,
+        cited_access: Mapping[str, tuple[str, ...]] | None = None,
+    ) -> None:
+        """Someone's "helpful" or "not helpful" on the answer ``request_id``, into the same
+        feedback store the Slack buttons write (the user hashed, the question redacted)."""
+        if self._log is None:
+            return
+        self._log.record_feedback(
+            build_feedback(
+                request_id=request_id,
+                user_hash=hash_user(user_id, self._salt),
+                value=value,
+                question=question,
+                service=service,
+                cited=tuple(cited_access or ()),
+                cited_access=cited_access,
+            )
+        )
 
     def disclose(
         self, answer: Answer, audience: Scope, generation: int | None = None

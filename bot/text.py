@@ -20,6 +20,8 @@ from core.models import Answer, Citation
 BEST_GUESS_LABEL = "Best guess"
 BEST_GUESS_ADVICE = "check this is the right runbook before acting on it."
 BEST_GUESS = f"{BEST_GUESS_LABEL}: {BEST_GUESS_ADVICE}"
+#: the "not sure" tier's headline, the same in Slack and on the web pages
+NOT_SURE = "Not sure any runbook answers this."
 _RULE = "-" * 72
 
 

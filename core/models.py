@@ -228,6 +228,9 @@ class Suggestion(Frozen):
     access: tuple[str, ...] = (DEFAULT_ACCESS_GROUP,)
     service: str | None = None
     doc_type: str = "runbook"
+    # the linked section sends the reader elsewhere for the steps ("see the rotation
+    # docs"): that pointer, verbatim, quoted with its link
+    pointer: str | None = None
 
 
 class AnswerWarning(Frozen):

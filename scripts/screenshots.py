@@ -35,7 +35,9 @@ DESKTOP = {"width": 1200, "height": 900}
 PHONE = {"width": 390, "height": 844}
 MAX_DESKTOP_HEIGHT = 1500
 ANSWERED = "elasticsearch cluster red"
-UNSURE = "who owns the mobile app release process"
+UNSURE = "how to rotate tls certificates"
+RUNBOOK = "/runbooks/runbooks:checkout-api/database-connection-failures"
+RUNBOOK_SECTION = "#mitigation-relieve-an-exhausted-pgbouncer-pool"
 UNANSWERED = (
     "frobnicate the quantum llama zxqv",
     "xylophone tuning for the lobby piano",
@@ -90,6 +92,8 @@ def take(base: str, fake: FakeSlackOpenID, out: Path) -> None:
         shoot(page, out, "stale")
         page.goto(base + "/reports/gaps")
         shoot(page, out, "gaps")
+        page.goto(base + RUNBOOK)
+        shoot(page, out, "runbook")
         cookies = desk.cookies()
         desk.close()
 
@@ -100,6 +104,10 @@ def take(base: str, fake: FakeSlackOpenID, out: Path) -> None:
         page = phone.new_page()
         page.goto(base + "/ask?q=" + ANSWERED.replace(" ", "+"))
         shoot(page, out, "phone-answer", full=False)
+        page.goto(base + RUNBOOK + RUNBOOK_SECTION)
+        shoot(page, out, "phone-runbook", full=False)
+        page.goto(base + "/search?q=disk+full")
+        shoot(page, out, "phone-search", full=False)
         phone.close()
         browser.close()
 

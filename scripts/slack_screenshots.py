@@ -9,7 +9,9 @@ and keeps what it posted:
 * ``abstention``: ``/runbook`` about something no runbook covers;
 * ``alert-auto-reply``: an Alertmanager alert in an alert channel, answered in its thread
   without a mention (from its ``runbook_url``);
-* ``follow-up``: "and if that doesn't work?" in that thread.
+* ``follow-up``: "and if that doesn't work?" in that thread;
+* ``long-quote``: a long procedure, its lead folded behind "Show more";
+* ``show-more``: the same message after "Show more", in place.
 
 Each payload is saved as JSON next to its screenshot (``docs/slack/<name>.json``), turned
 into a Slack-looking page by ``scripts/blockkit_html.py`` and photographed by headless
@@ -34,9 +36,15 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 import blockkit_html  # noqa: E402
 
+from bot.slack.actions import SHOW_MORE  # noqa: E402
 from retrieval.search.embeddings import FastEmbedder  # noqa: E402
 from tests.bot.alert_fixtures import alert_message  # noqa: E402
-from tests.bot.slack_harness import SlackHarness, make_runtime, next_ts  # noqa: E402
+from tests.bot.slack_harness import (  # noqa: E402
+    SlackHarness,
+    make_runtime,
+    next_ts,
+    request_id_of,
+)
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer  # noqa: E402
 from tests.fakes.slack_api import FakeSlackAPI  # noqa: E402
 
@@ -158,6 +166,23 @@ def _scenes(h: SlackHarness, fake: FakeSlackAPI) -> dict[str, dict[str, Any]]:
             {"author": "Dana", "text": f"<@UBOT|runbook> {ask}", "color": "#2eb67d"},
         ],
         "message": _message(follow.params),
+    }
+    question = "how do I relieve an exhausted pgbouncer pool for checkout?"
+    _, response_id = h.slash(question, channel="C0GENERAL1", channel_name="checkout")
+    (long,) = h.responses(response_id)
+    scenes["long-quote"] = {
+        "pane": "# checkout",
+        "channel": f"/runbook {question}",
+        "ephemeral": True,
+        "message": _message(long.params),
+    }
+    _, click = h.action(SHOW_MORE, request_id_of(long))
+    (whole,) = h.responses(click)
+    scenes["show-more"] = {
+        "pane": "# checkout",
+        "channel": f"/runbook {question}",
+        "ephemeral": True,
+        "message": _message(whole.params),
     }
     h.settle()
     h.assert_valid()

@@ -10,3 +10,4 @@ RETRY = "retry_question"
 # A link button still sends a block_actions payload, which the app must acknowledge.
 OPEN_SEARCH = "open_search"
 OPEN_IN_BROWSER = "open_in_browser"
+SHOW_MORE = "show_more"  # a long lead quote (and its folded examples) shown whole, in place

@@ -8,8 +8,10 @@ Layout of a confident answer, top to bottom:
    answerer is not sure of, the one-line "Best guess" label (:data:`bot.text.BEST_GUESS`);
 2. warnings that change what to do (stale, superseded), in bold;
 3. the quotes, converted from Markdown to what Slack shows (:mod:`bot.slack.mrkdwn`),
-   a further section of the same runbook under its own linked heading, and one
-   "owner · updated N days ago" line per document (the revision is in the links);
+   "steps 1-3 of 7" above a cut one, a further section of the same runbook under its own
+   linked heading, and one "owner · updated N days ago" line per document (the revision
+   is in the links); the first quote's lines past about 15 and sample output folded,
+   with a "Show more" button that renders the message again, in place, with them;
 4. the runbook's Escalation section, or the owner (for an ownerless runbook a fallback
    contact), related incidents in incident channels, "Asked: …" only where the question
    is not visible above;
@@ -29,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-from bot.quote_layout import by_runbook, cut_note, quote_markdown
+from bot.quote_layout import by_runbook, cut_note, example_blocks, lead_cut, quote_markdown
 from bot.slack import actions as ids
 from bot.slack.blockkit import (
     MENTION_BLOCK,
@@ -56,14 +58,13 @@ from bot.slack.blockkit import (
 )
 from bot.slack.mrkdwn import first_command, plain_text, table_cells, to_mrkdwn
 from bot.slack.presentation import Audience, Contact, DocFacts, View
-from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL, is_best_guess
+from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL, NOT_SURE, is_best_guess
 from core.heading_text import shown_section
 from core.markdown import TABLE_ROW
 from core.models import MISSING_DETAIL, Answer, AnswerWarning, Citation, Suggestion
 from retrieval.answer import REASON_TEXT
 
 CLOSEST_OTHER_SERVICE = "Closest match (different service)"
-NOT_SURE = "Not sure any runbook answers this."
 # the answer's own words for why it was not answered, as the answerer says them
 UNWRITTEN = REASON_TEXT["unwritten"]
 NONE_COVERS = REASON_TEXT["no-match"]
@@ -131,9 +132,26 @@ def _block_id(text: str, name: str) -> str | None:
     return f"{MENTION_BLOCK}_{name}" if _has_mention(text) else None
 
 
-def _quote_mrkdwn(citation: Citation) -> str:
+def _quote_mrkdwn(citation: Citation, *, lead: bool = False, fold: bool = True) -> tuple[str, int]:
+    """The quote as mrkdwn and how many of its lines are folded away: its sample output,
+    logs and long examples (always), and for the ``lead`` quote the lines past about 15.
+    What is shown is verbatim; "Show more" renders the message again with it all."""
     body = quote_markdown(citation, header=True).strip("\n")
-    return to_mrkdwn(body, base_url=citation.url) if body.strip() else "(empty quote)"
+    if not body.strip():
+        return "(empty quote)", 0
+    if not fold:
+        return to_mrkdwn(body, base_url=citation.url), 0
+    cut = lead_cut(body) if lead else None
+    hidden = 0
+    if cut is not None:
+        hidden += body[cut:].count("\n") + 1
+        body = body[:cut].rstrip("\n")
+    lines = body.split("\n")
+    for start, end in reversed(example_blocks(body)):
+        hidden += end - start
+        size = plural(end - start - 2, "line")
+        lines[start:end] = [f"_Example folded ({size}): Show more to see it._"]
+    return to_mrkdwn("\n".join(lines), base_url=citation.url), hidden
 
 
 def _warning_text(warning: AnswerWarning, answer: Answer, today: date) -> str | None:
@@ -200,6 +218,12 @@ def _rest_note(citation: Citation) -> str | None:
     return f"{note} · {rest}" if rest else note
 
 
+def _show_more(folded: int, request_id: str) -> dict[str, Any]:
+    """ "Show more": the message again, in place, with the folded lines shown."""
+    label = f"Show more ({plural(folded, 'line')})" if folded else "Show more"
+    return actions([button(label, ids.SHOW_MORE, value=request_id)], block_id="show_more")
+
+
 def best_guess_line() -> dict[str, Any]:
     """The label of an answer the answerer is not sure of: one context line."""
     return context(f"*{BEST_GUESS_LABEL}:* {escape(BEST_GUESS_ADVICE)}", block_id="best_guess")
@@ -263,10 +287,12 @@ def render_answer(
     reserve = sum(map(block_chars, tail)) + 100
     out = Blocks(reserve_blocks=len(tail) + 1, reserve_chars=reserve)
     out.force(*head)
-    shown, total = _add_documents(out, answer.citations, facts, view, today)
+    shown, total, unoffered = _add_documents(out, answer.citations, facts, view, today, request_id)
     out.release(blocks=len(tail) + 1, chars=reserve)
     if shown < total:
         out.force(context(f"…and {plural(total - shown, 'more quoted section')} in the runbooks"))
+    if unoffered:
+        out.force(_show_more(0, request_id))
     out.force(*tail)
     return Message(text=notification_text(answer, weak=weak), blocks=out.blocks)
 
@@ -277,9 +303,12 @@ def _add_documents(
     facts: Mapping[str, DocFacts],
     view: View,
     today: date,
-) -> tuple[int, int]:
-    """Quotes grouped by document, as many as fit; (quotes shown, quotes in all)."""
+    request_id: str = "",
+) -> tuple[int, int, bool]:
+    """Quotes grouped by document, as many as fit; (quotes shown, quotes in all, whether
+    lines are folded with no "Show more" under them: it follows the first folded quote)."""
     shown = 0
+    folded = offered = False
     for d, group in enumerate(by_runbook(citations)):
         for n, shown_quote in enumerate(group):
             citation = shown_quote.citation
@@ -291,11 +320,16 @@ def _add_documents(
                 heading.append(section(line))
             elif shown_quote.gap:
                 heading.append(context("…"))  # the section's text between is left out
-            pieces = split_text(_quote_mrkdwn(citation))
+            text, hidden = _quote_mrkdwn(citation, lead=d == 0 and n == 0, fold=not view.expanded)
+            pieces = split_text(text)
             after: list[dict[str, Any]] = []
+            if hidden and not offered:
+                after.append(_show_more(hidden, request_id))
+                offered = True
+            folded = folded or bool(hidden)
             note = _rest_note(citation)
-            if note:
-                after.append(context(note))
+            if note:  # which part of the section is shown: above the quote
+                heading.append(context(note))
             doc_facts = facts.get(citation.source_id)
             if n == len(group) - 1 and doc_facts is not None and doc_facts.more_actions:
                 links = " · ".join(
@@ -313,8 +347,8 @@ def _add_documents(
                 cut = truncate(pieces[0] if pieces else "", min(room, 3000), "…see the runbook")
                 out.add(*heading, section(cut), *after)
                 shown += 1
-            return shown, len(citations)
-    return shown, len(citations)
+            return shown, len(citations), folded and not offered
+    return shown, len(citations), folded and not offered
 
 
 def _answer_tail(
@@ -597,4 +631,8 @@ def _suggestion_line(suggestion: Suggestion, audience: Audience) -> str:
     where = f" ({escape(sec)})" if sec and sec != title else ""
     owner = suggestion.owner
     who = f" · owner {bold(owner)}" if owner else " · no owner on record"
-    return "• " + label + where + who
+    line = "• " + label + where + who
+    if suggestion.pointer:  # the runbook says where the steps are: quoted, with its link
+        pointer = to_mrkdwn(suggestion.pointer, base_url=suggestion.url)
+        line += "\n" + "\n".join(f">{ln}" for ln in clip(pointer, 600).split("\n"))
+    return line

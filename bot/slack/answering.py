@@ -19,7 +19,7 @@ a follow-up in a thread continues the runbook the thread is about
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
 from urllib.parse import urlsplit
@@ -44,7 +44,7 @@ from bot.slack.notices import (
 from bot.slack.presentation import DocFacts, Link, View
 from bot.slack.requests import PRIVATE_SUFFIX, RequestStore, StoredRequest, Surface
 from bot.slack.thread_memory import ThreadTopic
-from bot.web.links import web_answer_url
+from bot.web.links import runbook_url, web_answer_url, with_page_links
 from core.heading_text import SECTION_SEPARATOR
 from core.models import Answer, Citation
 from core.redact import redact
@@ -357,12 +357,14 @@ class Answering:
         return ThreadReply(reply, None, nxt.state, nxt)
 
     def render(self, stored: StoredRequest) -> Message:
+        """The stored answer's message; a title whose source has no link links to its
+        runbook's web page (``RUNBOOK_PUBLIC_URL``)."""
         return render_answer(
-            stored.answer,
+            with_page_links(stored.answer, self.public_url),
             request_id=stored.request_id,
             today=self.today(),
             view=stored.view,
-            facts=stored.facts_by_source(),
+            facts=page_linked_facts(stored.facts_by_source(), self.public_url),
             browser_url=web_answer_url(self.public_url, stored.asked or stored.question),
         )
 
@@ -493,3 +495,24 @@ def continuing_preface(topic: ThreadTopic, url: str | None) -> str:
     last = (fixes or list(topic.sections))[-1:]
     after = f", after “{escape(clip(last[0], 120))}”" if last else ""
     return f":leftwards_arrow_with_hook: Continuing from *{title}*{after}."
+
+
+def page_linked_facts(facts: Mapping[str, DocFacts], base_url: str | None) -> dict[str, DocFacts]:
+    """``facts`` with "Other fixes" and the Escalation heading linked to the runbook's web
+    page when their source has no link (nothing when ``base_url`` is unset)."""
+    if not base_url:
+        return dict(facts)
+
+    def linked(f: DocFacts) -> DocFacts:
+        more = tuple(
+            m
+            if m.url
+            else m.model_copy(update={"url": runbook_url(base_url, f.source_id, m.label)})
+            for m in f.more_actions
+        )
+        escalation_url = f.escalation_url
+        if f.escalation and not escalation_url:
+            escalation_url = runbook_url(base_url, f.source_id, f.escalation_section)
+        return f.model_copy(update={"more_actions": more, "escalation_url": escalation_url})
+
+    return {k: linked(f) for k, f in facts.items()}

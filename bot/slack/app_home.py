@@ -17,6 +17,7 @@ from typing import Any
 
 from slack_bolt import App
 
+from bot.example_question import example_question
 from bot.reports import (
     DocInfo,
     GapReader,
@@ -131,6 +132,7 @@ class AppHome:
             gaps_days=self.sources.days,
             gaps_known=gaps_known,
             owners_known=owners_known,
+            example=example_question(chunks, scope.groups),
         )
 
     def _rows(

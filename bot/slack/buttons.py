@@ -77,6 +77,7 @@ class AnswerButtons:
         app.action(ids.RETRY)(self.on_retry)
         app.action(ids.OPEN_SEARCH)(self.on_open_search)
         app.action(ids.OPEN_IN_BROWSER)(self.on_open_search)  # a link: nothing to do
+        app.action(ids.SHOW_MORE)(self.on_show_more)
 
     def _run(self, fn: Any, surface: str, body: dict[str, Any], respond: Respond) -> None:
         key, _, _ = _clicked(body)
@@ -148,6 +149,30 @@ class AnswerButtons:
             body,
             respond,
             ctx.answering.render(updated),
+            public=stored.view.audience == "public",
+            minimal=render_minimal(updated.answer, key),
+        )
+
+    # -- show more ---------------------------------------------------------------------
+
+    def on_show_more(self, ack: Ack, body: dict[str, Any], respond: Respond) -> None:
+        ack()
+        self._run(self._show_more, "show more", body, respond)
+
+    def _show_more(self, key: str, body: dict[str, Any], respond: Respond) -> None:
+        """The same message, in place, with the lead quote whole and its examples shown."""
+        clicked = self._clicked_request(key, body, respond)
+        if clicked is None:
+            return
+        stored = clicked[0]
+        updated = stored.model_copy(
+            update={"view": stored.view.model_copy(update={"expanded": True})}
+        )
+        self.ctx.requests.put(updated)
+        self.ctx.sender.replace(
+            body,
+            respond,
+            self.ctx.answering.render(updated),
             public=stored.view.audience == "public",
             minimal=render_minimal(updated.answer, key),
         )

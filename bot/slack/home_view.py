@@ -28,7 +28,7 @@ MAX_QUESTIONS = 3
 HOW_TO_ASK = "\n".join(
     [
         "*Ask the runbooks* (answers quote the runbook and link the exact section):",
-        "• `/runbook checkout-api database connection refused`: only you see the answer",
+        "• `/runbook {example}`: only you see the answer",
         "• mention `@runbook` in an alert's thread: it answers there, from the alert",
         "• message me here, privately",
         "• on any message (an alert, a pasted log): *More actions* → *Find runbook for this "
@@ -57,6 +57,7 @@ class HomeData:
     gaps_days: int
     gaps_known: bool = True  # False: the query log could not be read
     owners_known: bool = True  # False: Slack could not say which user groups they are in
+    example: str | None = None  # an example question from the runbooks they may read
 
 
 def _row_line(row: ReportRow) -> str:
@@ -81,7 +82,9 @@ def _gap_lines(group: GapGroup) -> str:
 
 def render_home(data: HomeData) -> list[dict[str, Any]]:
     """The blocks of the viewer's Home tab."""
-    blocks: list[dict[str, Any]] = [header("Runbooks"), section(HOW_TO_ASK, block_id="how")]
+    example = escape(" ".join((data.example or "<your question>").split())).replace("`", "'")
+    how = HOW_TO_ASK.replace("{example}", example)
+    blocks: list[dict[str, Any]] = [header("Runbooks"), section(how, block_id="how")]
     blocks.append(divider())
     blocks.append(header("Your runbooks that need attention"))
     if not data.owners_known:

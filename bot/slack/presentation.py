@@ -61,3 +61,4 @@ class View(Frozen):
     shared_by: str | None = None  # the copy posted to the channel, by this user
     preface: str | None = None  # a line above the answer (mrkdwn): why this runbook
     resolved: float | None = None  # the alert this answers resolved at (epoch seconds)
+    expanded: bool = False  # "Show more" was clicked: the lead quote whole, examples shown

@@ -9,8 +9,11 @@ history or a proxy log) and cut so that the whole link fits in a Slack button UR
 
 from __future__ import annotations
 
+import re
 from urllib.parse import quote
 
+from core.heading_text import plain_section
+from core.models import Answer, Citation, Suggestion
 from core.redact import redact
 
 ASK_PATH = "/ask"
@@ -49,3 +52,47 @@ def web_answer_url(base_url: str | None, question: str) -> str | None:
         text = text[: len(text) - max(1, over // _MAX_ENCODED_PER_CHAR)].rstrip()
         url = ask_url(base_url.strip(), text)
     return url if text else None
+
+
+# --------------------------------------------------------------------------- runbook pages
+
+RUNBOOK_PATH = "/runbooks/"
+_SLUG_GAP = re.compile(r"[^0-9a-z]+")
+
+
+def heading_anchor(section: str) -> str:
+    """The anchor of a section on its runbook's page: its plain heading path as a slug
+    (``Mitigation > Restart pgbouncer`` -> ``mitigation-restart-pgbouncer``)."""
+    return _SLUG_GAP.sub("-", plain_section(section).lower()).strip("-") or "top"
+
+
+def runbook_url(base_url: str, source_id: str, section: str | None = None) -> str:
+    """``<base_url>/runbooks/<source_id>#<section's anchor>``: the whole runbook at its
+    indexed revision, at the section."""
+    anchor = f"#{heading_anchor(section)}" if section else ""
+    return f"{base_url.rstrip('/')}{RUNBOOK_PATH}{quote(source_id, safe='/:')}{anchor}"
+
+
+def with_page_links(answer: Answer, base_url: str | None) -> Answer:
+    """``answer`` with every citation and suggestion that has no source link (a folder
+    outside git, a template without the commit) linked to its runbook's page, at its
+    section: no title is ever unclickable. Unchanged when ``base_url`` is unset."""
+    if not base_url or not base_url.strip():
+        return answer
+    base = base_url.strip()
+
+    def cited(c: Citation) -> Citation:
+        url = c.url or runbook_url(base, c.source_id, c.section if c.section != c.title else None)
+        return c if url == c.url else c.model_copy(update={"url": url})
+
+    def suggested(s: Suggestion) -> Suggestion:
+        url = s.url or runbook_url(base, s.source_id, s.section if s.section != s.title else None)
+        return s if url == s.url else s.model_copy(update={"url": url})
+
+    return answer.model_copy(
+        update={
+            "citations": tuple(map(cited, answer.citations)),
+            "related": tuple(map(cited, answer.related)),
+            "suggestions": tuple(map(suggested, answer.suggestions)),
+        }
+    )

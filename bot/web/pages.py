@@ -14,6 +14,7 @@ secret is redirected to the redacted one before anything is answered.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
@@ -29,6 +30,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from bot.example_question import example_question
 from bot.logs import bind_request_id, new_request_id
 from bot.metrics import Metrics
 from bot.quote_layout import by_runbook, cut_note
@@ -47,8 +49,9 @@ from bot.web.config import WebConfig
 from bot.web.errors import FormError, SignInError
 from bot.web.forms import read_form
 from bot.web.hosts import AllowedHosts, page_hosts
-from bot.web.links import ASK_PATH, clean_question
-from bot.web.quote_html import quote_html
+from bot.web.links import ASK_PATH, RUNBOOK_PATH, clean_question, runbook_url, with_page_links
+from bot.web.quote_html import markdown_html, quote_html
+from bot.web.runbook_page import RunbookPage, runbook_page
 from bot.web.session import (
     CSRF_FIELD,
     LOCAL_VIEWER,
@@ -86,12 +89,16 @@ GAPS_PATH = "/reports/gaps"
 LOGIN_PATH = "/auth/slack/login"
 CALLBACK_PATH = "/auth/slack/callback"
 LOGOUT_PATH = "/auth/logout"
+FEEDBACK_PATH = "/feedback"
+FEEDBACK_VALUES = ("helpful", "not_helpful")
+_REQUEST_ID = re.compile(r"^r-[0-9a-f]{10}$")
 
 SURFACE = "web"
 LOCAL_USER = "web-local"  # the query log's user in local mode (hashed like any other)
 MAX_SERVICE_CHARS = 100
 MAX_QUESTION_CHARS = 2_000
 SEARCH_RESULTS = 10
+MAX_CITED = 10  # runbooks named in one feedback form
 DOC_TYPES = ("runbook", "incident", "adr", "doc")
 DEFAULT_WINDOW_DAYS = 30
 MAX_WINDOW_DAYS = 365
@@ -136,6 +143,17 @@ class StalePage:
     counts_known: bool  # False: the query log could not be read
     documents: int
 
+    @property
+    def shared(self) -> dict[str, str]:
+        """Problem kind -> the explanation every row of that kind gives (said once, above
+        the table, when more than one row would repeat it)."""
+        details: dict[str, set[str]] = {}
+        counts: dict[str, int] = {}
+        for r in self.rows:
+            details.setdefault(r.kind, set()).add(r.detail)
+            counts[r.kind] = counts.get(r.kind, 0) + 1
+        return {k: d.pop() for k, d in details.items() if len(d) == 1 and counts[k] > 1}
+
 
 @dataclass(frozen=True)
 class GapsPage:
@@ -160,12 +178,15 @@ def _environment() -> jinja2.Environment:
         by_runbook=by_runbook,
         cut_note=cut_note,
         quote_html=quote_html,
+        markdown_html=markdown_html,
+        runbook_url=runbook_url,
         warning_text=present.warning_text,
         reason_text=present.reason_text,
         headline=present.headline,
         best_guess=present.best_guess,
         hit_url=present.hit_url,
         hit_excerpt=present.hit_excerpt,
+        hit_excerpt_html=present.hit_excerpt_html,
         emphasis=present.emphasis,
         days=present.days,
         gap_reason=present.gap_reason,
@@ -239,10 +260,12 @@ class WebPages:
             page("/", self.home, ["GET"]),
             page(ASK_PATH, self.ask, ["GET"]),
             page(ASK_PATH, self.ask_form, ["POST"]),
+            page(FEEDBACK_PATH, self.feedback, ["POST"]),
             page(SEARCH_PATH, self.search, ["GET"]),
             page(SEARCH_PATH, self.search_form, ["POST"]),
             page(STALE_PATH, self.stale, ["GET"]),
             page(GAPS_PATH, self.gaps, ["GET"]),
+            page(RUNBOOK_PATH + "{source_id:path}", self.runbook, ["GET"]),
             page(LOGIN_PATH, self.login, ["GET"]),
             page(CALLBACK_PATH, self.callback, ["GET"]),
             page(LOGOUT_PATH, self.logout, ["POST"]),
@@ -319,6 +342,7 @@ class WebPages:
             mode=self.config.mode,
             nav=nav,
             today=self._today(),
+            page_base=str(request.base_url),
             **context,
         )
         return HTMLResponse(html, status, headers=PAGE_HEADERS)
@@ -409,7 +433,17 @@ class WebPages:
         viewer = await self.viewer(request)
         if viewer is None:
             return self.render(request, "signin.html", next="/")
-        return self.render(request, "home.html", viewer=viewer, nav="ask", q="")
+        example = await run_in_threadpool(self._example, viewer)
+        return self.render(request, "home.html", viewer=viewer, nav="ask", q="", example=example)
+
+    def _example(self, viewer: Viewer) -> str | None:
+        """The ask box's example: from the runbooks the viewer may read."""
+        try:
+            chunks = self._searcher.snapshot().chunks
+        except Exception as exc:  # the index is down: the box shows no example
+            log.warning("no example question: %s", exc)
+            return None
+        return example_question(chunks, self.scope(viewer).groups)
 
     async def ask(self, request: Request) -> Response:
         gate = await self._gate(request)
@@ -435,7 +469,7 @@ class WebPages:
             viewer=gate,
             nav="ask",
             q=question,
-            answer=delivery.public,
+            answer=with_page_links(delivery.public, str(request.base_url)),
             delivery=delivery,
         )
 
@@ -459,6 +493,64 @@ class WebPages:
         if not question:
             return self.redirect("/")
         return self.redirect(f"{ASK_PATH}?{urlencode({'q': question})}")
+
+    async def feedback(self, request: Request) -> Response:
+        """ "Helpful" / "Not helpful" under a web answer: into the feedback store the Slack
+        buttons write, with the cited runbooks (and their access, from the index) that the
+        viewer may read."""
+        gate = await self._gate(request)
+        if not isinstance(gate, Viewer):
+            return gate
+        form = await self._checked_form(request, gate)
+        if not isinstance(form, dict):
+            return form
+        value = form.get("value", "")
+        request_id = form.get("request_id", "")
+        question = clean_question(form.get("q", ""))[:MAX_QUESTION_CHARS]
+        if value not in FEEDBACK_VALUES or not _REQUEST_ID.match(request_id) or not question:
+            return self.message(
+                request,
+                400,
+                "Feedback not recorded",
+                "This feedback form is incomplete.",
+                viewer=gate,
+            )
+        cited = [s for s in form.get("cited", "").split() if s][:MAX_CITED]
+        await run_in_threadpool(self._feedback, gate, request_id, value, question, cited)
+        if self._metrics is not None:
+            self._metrics.feedback(value)
+        word = "helpful" if value == "helpful" else "not helpful"
+        return self.render(
+            request,
+            "message.html",
+            viewer=gate,
+            title="Thanks for the feedback",
+            text=f"Recorded as {word}: it helps the runbook owners see what to fix.",
+            retry=None,
+            back=f"{ASK_PATH}?{urlencode({'q': question})}",
+        )
+
+    def _feedback(
+        self, viewer: Viewer, request_id: str, value: str, question: str, cited: Sequence[str]
+    ) -> None:
+        groups = self.scope(viewer).groups
+        access: dict[str, tuple[str, ...]] = {}
+        wanted = set(cited)
+        for c in self._searcher.snapshot().chunks:
+            if c.source_id in wanted and c.source_id not in access and readable(c, groups):
+                access[c.source_id] = c.metadata.access
+        service = next(
+            (c.metadata.service for c in self._searcher.snapshot().chunks if c.source_id in access),
+            None,
+        )
+        self._service.record_feedback(
+            request_id,
+            "helpful" if value == "helpful" else "not_helpful",
+            user_id=viewer.user_id or LOCAL_USER,
+            question=question,
+            service=service,
+            cited_access={s: access[s] for s in cited if s in access},
+        )
 
     async def search(self, request: Request) -> Response:
         gate = await self._gate(request)
@@ -571,6 +663,37 @@ class WebPages:
             return GapsPage((), window, "The query log could not be read right now.")
         reader = GapReader.of(self.scope(viewer).groups, self._searcher.snapshot().chunks)
         return GapsPage(gaps_report(records, feedback, reader=reader), window)
+
+    async def runbook(self, request: Request) -> Response:
+        gate = await self._gate(request)
+        if not isinstance(gate, Viewer):
+            return gate
+        source_id = request.path_params["source_id"]
+        request_id = new_request_id()
+        try:
+            page = await run_in_threadpool(self._runbook, gate, source_id)
+        except Exception as exc:
+            log.exception("the runbook page failed", extra={"request_id": request_id})
+            return self._failed(request, gate, request_id, exc)
+        if page is None:  # the same for a runbook that is not there and one not theirs
+            return self.message(
+                request,
+                404,
+                "No such runbook",
+                "No runbook you may read is at this address: it may have been renamed, "
+                "removed or restricted. Search the runbooks for it.",
+                viewer=gate,
+            )
+        return self.render(request, "runbook.html", viewer=gate, nav="", page=page)
+
+    def _runbook(self, viewer: Viewer, source_id: str) -> RunbookPage | None:
+        """The runbook ``source_id`` as ``viewer`` may read it, None when they may not (or
+        it is not indexed)."""
+        groups = self.scope(viewer).groups
+        chunks = [c for c in self._searcher.snapshot().chunks if c.source_id == source_id]
+        if not chunks or not all(readable(c, groups) for c in chunks):
+            return None
+        return runbook_page(chunks, self._is_stale, self._today())
 
     # ------------------------------------------------------------------ sign-in
 

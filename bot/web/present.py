@@ -11,16 +11,17 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
-from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL, is_best_guess
+from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL, NOT_SURE, is_best_guess
 from core.heading_text import plain_section, shown_section
 from core.markup import syntax_for
-from core.models import Answer, AnswerWarning, Chunk, Citation
-from retrieval.answer import chunk_url
+from core.models import MISSING_DETAIL, Answer, AnswerWarning, Chunk, Citation
+from retrieval.answer import REASON_TEXT, chunk_url
 
 ABSTAIN_HEADLINE = "No runbook covers this"
-UNSURE_HEADLINE = "Not sure these answer it"
+UNSURE_HEADLINE = NOT_SURE
 UNWRITTEN_HEADLINE = "The runbook for this is not written yet"
 
 REASONS: dict[str, str] = {
@@ -79,6 +80,11 @@ GAP_REASONS: dict[str, str] = {
 EXCERPT_CHARS = 280
 _FENCE_LINE = re.compile(r"^\s*(`{3,}|~{3,})")
 _EMPHASIS = re.compile(r"\*([^*\n]+)\*")
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_QUOTE_MARK = re.compile(r"^(?:>\s?)+")
+_BULLET_MARK = re.compile(r"^[-*+]\s+(?:\[[ xX]\]\s+)?")
+# inline Markdown only, no raw HTML, links left as their text (replaced before)
+_INLINE = MarkdownIt("commonmark", {"html": False}).disable(["link", "image", "autolink"])
 
 
 def safe_url(url: str | None) -> str | None:
@@ -149,6 +155,8 @@ def reason_text(answer: Answer) -> str:
 
 
 def headline(answer: Answer) -> str:
+    if answer.state == "unsure" and answer.reason in MISSING_DETAIL:
+        return REASON_TEXT[answer.reason]  # the command, value or steps asked for
     if answer.state == "unsure":
         return UNSURE_HEADLINE
     if answer.state == "abstain" and answer.reason == "unwritten":
@@ -172,15 +180,58 @@ def hit_excerpt(chunk: Chunk, limit: int = EXCERPT_CHARS) -> str:
     """The start of a hit's own text on one line: without the title and heading path it
     was indexed with, its headings and code fence markers (a ``#`` comment inside code is
     the hit's text)."""
+    flat = " ".join(" ".join(line for line, _code in _excerpt_lines(chunk)).split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+def hit_excerpt_html(chunk: Chunk, limit: int = EXCERPT_CHARS) -> Markup:
+    """:func:`hit_excerpt` rendered as the answers are, on one line: code as code,
+    emphasis as emphasis, a link as its text, a quote's ``>`` and a list's marks
+    kept as text only where they number steps; never a Markdown mark as written."""
+    out: list[str] = []
+    used = 0
+    for line, code in _excerpt_lines(chunk):
+        text = " ".join(line.split())
+        if not text or used >= limit:
+            continue
+        if used + len(text) > limit:
+            text = _open_marks_closed(text[: max(limit - used - 1, 0)].rstrip()) + "…"
+        used += len(text) + 1
+        if code:
+            out.append(f"<code>{escape(text)}</code>")
+        else:
+            text = _MD_LINK.sub(r"\1", _QUOTE_MARK.sub("", _BULLET_MARK.sub("", text)))
+            out.append(_INLINE.renderInline(text))
+    return Markup(" ".join(out))
+
+
+def _open_marks_closed(text: str) -> str:
+    """A cut line without a code span or emphasis the cut left open (shown as a mark)."""
+    if text.count("`") % 2:
+        text = text[: text.rfind("`")].rstrip()
+    for mark in ("**", "__"):
+        if text.count(mark) % 2:
+            text = text[: text.rfind(mark)].rstrip()
+    return text
+
+
+def _excerpt_lines(chunk: Chunk) -> list[tuple[str, bool]]:
+    """The hit's own lines (no title, heading path, headings or fences), each with
+    whether it is inside a code block."""
     text = chunk.text
     head, sep, rest = text.partition("\n\n")
     if sep and head.startswith(chunk.title):
         text = rest
     for start, end, _level, _title in reversed(syntax_for(chunk.path).headings(text, 0)):
         text = text[:start] + text[end:]
-    lines = [line for line in text.splitlines() if not _FENCE_LINE.match(line)]
-    flat = " ".join(" ".join(lines).split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+    out: list[tuple[str, bool]] = []
+    code = False
+    for line in text.splitlines():
+        if _FENCE_LINE.match(line):
+            code = not code
+            continue
+        out.append((line, code))
+    return out
 
 
 def hit_section(chunk: Chunk) -> str:

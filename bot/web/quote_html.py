@@ -20,8 +20,9 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from markupsafe import Markup
 
-from bot.quote_layout import quote_markdown
+from bot.quote_layout import example_blocks, lead_cut, quote_markdown
 from bot.quote_links import resolve_link
+from bot.web.links import heading_anchor
 from core.github_html import (
     HTML_BREAK,
     HTML_INLINE,
@@ -29,9 +30,10 @@ from core.github_html import (
     outside_code,
     without_comments,
 )
+from core.heading_text import plain_heading
 from core.link_references import inline_references, prose_lines
 from core.markdown import LIST_ITEM, TABLE_ROW, TASK_BOX, task_box
-from core.models import Citation
+from core.models import Citation, section_name
 from core.wiki_links import as_words
 
 # "default": CommonMark with tables and strikethrough, no raw HTML, no typography
@@ -41,14 +43,70 @@ _BLOCK_START = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s|#|>|```|~~~|\|)")
 _BREAK_AT_END = re.compile(r"<br\s*/?>\s*$", re.I)
 
 
-def quote_html(citation: Citation) -> Markup:
-    """The citation's quote (a table row under its header) as safe HTML."""
-    markdown = as_words(inline_references(quote_markdown(citation, header=True)))
-    tokens = _MARKDOWN.parse(_github_html(markdown))
+def quote_html(citation: Citation, *, lead: bool = False) -> Markup:
+    """The citation's quote (a table row under its header) as safe HTML; ``lead``: the
+    answer's first quote, whose lines past about 15 fold behind "Show more"."""
+    markdown = quote_markdown(citation, header=True)
+    cut = lead_cut(markdown) if lead else None
+    if cut is None:
+        return markdown_html(markdown, citation.url)
+    hidden = markdown[cut:].rstrip("\n").count("\n") + 1
+    return Markup(
+        f"{markdown_html(markdown[:cut], citation.url)}"
+        f'<details class="more"><summary>Show more ({hidden} more lines)</summary>'
+        f"{markdown_html(markdown[cut:], citation.url)}</details>"
+    )
+
+
+def markdown_html(markdown: str, base_url: str | None, *, title: str | None = None) -> Markup:
+    """Runbook Markdown as safe HTML, its examples (sample output, logs, long YAML)
+    folded behind "Show example"; ``title``: a whole runbook's, whose headings get an
+    anchor each (:func:`bot.web.links.heading_anchor` of their section)."""
+    source = _github_html(as_words(inline_references(markdown)))
+    tokens = _MARKDOWN.parse(source)
     for token in tokens:
         if token.children:
-            token.children = _links(token.children, citation.url)
+            token.children = _links(token.children, base_url)
+    tokens = _fold_examples(tokens, {a for a, _ in example_blocks(source)})
+    if title is not None:
+        _anchor_headings(tokens, title)
     return Markup(_MARKDOWN.renderer.render(tokens, _MARKDOWN.options, {}))
+
+
+def _fold_examples(tokens: list[Token], starts: set[int]) -> list[Token]:
+    """Each code block that starts on a line of ``starts`` inside a folded "Show example"."""
+    out: list[Token] = []
+    for t in tokens:
+        if t.type == "fence" and t.map and t.map[0] in starts:
+            lines = t.content.rstrip("\n").count("\n") + 1
+            summary = f"Show example ({lines} line{'s' if lines != 1 else ''})"
+            out.append(_html(f'<details class="example"><summary>{summary}</summary>\n'))
+            out.append(t)
+            out.append(_html("</details>\n"))
+        else:
+            out.append(t)
+    return out
+
+
+def _html(content: str) -> Token:
+    return Token("html_block", "", 0, content=content, block=True)
+
+
+def _anchor_headings(tokens: Sequence[Token], title: str) -> None:
+    """An ``id`` on every heading: the anchor of its section (unique on the page)."""
+    stack: list[tuple[int, str]] = []
+    seen: dict[str, int] = {}
+    for i, t in enumerate(tokens):
+        if t.type != "heading_open" or i + 1 >= len(tokens):
+            continue
+        level = int(t.tag[1:])
+        text = plain_heading(tokens[i + 1].content) or tokens[i + 1].content
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        stack.append((level, text))
+        anchor = heading_anchor(section_name(tuple(h for _, h in stack), title))
+        seen[anchor] = seen.get(anchor, 0) + 1
+        t.attrSet("id", anchor if seen[anchor] == 1 else f"{anchor}-{seen[anchor]}")
 
 
 def _links(children: Sequence[Token], base_url: str | None) -> list[Token]:

@@ -3,6 +3,7 @@ its best part, no quote) and "no runbook covers this", with the reason shown."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from datetime import date
 
@@ -23,6 +24,11 @@ from retrieval.answer.retrieved import Candidate, Retrieval
 from retrieval.answer.runbook_parts import RunbookParts
 
 UNSURE_TEXT = "Not sure these answer it: the closest runbooks."
+# a runbook is offered beside the closest one only when its confidence is at least this
+# share of the closest one's (and above the "not sure" bar): no unrelated runbook fills a slot
+SUGGEST_SHARE = 0.6
+MAX_POINTER_CHARS = 400  # a section this short that links elsewhere and shows no steps
+_LINK = re.compile(r"\]\([^)\s]+\)|<https?://|https?://\S")
 REASON_TEXT: dict[str, str] = {
     "no-match": "No runbook covers this.",
     "low-confidence": "No runbook covers this.",
@@ -123,7 +129,13 @@ class NotAnswered:
         """The closest runbooks, each linked to its best-matching part. A file of runbooks
         offers the one the question is about, and its next ones where places are left."""
         limit = self._config.max_suggestions
-        offered = [c for c in r.runbooks[:limit] if c.active]
+        best = max((c.confidence for c in r.runbooks[:limit]), default=0.0)
+        floor = max(self._config.model.suggest_at, best * SUGGEST_SHARE)
+        offered = [
+            c
+            for n, c in enumerate(r.runbooks[:limit])
+            if c.active and (n == 0 or c.confidence >= floor)
+        ]
         runbooks = [self._parts.runbooks(c, r) for c in offered]
         picks = [(c, found[0]) for c, found in zip(offered, runbooks, strict=True) if found]
         for c, found in zip(offered, runbooks, strict=True):
@@ -148,4 +160,12 @@ class NotAnswered:
             access=m.access,
             service=m.service,
             doc_type=m.doc_type,
+            pointer=part.body.strip() if part is not None and _points_elsewhere(part) else None,
         )
+
+
+def _points_elsewhere(part: Part) -> bool:
+    """Does the part only send the reader elsewhere for the steps: short, a link, no
+    steps or code of its own ("Rotation: see the [rotation docs](…)")?"""
+    body = part.body.strip()
+    return len(body) <= MAX_POINTER_CHARS and bool(_LINK.search(body)) and not part.shows_steps

@@ -718,3 +718,33 @@ def test_huge_titles_owners_and_questions_stay_within_limits() -> None:
 )
 def test_every_notice_respects_slack_limits(message: Message) -> None:
     assert_valid_blocks(message)
+
+
+def test_the_part_of_section_note_comes_above_the_quote() -> None:
+    message = render(answer(citations=(cite(note="steps 1-2 of 9"),)))
+    shown = texts(message)
+    note = next(i for i, t in enumerate(shown) if t.startswith("Steps 1-2 of 9"))
+    quote = next(i for i, t in enumerate(shown) if "Find transactions open longer" in t)
+    assert note < quote
+
+
+def test_a_suggestion_that_points_elsewhere_quotes_the_pointer_with_its_link() -> None:
+    pointer = "Rotation is done in the console; see the [rotation docs](https://wiki.acme.io/rot)."
+    suggestion = Suggestion(
+        source_id="keys",
+        title="Billing: provider key",
+        section="Rotation",
+        path="billing/keys.md",
+        url=None,
+        line=9,
+        owner="@billing",
+        pointer=pointer,
+    )
+    message = render(
+        Answer(state="unsure", text="x", reason="low-confidence", suggestions=(suggestion,))
+    )
+    closest = next(t for t in texts(message) if "Billing: provider key" in t)
+    assert (
+        "\n>Rotation is done in the console; see the <https://wiki.acme.io/rot|rotation docs>."
+        in closest
+    )

@@ -175,7 +175,7 @@ def test_keyboard_and_phone(browser: Browser, served: Served) -> None:
         assert unlabeled == 0
 
         # "/" brings the keyboard back to the question box; Enter asks
-        page.locator("section.answer .lead").click()
+        page.locator("section.answer .meta").first.click()
         page.keyboard.press("/")
         expect(page.get_by_label("Ask the runbooks")).to_be_focused()
         page.keyboard.type("disk full on a node")
@@ -213,7 +213,7 @@ def test_a_best_guess_is_labelled_above_the_answer(page: Page, guessing: Site) -
     expect(label).to_be_visible()
     expect(label).to_have_text(BEST_GUESS)
     expect(label).to_have_attribute("role", "note")
-    lead = page.locator("section.answer .lead")
+    lead = page.locator("article.citation h3").first  # the runbook and section that lead
     expect(lead).to_be_visible()
     above = label.bounding_box()
     below = lead.bounding_box()

@@ -564,7 +564,9 @@ def test_an_answer_below_the_sure_bar_is_labelled_a_best_guess_above_it(custom_s
     assert page.count(label) == 1
     assert 'class="answer state-answer guess"' in page
     # above the answer, which is all there
-    assert page.index(label) < page.index('<p class="lead">') < page.index('class="quote"')
+    assert (
+        page.index(label) < page.index('<article class="citation">') < page.index('class="quote"')
+    )
     site.server.stop()
     site.runtime.close()  # one process per embedded index
     sure = custom_site(web_local_mode=True, answer_config=sure_at(0.0))
@@ -582,5 +584,5 @@ def test_a_pasted_alert_leads_with_the_fix_on_the_answer_page(custom_site) -> No
     site = custom_site(web_local_mode=True)
     with site.client() as browser:
         page = browser.get("/ask", params={"q": pasted}).text
-    lead = re.search(r'<p class="lead">(.*?)</p>', page, re.S)
+    lead = re.search(r'<article class="citation">\s*<h3>(.*?)</h3>', page, re.S)
     assert lead is not None and "Mitigation &gt; Roll back a bad deploy" in lead.group(1)

@@ -176,3 +176,24 @@ def test_a_quoted_table_row_is_shown_under_its_header() -> None:
     ]
     assert "<td><code>ReplicaLag</code></td>" in table and table.count("<tr>") == 2
     assert "Row 3 of 20" in html
+
+
+def test_the_part_of_section_note_comes_above_the_quote_and_unsure_reads_as_in_slack() -> None:
+    from bot.text import NOT_SURE
+    from bot.web.pages import _environment
+
+    template = _environment().get_template("_answer.html")
+    answer = Answer(
+        state="answer",
+        text="From the runbook *Search: ES red*, section *Mitigation*:",
+        citations=(citation(quote="1. Restart\n2. Wait", note="steps 1-2 of 7"),),
+    )
+    delivery = {"request_id": "r-0123456789", "cache_hit": False}
+    html = template.render(answer=answer, today=TODAY, q="es red", delivery=delivery)
+    assert html.index("Steps 1-2 of 7") < html.index("<blockquote")
+    assert "From the runbook" not in html  # the heading under it says the same
+    assert "r-0123456789" not in html.split('name="request_id"')[0]
+
+    unsure = Answer(state="unsure", text="x", reason="low-confidence")
+    html = template.render(answer=unsure, today=TODAY, q="es red", delivery=delivery)
+    assert f">{NOT_SURE}</h2>" in html
