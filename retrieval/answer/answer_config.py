@@ -14,13 +14,13 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.4635, 0.3754, -0.3879, -0.3001, 0.0, -0.481, -0.49, -0.2317),
-    means=(0.5397, 0.6036, 0.1902, 0.1334, 0.0, 0.0429, 0.0782, 0.0169),
-    scales=(0.1595, 0.2823, 0.3924, 0.34, 1.0, 0.2027, 0.2685, 0.1288),
-    bias=0.3191,
-    answer_at=0.43,
-    suggest_at=0.31,
-    sure_at=0.71,
+    weights=(0.3697, 0.258, -0.3713, -0.2915, 0.3072, -0.4847, -0.4861, -0.2362),
+    means=(0.5397, 0.6036, 0.1902, 0.1334, 0.3516, 0.0429, 0.0782, 0.0169),
+    scales=(0.1595, 0.2823, 0.3924, 0.34, 0.2176, 0.2027, 0.2685, 0.1288),
+    bias=0.3529,
+    answer_at=0.45,
+    suggest_at=0.29,
+    sure_at=0.7,
 )
 DEFAULT_STALE_AFTER_DAYS = 180
 

@@ -31,8 +31,10 @@ FLOORS: dict[str, tuple[float, float, float, float, float, float]] = {
     "openshift-runbooks": (0.92, 0.8, 0.72, 0.62, 0.88, 0.1),
     "cloudgov-runbooks": (0.95, 0.9, 0.8, 0.75, 0.9, 0.1),
     "cortex-playbooks": (0.95, 0.95, 0.85, 0.75, 0.8, 0.1),
-    "2i2c-infrastructure": (0.95, 0.9, 0.67, 0.62, 0.55, 0.17),
-    "kubevirt-runbooks": (0.95, 0.9, 0.67, 0.52, 0.74, 0.1),
+    "2i2c-infrastructure": (0.95, 0.9, 0.67, 0.62, 0.58, 0.17),
+    "kubevirt-runbooks": (0.95, 0.9, 0.67, 0.52, 0.72, 0.12),
+    "agglayer-runbooks": (0.97, 0.97, 0.82, 0.67, 0.6, 0.05),
+    "pagerduty-incident-response": (0.95, 0.85, 0.62, 0.55, 0.65, 0.12),
 }
 DEFAULT_FLOOR = (0.85, 0.7, 0.4, 0.35, 0.5, 0.35)  # a corpus added later
 
