@@ -175,7 +175,9 @@ def test_cli_names_folders_and_refuses_two_with_one_name(
 def test_sources_file_problems_are_named() -> None:
     with pytest.raises(SourceConfigError, match="kind 'sharepoint' is not one of"):
         parse_sources({"sources": [{"name": "wiki", "kind": "sharepoint"}]})
-    with pytest.raises(SourceConfigError, match=r"source 1 \(wiki\): a confluence source needs"):
+    with pytest.raises(
+        SourceConfigError, match=r"source 1 \(wiki\): .*a confluence source needs a space"
+    ):
         parse_sources({"sources": [{"name": "wiki", "kind": "confluence"}]})
     with pytest.raises(SourceConfigError, match="a second source named 'docs'"):
         parse_sources(
