@@ -495,7 +495,7 @@ def test_page_text_never_sets_the_pages_metadata(
     assert parsed.problems == ()
 
 
-def test_a_page_of_five_thousand_blocks_is_indexed(
+def test_a_page_of_five_thousand_blocks_is_read_whole(
     rt: Runtime, fake: FakeConfluence, content: dict[str, str]
 ) -> None:
     blocks = []
@@ -510,12 +510,20 @@ def test_a_page_of_five_thousand_blocks_is_indexed(
             blocks.append(f"<p>Step {i}: check shard-{i} replication lag.</p>")
     big = fake.add_page("Sharded worker restarts", "".join(blocks), parent=content["root"])
     started = time.monotonic()
-    report = rt.ingest(wiki(rt))
-    assert sid(big) in report.added
-    assert time.monotonic() - started < 120
-    texts = live_text(rt)
-    assert "kubectl -n shard-4998 rollout restart deploy/worker-4998" in texts
-    assert "Step 4999: check shard-4999 replication lag." in texts
+    read = wiki(rt).read({})
+    assert time.monotonic() - started < 30
+    (parsed,) = [p for p in read.documents if p.document.source_id == sid(big)]
+    text = parsed.document.text
+    assert "```bash\nkubectl -n shard-4998 rollout restart deploy/worker-4998\n```" in text
+    assert "Step 4999: check shard-4999 replication lag." in text
+    assert text.count("> [!NOTE]") == sum(1 for i in range(1, 5001) if i % 11 == 0 and i % 7)
+    assert len(parsed.anchors) == 10
+
+    from ingest.chunker import chunk_document
+
+    chunks = chunk_document(parsed.document, parsed.body_start)
+    covered = "".join(text[c.start : c.end] for c in chunks)
+    assert "deploy/worker-4998" in covered and "shard-4999 replication lag" in covered
 
 
 def test_the_settings_reach_the_source_from_the_environment(

@@ -232,4 +232,5 @@ def test_the_example_sources_file_is_valid() -> None:
         ("payments", "markdown_dir"),
         ("checkout", "markdown_dir"),
         ("sre-notion", "notion"),
+        ("ops-wiki", "confluence"),
     ]
