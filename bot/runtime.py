@@ -221,7 +221,11 @@ class Runtime:
     def source_defaults(self, base_dir: Path = Path()) -> SourceDefaults:
         options = self.ingest_options()
         return SourceDefaults(
-            options.documents, options.max_file_bytes, base_dir, self.settings.data_dir
+            options.documents,
+            options.max_file_bytes,
+            base_dir,
+            self.settings.data_dir,
+            self.access_map,
         )
 
     def folder_source(

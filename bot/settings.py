@@ -75,6 +75,15 @@ class Settings(BaseSettings):
     # a database not found (404: deleted or unshared) fails each sync, keeping its pages,
     # until the same 404 on this many syncs in a row removes them
     notion_retire_after_syncs: int = Field(default=3, ge=1)
+    # the confluence source: the site (https://acme.atlassian.net/wiki, or Data Center's
+    # address), and Cloud's account email with its API token, or Data Center's personal
+    # access token (no email)
+    confluence_base_url: str | None = None
+    confluence_email: str | None = None
+    confluence_token: SecretStr | None = None
+    confluence_timeout_seconds: float = Field(default=30.0, gt=0)
+    confluence_retries: int = Field(default=3, ge=0)  # of a rate-limited (429) request
+    confluence_max_retry_wait_seconds: float = Field(default=60.0, ge=0)  # caps Retry-After
 
     # search
     rrf_k: int = DEFAULT_RRF_K
@@ -178,7 +187,7 @@ class Settings(BaseSettings):
         text = value.get_secret_value() if isinstance(value, SecretStr) else value
         return None if isinstance(text, str) and not text.strip() else value
 
-    @field_validator("notion_token", mode="before")
+    @field_validator("notion_token", "confluence_token", mode="before")
     @classmethod
     def _blank_notion_token_is_unset(cls, value: Any) -> Any:
         text = value.get_secret_value() if isinstance(value, SecretStr) else value
@@ -188,6 +197,17 @@ class Settings(BaseSettings):
     @classmethod
     def _web_address(cls, value: str | None) -> str | None:
         return _http_address(value)
+
+    @field_validator("confluence_base_url", mode="after")
+    @classmethod
+    def _confluence_address(cls, value: str | None) -> str | None:
+        address = _http_address(value)
+        return address.rstrip("/") if address else None
+
+    @field_validator("confluence_email", mode="before")
+    @classmethod
+    def _blank_email_is_unset(cls, value: Any) -> Any:
+        return None if isinstance(value, str) and not value.strip() else value
 
     @field_validator("slack_authorize_url", mode="after")
     @classmethod
@@ -252,6 +272,14 @@ class Settings(BaseSettings):
                 "timeout_seconds": self.notion_timeout_seconds,
                 "retries": self.notion_retries,
                 "retire_after_syncs": self.notion_retire_after_syncs,
+            },
+            "confluence": {
+                "base_url": self.confluence_base_url,
+                "email": self.confluence_email,
+                "token": self.confluence_token,
+                "timeout_seconds": self.confluence_timeout_seconds,
+                "retries": self.confluence_retries,
+                "max_retry_wait_seconds": self.confluence_max_retry_wait_seconds,
             },
         }
 

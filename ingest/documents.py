@@ -154,6 +154,10 @@ class DocumentFacts:
     service: str | None = None  # when the front matter names none (a page property)
     # (offset of a heading in the text, its anchor): fills ``{anchor}`` in the link
     anchors: tuple[tuple[int, str], ...] = ()
+    # the access groups, when the source knows them (a page's restrictions) and the
+    # front matter names none; None: the configured default group
+    access: tuple[str, ...] | None = None
+    alerts: tuple[str, ...] = ()  # when the front matter names none (a page's labels)
 
 
 @dataclass(frozen=True)
@@ -318,6 +322,8 @@ def parse_document(
     review = parse_duration_days(f.get("review_every") or headers.get("review_every"), rel)
     doc_type = _doc_type(f, headers, rel)
     access, problems = _access(fm, headers, config)
+    if facts.access is not None and "access" not in f and not headers.get("access"):
+        access = tuple(a.lower() for a in facts.access) or (UNREADABLE_GROUP,)
     problems += tuple(_unknown_keys(fm, config, {p.key for p in problems if p.key}))
     status = _status(f, headers, body if text_metadata else "")
     superseded_by = f.get("superseded_by") or headers.get("superseded_by")
@@ -338,7 +344,7 @@ def parse_document(
         revision=facts.revision,
         url=url,
         superseded_by=str(superseded_by).strip() if superseded_by else None,
-        alerts=as_list(f.get("alerts")),
+        alerts=as_list(f.get("alerts")) or facts.alerts,
         empty_sections=tuple(
             EmptySection(heading_path=s.heading_path, start=s.start)
             for s in empty_sections(text, start, syntax_for(rel))

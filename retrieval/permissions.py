@@ -59,8 +59,14 @@ class GroupRule(Frozen):
     usergroups: tuple[str, ...] = ()  # Slack user-group handles (or ids), "@" optional
     users: tuple[str, ...] = ()  # Slack user ids
     channels: tuple[str, ...] = ()  # channels whose whole audience is in the group
+    # Confluence groups and users (account ids, or user names on Data Center) whose
+    # page restrictions this group stands for (see ingest.sources.confluence_access)
+    confluence_groups: tuple[str, ...] = ()
+    confluence_users: tuple[str, ...] = ()
 
-    @field_validator("usergroups", "users", "channels", mode="before")
+    @field_validator(
+        "usergroups", "users", "channels", "confluence_groups", "confluence_users", mode="before"
+    )
     @classmethod
     def _none_is_empty(cls, value: Any) -> Any:
         return () if value is None else value

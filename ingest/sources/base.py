@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core.doc_ids import SOURCE_NAME_PATTERN, source_of
 from ingest.documents import DocumentConfig, ParsedDocument
+from retrieval.permissions import AccessMap
 
 #: The name of a folder given to ``runbook-bot ingest DIR`` without one. Ids of an index
 #: built before sources had names (no prefix) belong to it: its next sync replaces them.
@@ -93,6 +94,7 @@ class SourceDefaults:
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     base_dir: Path = Path()  # relative paths in the sources file start here
     state_dir: Path | None = None  # where a source keeps what it counts across syncs
+    access_map: AccessMap = field(default_factory=AccessMap)  # who reads restricted pages
 
     def documents_for(self, config: SourceConfig) -> DocumentConfig:
         """The document settings of ``config``'s source: its own link template and

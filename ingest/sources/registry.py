@@ -15,6 +15,10 @@ The sources file (``RUNBOOK_SOURCES_PATH``)::
         kind: notion
         databases: [1f2e...]
         owner_property: Owner
+      - name: ops-wiki
+        kind: confluence
+        space: OPS
+        label: runbook            # or page: 123456 (the tree under that page)
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import yaml
 from pydantic import ValidationError
 
 from ingest.errors import SourceConfigError
-from ingest.sources import markdown_dir, notion
+from ingest.sources import confluence, markdown_dir, notion
 from ingest.sources.base import Source, SourceConfig, SourceDefaults
 
 
@@ -41,6 +45,7 @@ class SourceKind:
 KINDS: dict[str, SourceKind] = {
     markdown_dir.KIND: SourceKind(markdown_dir.MarkdownDirConfig, markdown_dir.build),
     notion.KIND: SourceKind(notion.NotionConfig, notion.build),
+    confluence.KIND: SourceKind(confluence.ConfluenceConfig, confluence.build),
 }
 
 

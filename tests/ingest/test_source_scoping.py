@@ -173,7 +173,11 @@ def test_cli_names_folders_and_refuses_two_with_one_name(
 
 
 def test_sources_file_problems_are_named() -> None:
-    with pytest.raises(SourceConfigError, match="kind 'confluence' is not one of"):
+    with pytest.raises(SourceConfigError, match="kind 'sharepoint' is not one of"):
+        parse_sources({"sources": [{"name": "wiki", "kind": "sharepoint"}]})
+    with pytest.raises(
+        SourceConfigError, match=r"source 1 \(wiki\): .*a confluence source needs a space"
+    ):
         parse_sources({"sources": [{"name": "wiki", "kind": "confluence"}]})
     with pytest.raises(SourceConfigError, match="a second source named 'docs'"):
         parse_sources(
@@ -228,4 +232,5 @@ def test_the_example_sources_file_is_valid() -> None:
         ("payments", "markdown_dir"),
         ("checkout", "markdown_dir"),
         ("sre-notion", "notion"),
+        ("ops-wiki", "confluence"),
     ]
