@@ -6,6 +6,7 @@ question it answers."""
 from bot.drafts.builder import Draft, DraftSections, Step, build_draft
 from bot.drafts.errors import DraftError, DraftInvalid, DraftRefused, PublishError
 from bot.drafts.file_drop import DRAFTS_PATH, stored_draft
+from bot.drafts.gaps import gaps_with_drafts, tracker_for
 from bot.drafts.ledger import DraftLedger, DraftRecord, new_record, question_key
 from bot.drafts.paths import checked_path, draft_path
 from bot.drafts.publishing import (
@@ -19,7 +20,7 @@ from bot.drafts.publishing import (
     publisher_kind,
 )
 from bot.drafts.thread import AlertFacts, Subject, ThreadMessage
-from bot.drafts.tracker import DraftTracker, GapDraft
+from bot.drafts.tracker import DraftTracker, GapDraft, with_drafts
 from bot.drafts.validation import check_draft
 
 __all__ = [
@@ -48,9 +49,12 @@ __all__ = [
     "check_draft",
     "checked_path",
     "draft_path",
+    "gaps_with_drafts",
     "make_publisher",
     "new_record",
     "publisher_kind",
     "question_key",
     "stored_draft",
+    "tracker_for",
+    "with_drafts",
 ]

@@ -6,12 +6,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 from bot.drafts.errors import PublishError
 from bot.drafts.ledger import DraftLedger, DraftRecord, question_key
 from bot.drafts.publishing import DraftState, Publisher
+from bot.reports import GapGroup
 
 log = logging.getLogger("runbook_bot.drafts")
 STATE_TTL_SECONDS = 300.0
@@ -50,8 +52,10 @@ class DraftTracker:
         *,
         ttl_seconds: float = STATE_TTL_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        files: Path | None = None,
     ) -> None:
         self.ledger = ledger
+        self.files = files  # where drafts handed over as files are kept
         self._publisher = publisher
         self._ttl = ttl_seconds
         self._clock = clock
@@ -98,3 +102,18 @@ def _gap(record: DraftRecord, indexed_paths: Collection[str]) -> GapDraft:
         number=p.number,
         indexed=p.path in indexed_paths,
     )
+
+
+def with_drafts(groups: Sequence[GapGroup], drafts: Mapping[str, GapDraft]) -> list[GapGroup]:
+    """The gaps report with each question's draft and its state (the question is closed
+    once its runbook is merged and indexed)."""
+    if not drafts:
+        return list(groups)
+    out = []
+    for g in groups:
+        questions = []
+        for q in g.questions:
+            d = drafts.get(question_key(q.question))
+            questions.append(q if d is None else replace(q, draft=d.label(), draft_url=d.url))
+        out.append(replace(g, questions=tuple(questions)))
+    return out

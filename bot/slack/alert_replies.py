@@ -33,6 +33,7 @@ from bot.slack.answering import Asked
 from bot.slack.blockkit import Message
 from bot.slack.channels import matches_channel
 from bot.slack.context import SlackContext
+from bot.slack.drafting import resolved_offer
 from bot.slack.messages import is_from_integration
 from bot.slack.notices import mark_resolved, render_repeat
 
@@ -180,6 +181,9 @@ class AlertReplies:
         record = ctx.alerts.resolve(channel, alert.fingerprint)
         if record is None or record.reply_ts is None:
             ctx.metrics.request(SURFACE, "resolved_unanswered")
+            if record is not None:  # no runbook answered it: offer to draft one
+                offer = resolved_offer(channel, record.alert_ts, alert.alertname)
+                ctx.sender.post(channel, offer, thread_ts=record.alert_ts)
             return
         if record.request_id:
             stored = ctx.requests.get(record.request_id)
