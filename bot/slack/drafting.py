@@ -103,8 +103,9 @@ class Origin:
     channel_id: str
     root_ts: str | None  # the thread (None: only the question, e.g. a slash command)
     team_id: str | None
-    question: str | None = None
+    question: str | None = None  # as asked: the draft's title
     service: str | None = None
+    logged: str | None = None  # as the query log (and so the gaps report) holds it
 
 
 def draft_button(value: str) -> dict[str, Any]:
@@ -172,6 +173,7 @@ class Drafting:
                 team,
                 question=stored.asked or stored.question,
                 service=stored.service,
+                logged=stored.question,
             )
         self._open(body, origin)
 
@@ -364,9 +366,10 @@ class Drafting:
             requested_by=user,
             question=subject.question,
         )
-        self.ctx.submit(self._publish, ready)
+        logged = pending["origin"].get("logged") or subject.question
+        self.ctx.submit(self._publish, ready, logged)
 
-    def _publish(self, ready: ReadyDraft) -> None:
+    def _publish(self, ready: ReadyDraft, logged: str | None) -> None:
         ctx = self.ctx
         try:
             published = self.tools.publisher().publish(ready)
@@ -377,7 +380,7 @@ class Drafting:
             return
         self.tools.ledger.add(
             new_record(
-                ready.question,
+                logged,
                 ready.title,
                 ready.service,
                 published,

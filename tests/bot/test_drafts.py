@@ -174,7 +174,9 @@ def test_a_pull_request_on_a_new_branch_linking_the_thread_and_no_token_in_logs(
     try:
         with FakeGitHub(token=token) as fake:
             settings = PublishSettings(
-                github_token=SecretStr(token), github_repo="acme/runbooks", github_api_url=fake.base_url
+                github_token=SecretStr(token),
+                github_repo="acme/runbooks",
+                github_api_url=fake.base_url,
             )
             publisher = make_publisher(settings, lambda *a: None)
             draft = ReadyDraft(

@@ -1,0 +1,233 @@
+"""From "no runbook covers this" to a merged runbook, through the real bolt App over
+signed HTTP, the fake Slack Web API and a fake GitHub API: ask, draft from the thread,
+review, pull request, merge, ingest, and the same question answered from the new runbook."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+
+from bot.drafts import tracker_for
+from bot.reports import gaps_report
+from bot.runtime import Runtime
+from bot.slack.actions import DRAFT_RUNBOOK
+from bot.slack.drafting import SHORTCUT_ID
+from retrieval.search.embeddings import FastEmbedder
+from tests.bot.slack_harness import SlackHarness, action_ids, make_runtime, text_of, unique
+from tests.conftest import ROOT, RedisServer
+from tests.fakes.github_api import FakeGitHub
+from tests.fakes.slack_api import FakeSlackAPI, RecordedCall
+
+INCIDENT = "C0INC00001"
+PRIVATE = "G0PRIV0001"
+SRE_PRIVATE = "C0SREPRIV1"  # listed in the access map for the sre group
+TOKEN = "ghp_scenarioTOKEN9876"
+QUESTION = "zookeeper ensemble lost quorum what now"
+ROOT_TS = "1700002000.000100"
+THREAD = [
+    {"ts": ROOT_TS, "user": "U0ALICE01", "text": "zookeeper ensemble lost quorum, kafka down"},
+    {
+        "ts": "1700002000.000200",
+        "user": "U0BOB0001",
+        "text": "checking\n```kubectl -n kafka exec zk-0 -- zkServer.sh status```",
+    },
+    {
+        "ts": "1700002000.000300",
+        "user": "U0BOB0001",
+        "text": "restarting the follower: `kubectl -n kafka delete pod zk-2` "
+        "<!subteam^S0SRE|@sre-oncall>",
+    },
+    {
+        "ts": "1700002000.000400",
+        "user": "U0BOB0001",
+        "text": "fixed by restarting zk-2, quorum back",
+    },
+]
+
+
+@pytest.fixture()
+def github() -> Iterator[FakeGitHub]:
+    with FakeGitHub(token=TOKEN) as fake:
+        yield fake
+
+
+@pytest.fixture()
+def fake() -> Iterator[FakeSlackAPI]:
+    with FakeSlackAPI() as api:
+        api.set_conversation(INCIDENT, name="inc-zookeeper")
+        api.set_conversation(PRIVATE, name="secret-project", is_private=True)
+        api.set_conversation(SRE_PRIVATE, name="sre-private", is_private=True)
+        api.set_members(SRE_PRIVATE, ["U0ALICE01"])
+        api.set_thread(INCIDENT, ROOT_TS, THREAD)
+        api.set_thread(PRIVATE, ROOT_TS, THREAD)
+        api.set_thread(SRE_PRIVATE, ROOT_TS, THREAD)
+        yield api
+
+
+@pytest.fixture()
+def runtime(
+    sample_data_dir: Path,
+    redis_server: RedisServer,
+    fake: FakeSlackAPI,
+    embedder: FastEmbedder,
+    github: FakeGitHub,
+) -> Iterator[Runtime]:
+    rt = make_runtime(
+        sample_data_dir,
+        redis_server.url,
+        fake,
+        embedder,
+        github_token=TOKEN,
+        github_repo="acme/runbooks",
+        github_api_url=github.base_url,
+    )
+    yield rt
+    rt.close()
+
+
+def wait_for(fake: FakeSlackAPI, method: str, count: int = 1) -> list[RecordedCall]:
+    return fake.wait_for(method, count, timeout=30)
+
+
+def view_of(call: RecordedCall) -> dict[str, Any]:
+    view = call.params["view"]
+    return json.loads(view) if isinstance(view, str) else view
+
+
+def submit(slack: SlackHarness, view: dict[str, Any], **fields: str) -> Any:
+    values = {}
+    for block in view["blocks"]:
+        if block.get("type") == "input":
+            name = block["block_id"]
+            value = fields.get(name, block["element"].get("initial_value", ""))
+            values[name] = {name: {"type": "plain_text_input", "value": value}}
+    payload = {
+        "type": "view_submission",
+        "team": {"id": "T1", "domain": "fake"},
+        "user": {"id": "U0ALICE01", "team_id": "T1"},
+        "api_app_id": "A1",
+        "token": "legacy",
+        "trigger_id": unique("trigger."),
+        "view": {
+            "id": "V1",
+            "type": "modal",
+            "callback_id": view["callback_id"],
+            "private_metadata": view["private_metadata"],
+            "state": {"values": values},
+        },
+    }
+    return slack.post(
+        urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded"
+    )
+
+
+def shortcut(slack: SlackHarness, channel: str) -> None:
+    slack.shortcut(
+        {
+            "user": "U0BOB0001",
+            "text": THREAD[1]["text"],
+            "thread_ts": ROOT_TS,
+            "ts": "1700002000.000200",
+        },
+        channel=channel,
+        callback_id=SHORTCUT_ID,
+    )
+
+
+def review(slack: SlackHarness, fake: FakeSlackAPI, count: int = 1) -> dict[str, Any]:
+    slack.settle()
+    updates = wait_for(fake, "views.update", count)
+    return view_of(updates[count - 1])
+
+
+def test_the_whole_loop_from_no_runbook_to_an_answer(
+    slack: SlackHarness, fake: FakeSlackAPI, github: FakeGitHub, runtime: Runtime, tmp_path: Path
+) -> None:
+    # ask in the incident thread: no runbook covers it, and the answer offers a draft
+    slack.mention(QUESTION, channel=INCIDENT, thread_ts=ROOT_TS)
+    (answer,) = slack.thread_posts(INCIDENT, ROOT_TS)
+    slack.settle()
+    assert DRAFT_RUNBOOK in action_ids(answer), text_of(answer)
+    value = next(
+        e["value"]
+        for b in answer.blocks
+        if b.get("type") == "actions"
+        for e in b["elements"]
+        if e["action_id"] == DRAFT_RUNBOOK
+    )
+    # the button opens the review modal; nothing is created yet
+    slack.action(DRAFT_RUNBOOK, value, channel=INCIDENT, thread_ts=ROOT_TS, ephemeral=False)
+    view = review(slack, fake)
+    assert view["callback_id"] == "draft_runbook_review"
+    preview = json.dumps(view)
+    assert "zkServer.sh status" in preview and "kubectl -n kafka delete pod zk-2" in preview
+    assert not github.calls_to("POST", "/pulls")
+    # confirmed with an edited service: the pull request on a new branch links the thread
+    result = submit(slack, view, service="kafka", path="kafka/zookeeper-lost-quorum.md")
+    assert result.status == 200
+    slack.settle()
+    (pull,) = github.repo.pulls
+    assert "fake.slack.com/archives/C0INC00001" in pull.body
+    files = github.files(pull.head)
+    text = files["kafka/zookeeper-lost-quorum.md"]
+    assert text.startswith("---\ntitle: zookeeper ensemble lost quorum what now\nservice: kafka\n")
+    assert "@sre-oncall (user group)" in text
+    dm = [c for c in fake.calls_to("chat.postMessage") if c.params.get("channel") == "U0ALICE01"]
+    assert dm and "pull request #1" in text_of(dm[-1])
+
+    # the gaps report shows the question with its open pull request
+    tracker = tracker_for(runtime.settings)
+    groups = gaps_report(runtime.query_log.recent(1), runtime.query_log.recent_feedback(1))
+    from bot.drafts import gaps_with_drafts
+
+    shown = gaps_with_drafts(groups, tracker, lambda: runtime.searcher.snapshot().chunks)
+    (q,) = [q for g in shown for q in g.questions if "zookeeper" in q.question]
+    assert q.draft == "pull request #1 open"
+
+    # merged into the runbook folder and ingested: the same question is answered from it
+    folder = tmp_path / "runbooks"
+    shutil.copytree(ROOT / "runbooks", folder)
+    for path, content in github.merge(pull.number).items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(content, encoding="utf-8")
+    report = runtime.ingest(folder, runtime.ingest_options())
+    assert "runbooks:kafka/zookeeper-lost-quorum" in report.added, report
+    _, asked = slack.mention(QUESTION, channel=INCIDENT)
+    (again,) = slack.thread_posts(INCIDENT, asked["ts"])
+    slack.settle()
+    shown_again = text_of(again)
+    assert "Mitigation · zookeeper ensemble lost quorum what now" in shown_again, shown_again
+    assert "kubectl -n kafka delete pod zk-2" in shown_again
+    assert DRAFT_RUNBOOK not in action_ids(again)  # answered: nothing to draft
+    tracker.refresh(force=True)
+    shown = gaps_with_drafts(groups, tracker, lambda: runtime.searcher.snapshot().chunks)
+    (q,) = [q for g in shown for q in g.questions if "zookeeper" in q.question]
+    assert q.draft == "closed: answered by kafka/zookeeper-lost-quorum.md"
+
+
+def test_a_private_channel_the_access_map_does_not_list_is_refused(
+    slack: SlackHarness, fake: FakeSlackAPI, github: FakeGitHub
+) -> None:
+    shortcut(slack, PRIVATE)
+    view = review(slack, fake)
+    assert "access map does not list" in json.dumps(view)
+    assert "callback_id" not in view  # nothing to confirm
+    assert not github.calls
+
+
+def test_a_listed_private_channel_gets_its_audience_as_access(
+    slack: SlackHarness, fake: FakeSlackAPI, github: FakeGitHub
+) -> None:
+    shortcut(slack, SRE_PRIVATE)
+    view = review(slack, fake)
+    assert "Readable by: sre" in json.dumps(view)
+    submit(slack, view, path="platform/zookeeper.md")
+    slack.settle()
+    (pull,) = github.repo.pulls
+    assert "access:\n- sre" in github.files(pull.head)["platform/zookeeper.md"]
