@@ -25,6 +25,8 @@ from tests.fakes.github_api import FakeGitHub
 from tests.fakes.slack_api import FakeSlackAPI, RecordedCall
 
 INCIDENT = "C0INC00001"
+ALERTS = "C0ALERTS01"
+SHARED = "C0EXTINC01"  # Slack Connect with a vendor
 PRIVATE = "G0PRIV0001"
 SRE_PRIVATE = "C0SREPRIV1"  # listed in the access map for the sre group
 TOKEN = "ghp_scenarioTOKEN9876"
@@ -64,6 +66,21 @@ def fake() -> Iterator[FakeSlackAPI]:
         api.set_conversation(PRIVATE, name="secret-project", is_private=True)
         api.set_conversation(SRE_PRIVATE, name="sre-private", is_private=True)
         api.set_members(SRE_PRIVATE, ["U0ALICE01"])
+        api.set_conversation(ALERTS, name="alerts-inventory")
+        api.set_conversation(SHARED, name="ext-vendor-incident", is_ext_shared=True)
+        api.set_thread(
+            SHARED,
+            ROOT_TS,
+            [{**m, "user_team": "T1"} for m in THREAD]
+            + [
+                {
+                    "ts": "1700002000.000900",
+                    "user": "U0VENDOR1",
+                    "user_team": "T9",
+                    "text": "vendor here: `curl -X POST https://vendor.example/reset`",
+                }
+            ],
+        )
         api.set_thread(INCIDENT, ROOT_TS, THREAD)
         api.set_thread(PRIVATE, ROOT_TS, THREAD)
         api.set_thread(SRE_PRIVATE, ROOT_TS, THREAD)
@@ -71,7 +88,14 @@ def fake() -> Iterator[FakeSlackAPI]:
 
 
 @pytest.fixture()
+def repository() -> dict[str, str]:
+    """The runbook repository's settings (none: drafts are handed over as files)."""
+    return {"github_token": TOKEN, "github_repo": "acme/runbooks"}
+
+
+@pytest.fixture()
 def runtime(
+    repository: dict[str, str],
     sample_data_dir: Path,
     redis_server: RedisServer,
     fake: FakeSlackAPI,
@@ -83,9 +107,10 @@ def runtime(
         redis_server.url,
         fake,
         embedder,
-        github_token=TOKEN,
-        github_repo="acme/runbooks",
         github_api_url=github.base_url,
+        alert_channels="alerts-*",
+        public_url="https://runbooks.acme.io",
+        **repository,
     )
     yield rt
     rt.close()
@@ -231,3 +256,114 @@ def test_a_listed_private_channel_gets_its_audience_as_access(
     slack.settle()
     (pull,) = github.repo.pulls
     assert "access:\n- sre" in github.files(pull.head)["platform/zookeeper.md"]
+
+
+def zookeeper_alert(status: str, ts: str) -> dict[str, Any]:
+    title = f"[{status}] ZookeeperEnsembleQuorumLost (kafka prod critical)"
+    text = (
+        "*Alert:* zookeeper ensemble lost quorum - `critical`\n"
+        "*Description:* fewer than 2 of 3 zookeeper nodes are in the ensemble.\n"
+        "*Details:*\n  • *alertname:* `ZookeeperEnsembleQuorumLost`\n"
+        "  • *service:* `kafka`\n  • *severity:* `critical`\n"
+    )
+    return {
+        "type": "message",
+        "subtype": "bot_message",
+        "username": "Alertmanager",
+        "bot_id": "B0ALERTMGR",
+        "text": "",
+        "ts": ts,
+        "attachments": [
+            {
+                "color": "danger" if status.startswith("FIRING") else "good",
+                "fallback": title,
+                "title": title,
+                "text": text,
+                "mrkdwn_in": ["text"],
+            }
+        ],
+    }
+
+
+def test_a_resolved_alert_without_a_runbook_offers_a_draft_from_its_thread(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    firing_ts = "1700009000.000100"
+    slack.message(zookeeper_alert("FIRING:1", firing_ts), channel=ALERTS, ts=firing_ts)
+    slack.settle()
+    assert not slack_posts(fake, ALERTS)  # no runbook: the bot stayed quiet
+    resolved_ts = "1700009000.000300"
+    slack.message(zookeeper_alert("RESOLVED", resolved_ts), channel=ALERTS, ts=resolved_ts)
+    (offer,) = slack.thread_posts(ALERTS, firing_ts)
+    assert DRAFT_RUNBOOK in action_ids(offer)
+    assert "ZookeeperEnsembleQuorumLost" in text_of(offer)
+    fake.set_thread(ALERTS, firing_ts, [zookeeper_alert("FIRING:1", firing_ts), *THREAD[1:]])
+    value = next(
+        e["value"] for b in offer.blocks if b.get("type") == "actions" for e in b["elements"]
+    )
+    slack.action(DRAFT_RUNBOOK, value, channel=ALERTS, ephemeral=False)
+    view = review(slack, fake)
+    fields = {
+        b["block_id"]: b["element"].get("initial_value")
+        for b in view["blocks"]
+        if b.get("type") == "input"
+    }
+    assert fields["title"] == "ZookeeperEnsembleQuorumLost"
+    assert fields["service"] == "kafka"
+    assert fields["path"] == "kafka/zookeeperensemblequorumlost.md"
+    shown = json.dumps(view)
+    assert "`service=kafka`" in shown and "zkServer.sh status" in shown
+
+
+def test_slack_connect_leaves_out_the_other_organization(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    shortcut(slack, SHARED)
+    view = review(slack, fake)
+    shown = json.dumps(view)
+    assert "zkServer.sh status" in shown
+    assert "vendor.example" not in shown
+    assert "Left out: 1 message" in shown
+
+
+def test_a_path_outside_the_repository_is_refused_in_the_modal(
+    slack: SlackHarness, fake: FakeSlackAPI, github: FakeGitHub
+) -> None:
+    shortcut(slack, INCIDENT)
+    view = review(slack, fake)
+    result = submit(slack, view, path="../../etc/passwd.md")
+    assert result.status == 200
+    assert result.json()["response_action"] == "errors"
+    assert "path" in result.json()["errors"]
+    slack.settle()
+    assert not github.calls
+
+
+@pytest.mark.parametrize("repository", [{}])
+def test_without_a_repository_token_the_file_is_sent_and_offered_on_the_web(
+    repository: dict[str, str],
+    slack: SlackHarness,
+    fake: FakeSlackAPI,
+    github: FakeGitHub,
+    runtime: Runtime,
+) -> None:
+    shortcut(slack, INCIDENT)
+    view = review(slack, fake)
+    assert "sends you the file" in json.dumps(view)
+    submit(slack, view, path="kafka/zookeeper.md")
+    slack.settle()
+    (done,) = fake.wait_for("files.completeUploadExternal", timeout=10)
+    assert done.params["channel_id"].startswith("D")
+    comment = str(done.params.get("initial_comment") or "")
+    assert "kafka/zookeeper.md" in comment and "https://runbooks.acme.io/drafts/" in comment
+    (upload,) = [c for c in fake.calls if c.method.startswith("files.upload.")]
+    assert b"zkServer.sh status" in upload.body
+    assert not github.calls
+    (record,) = tracker_for(runtime.settings).ledger.records()
+    assert record.published.kind == "file" and record.published.state == "sent"
+    draft_id = (record.published.url or "").rsplit("/", 1)[-1]
+    assert (runtime.settings.drafts_dir / f"{draft_id}.md").read_text().startswith("---\n")
+
+
+def slack_posts(fake: FakeSlackAPI, channel: str) -> list[RecordedCall]:
+    return [c for c in fake.calls_to("chat.postMessage") if c.params.get("channel") == channel]
