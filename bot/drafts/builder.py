@@ -97,11 +97,15 @@ def build_draft(
             entry = _escalation_line(label, kind, message)
             if entry not in pulled and not any(p.startswith(_who(label, kind)) for p in pulled):
                 pulled.append(entry)
+        for m in _CODE_BLOCK.finditer(message.text):  # pasted output: its error lines
+            if not any(_is_command(ln, w) for ln in m.group(1).splitlines()):
+                symptoms.extend(_error_lines(m.group(1), w))
         prose = _CODE_BLOCK.sub("\n", message.text)
         symptoms.extend(
-            line
+            line.replace("`", "")
             for line in _error_lines(prose, w)
-            if not _is_conclusion(line, w) and "`" not in line
+            if not _is_conclusion(line, w)
+            and not any(_is_command(c, w) for c in _INLINE_CODE.findall(line))
         )
     symptoms = list(dict.fromkeys(redact(s) for s in symptoms))[:_MAX_ERROR_LINES]
     sections = DraftSections(
@@ -143,7 +147,7 @@ def _is_fix(line: str, w: DraftWords) -> bool:
 def _error_lines(text: str, w: DraftWords) -> list[str]:
     out = []
     for raw in text.splitlines():
-        line = raw.strip().strip("`").strip()
+        line = raw.strip()
         if line and any(e in line.lower() for e in w.error_words):
             out.append(line[:_MAX_LINE])
     return out

@@ -107,6 +107,7 @@ def test_a_thread_becomes_sections_in_order_attributed_and_linked() -> None:
     assert "updated: 2026-12-06" in md and "review_every: 90d" in md
     symptoms = md.split("## Symptoms")[1].split("## Diagnosis")[0]
     assert "`CheckoutDbPoolExhausted`" in symptoms and "`service=checkout-api`" in symptoms
+    assert "> seeing ERROR: too many connections for role checkout in the logs" in symptoms
     diagnosis = md.split("## Diagnosis")[1].split("## Mitigation")[0]
     assert "psql -c 'SHOW POOLS'" in diagnosis and "@alice" in diagnosis
     assert "p1700000000000300?thread_ts=1700000000.000100" in diagnosis  # linked
@@ -135,6 +136,22 @@ def test_a_thread_without_commands_says_what_is_missing() -> None:
     assert "TODO: the thread has no command" in diagnosis
     assert "```" not in draft.markdown  # no step invented
     check_draft(draft.markdown, "checkout-api/slow.md", IngestOptions())
+
+
+def test_pasted_output_is_a_symptom_not_a_step() -> None:
+    thread = [
+        {
+            "ts": "1.1",
+            "user": "U0ALICE01",
+            "text": "logs:\n```2026-12-06T03:01Z FATAL: remaining connection slots are reserved\n"
+            "2026-12-06T03:01Z info: retrying```",
+        }
+    ]
+    draft = build_draft(reader().read(thread).messages, subject(), today=TODAY)
+    assert draft.sections.symptoms == (
+        "2026-12-06T03:01Z FATAL: remaining connection slots are reserved",
+    )
+    assert not draft.sections.diagnosis and not draft.sections.mitigation
 
 
 def test_slack_connect_leaves_out_the_other_organization() -> None:
