@@ -29,7 +29,8 @@ def pull_request_body(draft: ReadyDraft) -> str:
         lines.append(f"- Thread: {draft.thread_url}")
     if draft.question:
         lines.append(f"- Asked before any runbook answered it: “{draft.question}”")
-    lines.append(f"- Requested by Slack user `{draft.requested_by}`")
+    who = draft.requested_name or f"`{draft.requested_by}`"
+    lines.append(f"- Requested in Slack by {who}")
     lines += [
         "",
         "Before merging: check every command against the thread, fill in each `TODO`, "

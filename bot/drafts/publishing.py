@@ -31,6 +31,7 @@ class ReadyDraft:
     thread_url: str | None
     requested_by: str  # the Slack user id of the person who confirmed it
     question: str | None = None
+    requested_name: str = ""  # how Slack names that person ("@dana")
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
@@ -71,6 +72,7 @@ SURFACE = "slack_draft"
 PENDING_SECONDS = 6 * 3600
 THREAD_LIMIT = 200
 THREAD_PREFIX = "thread:"
+_GROUP_ID = re.compile(r"^S[A-Z0-9]{6,}$")
 UNLISTED_PRIVATE = (
     "This is a private channel the access map does not list, so a runbook drafted from it "
     "would be readable by everyone. Ask the team that runs the bot to add the channel to "
@@ -285,7 +287,9 @@ class Drafting:
 
     def _group_of(self, user_id: str) -> str | None:
         try:
-            groups = sorted(self.tools.groups_of(user_id))
+            found = self.tools.groups_of(user_id)
+            # handles, not ids (S0…), when the directory knows both
+            groups = sorted(g for g in found if not _GROUP_ID.match(g)) or sorted(found)
         except Exception:
             return None
         return f"@{groups[0]}" if groups else None
@@ -365,6 +369,7 @@ class Drafting:
             thread_url=subject.thread_url,
             requested_by=user,
             question=subject.question,
+            requested_name=_user_name(self.ctx.client, user) if user else "",
         )
         logged = pending["origin"].get("logged") or subject.question
         self.ctx.submit(self._publish, ready, logged)

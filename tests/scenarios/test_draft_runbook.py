@@ -9,7 +9,6 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 import pytest
 
@@ -19,7 +18,7 @@ from bot.runtime import Runtime
 from bot.slack.actions import DRAFT_RUNBOOK
 from bot.slack.drafting import SHORTCUT_ID
 from retrieval.search.embeddings import FastEmbedder
-from tests.bot.slack_harness import SlackHarness, action_ids, make_runtime, text_of, unique
+from tests.bot.slack_harness import SlackHarness, action_ids, make_runtime, text_of
 from tests.conftest import ROOT, RedisServer
 from tests.fakes.github_api import FakeGitHub
 from tests.fakes.slack_api import FakeSlackAPI, RecordedCall
@@ -126,30 +125,7 @@ def view_of(call: RecordedCall) -> dict[str, Any]:
 
 
 def submit(slack: SlackHarness, view: dict[str, Any], **fields: str) -> Any:
-    values = {}
-    for block in view["blocks"]:
-        if block.get("type") == "input":
-            name = block["block_id"]
-            value = fields.get(name, block["element"].get("initial_value", ""))
-            values[name] = {name: {"type": "plain_text_input", "value": value}}
-    payload = {
-        "type": "view_submission",
-        "team": {"id": "T1", "domain": "fake"},
-        "user": {"id": "U0ALICE01", "team_id": "T1"},
-        "api_app_id": "A1",
-        "token": "legacy",
-        "trigger_id": unique("trigger."),
-        "view": {
-            "id": "V1",
-            "type": "modal",
-            "callback_id": view["callback_id"],
-            "private_metadata": view["private_metadata"],
-            "state": {"values": values},
-        },
-    }
-    return slack.post(
-        urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded"
-    )
+    return slack.submit_view(view, **fields)
 
 
 def shortcut(slack: SlackHarness, channel: str) -> None:
