@@ -9,7 +9,7 @@ text. What the alert says comes from its notification (:mod:`bot.slack.alert_pos
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,6 +23,24 @@ _SPECIAL = re.compile(r"<!(here|channel|everyone)(?:\|[^>]*)?>")
 _CHANNEL = re.compile(r"<#[CG][A-Z0-9]+(?:\|([^>]*))?>")
 _LINK = re.compile(r"<((?:https?|mailto):[^<>|]*)(?:\|([^<>]*))?>")
 DELETED_SUBTYPES = frozenset({"message_deleted", "tombstone"})
+MIN_QUOTED_CHARS = 24  # shorter lines (a bare `kubectl get pods`) are anybody's words
+
+
+def quote_key(line: str) -> str:
+    """A line as compared with runbook text: no quote marks, bullets or spacing."""
+    text = line.strip().lstrip(">•*-0123456789.) ").strip("`").strip()
+    return " ".join(text.split()).casefold()
+
+
+def restricted_lines(texts: Iterable[str]) -> frozenset[str]:
+    """The lines of restricted runbooks (as :func:`quote_key` makes them) long enough
+    to be a quote."""
+    return frozenset(
+        key
+        for text in texts
+        for line in text.splitlines()
+        if len(key := quote_key(line)) >= MIN_QUOTED_CHARS
+    )
 
 
 @dataclass(frozen=True)
@@ -30,6 +48,7 @@ class ReadThread:
     messages: tuple[ThreadMessage, ...]
     alert: AlertFacts | None
     left_out: int  # messages not copied (deleted, the bot's, another organization's)
+    withheld: int = 0  # lines left out as quotes of runbooks the draft's readers may not read
 
 
 @dataclass(frozen=True)
@@ -41,11 +60,12 @@ class ThreadReader:
     external: bool  # the channel is shared with another organization
     name_of: Callable[[str], str]  # user id -> "@name"
     permalink: Callable[[str], str | None]  # message ts -> its link
+    restricted: frozenset[str] = frozenset()  # lines of runbooks the readers may not read
 
     def read(self, messages: Sequence[Mapping[str, Any]]) -> ReadThread:
         out: list[ThreadMessage] = []
         alert: AlertFacts | None = None
-        left = 0
+        left = withheld = 0
         for message in messages:
             if not self._keeps(message):
                 left += 1
@@ -56,6 +76,10 @@ class ThreadReader:
                 alert = _alert(message)
             author = "" if integration else self.name_of(str(message.get("user") or ""))
             raw = message_text(message)
+            if self.restricted:
+                kept = [ln for ln in raw.split("\n") if quote_key(ln) not in self.restricted]
+                withheld += raw.count("\n") + 1 - len(kept)
+                raw = "\n".join(kept)
             out.append(
                 ThreadMessage(
                     ts=ts,
@@ -67,7 +91,7 @@ class ThreadReader:
                     mentions=() if integration else self._mentions(raw, message),
                 )
             )
-        return ReadThread(tuple(out), alert, left)
+        return ReadThread(tuple(out), alert, left, withheld)
 
     def _keeps(self, message: Mapping[str, Any]) -> bool:
         if message.get("subtype") in DELETED_SUBTYPES or message.get("hidden"):

@@ -80,6 +80,7 @@ def review_view(
     publish_to: str,
     problems: tuple[str, ...] = (),
     left_out: int = 0,
+    withheld: int = 0,
 ) -> dict[str, Any]:
     """The modal: the fields (editable), where it will go, and the preview."""
     s = draft.subject
@@ -96,6 +97,11 @@ def review_view(
         notes.append(
             f"Left out: {left_out} message{'s' if left_out != 1 else ''} "
             "(deleted, the bot's own answers, or another organization's)."
+        )
+    if withheld:
+        notes.append(
+            f"Left out: {withheld} line{'s' if withheld != 1 else ''} quoting runbooks "
+            "not everyone who will read this may read."
         )
     blocks.append(context(*notes, block_id="draft_notes"))
     if problems:

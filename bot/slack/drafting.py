@@ -46,7 +46,7 @@ from bot.drafts import (
 from bot.slack import actions as ids
 from bot.slack.blockkit import Message, actions, button, fallback, section
 from bot.slack.context import SlackContext
-from bot.slack.draft_thread import ReadThread, ThreadReader, thread_link
+from bot.slack.draft_thread import ReadThread, ThreadReader, restricted_lines, thread_link
 from bot.slack.draft_view import (
     REVIEW_CALLBACK,
     failed_message,
@@ -95,6 +95,7 @@ class DraftTools:
     pending: TtlStore  # drafts shown in a review modal, by id, until confirmed
     groups_of: Callable[[str], frozenset[str]]  # a person's Slack user groups
     tracker: DraftTracker
+    restricted: Callable[[frozenset[str]], frozenset[str]]  # lines ``groups`` may not read
 
 
 @dataclass(frozen=True)
@@ -229,7 +230,16 @@ class Drafting:
             return False
         return user in (resp.get("members") or [])
 
-    def _read(self, origin: Origin) -> ReadThread:
+    def _readers(self, origin: Origin, access: tuple[str, ...]) -> frozenset[str]:
+        """Who will read the draft: its ``access`` groups, else the channel's audience."""
+        if access:
+            return frozenset(access)
+        scope = self.ctx.audiences.audience(origin.channel_id) or self.ctx.audiences.asker(
+            origin.user_id, origin.channel_id
+        )
+        return frozenset(scope.groups)
+
+    def _read(self, origin: Origin, access: tuple[str, ...] = ()) -> ReadThread:
         if not origin.root_ts or not origin.channel_id:
             return ReadThread((), None, 0)
         client = self.ctx.client
@@ -260,6 +270,7 @@ class Drafting:
             external=self.ctx.audiences.is_external(origin.channel_id),
             name_of=name_of,
             permalink=lambda ts: thread_link(root_link, ts, root),
+            restricted=self.tools.restricted(self._readers(origin, access)),
         )
         return reader.read(messages)
 
@@ -296,7 +307,7 @@ class Drafting:
 
     def _review(self, origin: Origin) -> dict[str, Any]:
         access = self._access(origin)
-        thread = self._read(origin)
+        thread = self._read(origin, access)
         subject = self._subject(origin, thread, access)
         draft = build_draft(thread.messages, subject, today=self.ctx.today())
         path = draft_path(subject.service, subject.title)
@@ -317,6 +328,7 @@ class Drafting:
             publish_to=self.tools.publish_to(),
             problems=problems,
             left_out=thread.left_out,
+            withheld=thread.withheld,
         )
 
     def _problems(self, markdown: str, path: str) -> tuple[str, ...]:
@@ -513,7 +525,12 @@ def drafting_tools(
         pending=TtlStore(store, "draft", runtime.settings.redis_namespace),
         groups_of=directory.groups_of,
         tracker=DraftTracker(ledger, publisher, files=runtime.settings.drafts_dir),
+        restricted=lambda groups: _restricted(runtime.searcher.snapshot().chunks, groups),
     )
+
+
+def _restricted(chunks: Any, groups: frozenset[str]) -> frozenset[str]:
+    return restricted_lines(c.text for c in chunks if not groups & set(c.metadata.access))
 
 
 __all__ = [

@@ -21,7 +21,7 @@ from bot.drafts import (
     draft_path,
     make_publisher,
 )
-from bot.slack.draft_thread import ThreadReader, thread_link
+from bot.slack.draft_thread import ThreadReader, restricted_lines, thread_link
 from ingest.sync import IngestOptions
 from tests.fakes.github_api import FakeGitHub
 
@@ -152,6 +152,32 @@ def test_pasted_output_is_a_symptom_not_a_step() -> None:
         "2026-12-06T03:01Z FATAL: remaining connection slots are reserved",
     )
     assert not draft.sections.diagnosis and not draft.sections.mitigation
+
+
+def test_quotes_of_restricted_runbooks_are_left_out() -> None:
+    restricted = restricted_lines(
+        ["## Procedure\n1. Log in:\n   vault login -method=oidc role=breakglass"]
+    )
+    thread = [
+        {
+            "ts": "1.1",
+            "user": "U0ALICE01",
+            "text": "per the sre runbook:\n> vault login -method=oidc role=breakglass\n"
+            "`kubectl get pods -n checkout`",
+        }
+    ]
+    plain = ThreadReader(
+        team_id="T1",
+        bot_user_id=BOT,
+        external=False,
+        name_of=lambda u: NAMES.get(u, u),
+        permalink=lambda ts: None,
+        restricted=restricted,
+    )
+    read = plain.read(thread)
+    assert read.withheld == 1
+    md = build_draft(read.messages, subject(), today=TODAY).markdown
+    assert "breakglass" not in md and "kubectl get pods -n checkout" in md
 
 
 def test_slack_connect_leaves_out_the_other_organization() -> None:

@@ -222,6 +222,36 @@ def test_a_private_channel_the_access_map_does_not_list_is_refused(
     assert not github.calls
 
 
+def test_only_members_of_a_private_channel_may_draft_from_it(
+    slack: SlackHarness, fake: FakeSlackAPI, github: FakeGitHub
+) -> None:
+    slack.shortcut(
+        {"user": "U0BOB0001", "text": "x", "thread_ts": ROOT_TS, "ts": "1700002000.000200"},
+        channel=SRE_PRIVATE,
+        callback_id=SHORTCUT_ID,
+        user="U0MALLORY",
+    )
+    view = review(slack, fake)
+    assert "You are not in this channel" in json.dumps(view)
+    assert not github.calls
+
+
+def test_a_restricted_runbook_quoted_in_a_public_thread_stays_out(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    quoted = {
+        "ts": "1700002000.000500",
+        "user": "U0BOB0001",
+        "text": "from the sre runbook:\n```vault login -method=oidc role=breakglass```",
+    }
+    fake.set_thread(INCIDENT, ROOT_TS, [*THREAD, quoted])
+    shortcut(slack, INCIDENT)
+    shown = json.dumps(review(slack, fake))
+    assert "breakglass" not in shown
+    assert "Left out: 1 line quoting runbooks" in shown
+    assert "zkServer.sh status" in shown
+
+
 def test_a_listed_private_channel_gets_its_audience_as_access(
     slack: SlackHarness, fake: FakeSlackAPI, github: FakeGitHub
 ) -> None:
