@@ -4,14 +4,19 @@ that it passes the project's own ``ingest --check``; publishing to a fake GitHub
 from __future__ import annotations
 
 import io
+import json
 import logging
 from datetime import date
+from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
 
 from bot.drafts import (
     DraftInvalid,
+    DraftLedger,
+    DraftTracker,
+    Published,
     PublishSettings,
     ReadyDraft,
     Subject,
@@ -20,8 +25,14 @@ from bot.drafts import (
     checked_path,
     draft_path,
     make_publisher,
+    new_record,
+    with_drafts,
 )
+from bot.drafts.publishing import DraftState
+from bot.reports import GapGroup, GapQuestion, format_gaps_table
 from bot.slack.draft_thread import ThreadReader, restricted_lines, thread_link
+from bot.slack.home_view import HomeData, render_home
+from bot.slack.report_view import format_gaps_slack
 from ingest.sync import IngestOptions
 from tests.fakes.github_api import FakeGitHub
 
@@ -238,3 +249,38 @@ def test_a_pull_request_on_a_new_branch_linking_the_thread_and_no_token_in_logs(
         root.removeHandler(handler)
         root.setLevel(level)
     assert token not in stream.getvalue()
+
+
+def test_the_gaps_report_shows_each_questions_draft_in_the_cli_slack_and_app_home(
+    tmp_path: Path,
+) -> None:
+    ledger = DraftLedger(tmp_path)
+    opened = Published(
+        "pull_request", "kafka/zk.md", "https://github.com/acme/runbooks/pull/7", "open", number=7
+    )
+    ledger.add(new_record("ZooKeeper  quorum LOST", "ZK", "kafka", opened, ROOT, "h"))
+    states = iter(["open", "merged"])
+
+    class Repo:
+        kind = "github"
+
+        def publish(self, draft: ReadyDraft) -> Published:
+            raise AssertionError("not publishing here")
+
+        def state(self, published: Published) -> DraftState:
+            return next(states)  # type: ignore[return-value]
+
+    tracker = DraftTracker(ledger, lambda: Repo(), ttl_seconds=0)
+    groups = [GapGroup("kafka", 2, (GapQuestion("zookeeper quorum lost", 2), GapQuestion("x", 1)))]
+    shown = with_drafts(groups, tracker.for_gaps(set()))
+    assert shown[0].questions[0].draft == "pull request #7 open"
+    assert shown[0].questions[1].draft is None
+    table = format_gaps_table(shown)
+    assert "[draft: pull request #7 open https://github.com/acme/runbooks/pull/7]" in table
+    slack = json.dumps(format_gaps_slack(shown))
+    assert "<https://github.com/acme/runbooks/pull/7|pull request #7 open>" in slack
+    home = json.dumps(render_home(HomeData(1, ("kafka",), (), tuple(shown), 30)))
+    assert "pull request #7 open" in home
+    merged = with_drafts(groups, tracker.for_gaps({"kafka/zk.md"}))
+    assert merged[0].questions[0].draft == "closed: answered by kafka/zk.md"
+    assert ledger.records()[0].state == "merged"
