@@ -192,6 +192,9 @@ class AlertReplies:
                 ctx.requests.put(stored.model_copy(update={"view": view}))
         shown = Message(text=record.text or "", blocks=record.message_blocks())
         ctx.sender.update(channel, record.reply_ts, mark_resolved(shown, at))
+        if record.request_id is None:  # the reply was "no runbook for X": offer to draft one
+            offer = resolved_offer(channel, record.alert_ts, alert.alertname)
+            ctx.sender.post(channel, offer, thread_ts=record.alert_ts)
         log.info("alert %s resolved in %s: reply updated", alert.alertname, channel)
         ctx.metrics.request(SURFACE, "resolved")
 
