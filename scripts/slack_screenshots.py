@@ -12,7 +12,8 @@ and keeps what it posted:
 * ``follow-up``: "and if that doesn't work?" in that thread;
 * ``draft-review``: "Draft a runbook" on a "no runbook" answer in an incident thread, the
   review modal;
-* ``draft-pull-request``: the pull request it opened once confirmed (fake GitHub API).
+* ``github/draft-pull-request``: the pull request it opened once confirmed (fake GitHub
+  API), drawn by ``scripts/pull_request_html.py``.
 
 Each payload is saved as JSON next to its screenshot (``docs/slack/<name>.json``), turned
 into a Slack-looking page by ``scripts/blockkit_html.py`` and photographed by headless
@@ -128,7 +129,10 @@ def capture(out: Path) -> list[Path]:
             redis.stop()
     paths = []
     for name, scene in scenes.items():
-        path = out / f"{name}.json"
+        # a pull request is no Slack scene: beside them, in github/
+        folder = out / "github" if scene.get("pull_request") else out
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{name}.json"
         path.write_text(json.dumps(scene, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         paths.append(path)
     return paths
@@ -316,7 +320,10 @@ def main(argv: list[str]) -> int:
     if chromium is None:
         sys.stderr.write("error: chromium is not installed (apt-get install -y chromium)\n")
         return 2
-    scenes = sorted(out.glob("*.json")) if "--no-capture" in argv else capture(out)
+    if "--no-capture" in argv:
+        scenes = sorted([*out.glob("*.json"), *out.glob("github/*.json")])
+    else:
+        scenes = capture(out)
     for scene in scenes:
         print(shoot(scene, chromium))
     return 0
