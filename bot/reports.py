@@ -104,6 +104,9 @@ class ReportRow:
 class GapQuestion:
     question: str  # redacted
     count: int
+    # the runbook drafted for it and where that stands ("pull request #3 open"), its link
+    draft: str | None = None
+    draft_url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -538,12 +541,13 @@ def format_gaps_table(groups: Sequence[GapGroup]) -> str:
     body: list[tuple[str, str, str, str]] = []
     for g in groups:
         for i, q in enumerate(g.questions):
+            draft = f"  [draft: {q.draft}{' ' + q.draft_url if q.draft_url else ''}]"
             body.append(
                 (
                     g.service if i == 0 else "",
                     str(g.count) if i == 0 else "",
                     str(q.count),
-                    _one_line(q.question),
+                    _one_line(q.question + (draft if q.draft else "")),
                 )
             )
     return _fixed_width(header, body, (24, 6, 6, 0))

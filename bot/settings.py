@@ -165,6 +165,13 @@ class Settings(BaseSettings):
     # shared with other organizations (Slack Connect) only these are answered from
     external_access_group: str = "external"
 
+    # runbooks drafted from incident threads: a pull request in this repository (owner/name)
+    # with this token, else the file is sent to the person (see README "Drafting a runbook")
+    github_token: SecretStr | None = None
+    github_repo: str | None = Field(default=None, pattern=r"^[\w.-]+/[\w.-]+$")
+    github_api_url: str = "https://api.github.com"  # GitHub Enterprise: https://<host>/api/v3
+    github_base_branch: str | None = None  # default: the repository's default branch
+
     # /metrics: on the main port with this bearer token, and/or without a token on
     # 127.0.0.1:<metrics_port>; with neither it is not served
     metrics_token: SecretStr | None = None
@@ -187,7 +194,12 @@ class Settings(BaseSettings):
         text = value.get_secret_value() if isinstance(value, SecretStr) else value
         return None if isinstance(text, str) and not text.strip() else value
 
-    @field_validator("notion_token", "confluence_token", mode="before")
+    @field_validator("github_api_url", mode="after")
+    @classmethod
+    def _github_address(cls, value: str) -> str:
+        return (_http_address(value) or "https://api.github.com").rstrip("/")
+
+    @field_validator("notion_token", "confluence_token", "github_token", mode="before")
     @classmethod
     def _blank_notion_token_is_unset(cls, value: Any) -> Any:
         text = value.get_secret_value() if isinstance(value, SecretStr) else value
@@ -282,6 +294,11 @@ class Settings(BaseSettings):
                 "max_retry_wait_seconds": self.confluence_max_retry_wait_seconds,
             },
         }
+
+    @property
+    def drafts_dir(self) -> Path:
+        """Where runbook drafts handed over as files are kept for the web page."""
+        return self.data_dir / "drafts"
 
     @property
     def llm_enabled(self) -> bool:

@@ -2,9 +2,9 @@
 
 Used by ``scripts/slack_screenshots.py`` to turn the payloads the bot really posted (to
 the fake Slack Web API) into screenshots. It renders what runbook-bot sends: section,
-context, header, divider and actions blocks; mrkdwn with bold, italic, strike, code,
-code blocks, quotes, links, user, user-group and channel mentions, and the emoji
-shortcodes the bot uses.
+context, header, divider, actions and (in a modal) input blocks; mrkdwn with bold,
+italic, strike, code, code blocks, quotes, links, user, user-group and channel mentions,
+and the emoji shortcodes the bot uses.
 
     python scripts/blockkit_html.py payload.json > message.html
 """
@@ -82,6 +82,17 @@ blockquote { margin: 0; padding-left: 12px; border-left: 4px solid #ddd; }
 .mention { color: #1264a3; background: #e8f5fa; border-radius: 3px; padding: 0 2px; }
 .attachment { border-left: 4px solid #e01e5a; padding: 2px 0 2px 12px; margin-top: 4px; }
 .attachment .title { font-weight: 700; }
+.modal { margin: 12px 20px; border: 1px solid #ddd; border-radius: 8px;
+  box-shadow: 0 4px 12px rgba(0,0,0,.12); }
+.modal-title { font-weight: 900; font-size: 20px; padding: 16px 20px;
+  border-bottom: 1px solid #e8e8e8; }
+.modal-body { padding: 8px 20px; }
+.modal-foot { display: flex; justify-content: flex-end; gap: 8px; padding: 12px 20px;
+  border-top: 1px solid #e8e8e8; }
+.input { margin: 10px 0; }
+.input .label { font-weight: 700; margin-bottom: 4px; }
+.input .field { border: 1px solid #bbb; border-radius: 4px; padding: 6px 10px;
+  min-height: 34px; }
 """
 
 _CODE_BLOCK = re.compile(r"```\n?(.*?)\n?```", re.S)
@@ -180,7 +191,30 @@ def block(b: Mapping[str, Any]) -> str:
             style = " primary" if e.get("style") == "primary" else ""
             buttons.append(f'<span class="button{style}">{_text(e["text"])}</span>')
         return f'<div class="block actions">{"".join(buttons)}</div>'
+    if kind == "input":
+        element = b.get("element") or {}
+        value = html.escape(str(element.get("initial_value", "")))
+        label = _text(b.get("label") or {})
+        return (
+            f'<div class="block input"><div class="label">{label}</div>'
+            f'<div class="field">{value}</div></div>'
+        )
     return f'<div class="block">[{html.escape(str(kind))}]</div>'
+
+
+def modal(view: Mapping[str, Any]) -> str:
+    """A modal: its title, blocks and the Cancel and submit buttons."""
+    title = _text(view.get("title") or {})
+    body = "".join(block(b) for b in view.get("blocks") or [])
+    close = _text(view.get("close") or {"type": "plain_text", "text": "Cancel"})
+    submit = _text(view["submit"]) if view.get("submit") else ""
+    buttons = f'<span class="button">{close}</span>'
+    if submit:
+        buttons += f'<span class="button primary">{submit}</span>'
+    return (
+        f'<div class="modal"><div class="modal-title">{title}</div>'
+        f'<div class="modal-body">{body}</div><div class="modal-foot">{buttons}</div></div>'
+    )
 
 
 def message(
@@ -214,7 +248,8 @@ def message(
 
 
 def page(scene: Mapping[str, Any]) -> str:
-    """A scene: a pane title, the messages above the bot's, and the bot's message."""
+    """A scene: a pane title, the messages above the bot's, and the bot's message (or a
+    modal the bot opened)."""
     parts: list[str] = []
     title = html.escape(str(scene.get("pane", "")))
     channel = html.escape(str(scene.get("channel", "")))
@@ -233,7 +268,10 @@ def page(scene: Mapping[str, Any]) -> str:
         if i == 0 and scene.get("thread"):
             n = len(above)
             parts.append(f'<div class="replies">{n} {"reply" if n == 1 else "replies"}</div>')
-    parts.append(message(scene["message"], only_you=bool(scene.get("ephemeral"))))
+    if scene.get("modal"):
+        parts.append(modal(scene["modal"]))
+    else:
+        parts.append(message(scene["message"], only_you=bool(scene.get("ephemeral"))))
     return (
         '<!doctype html><html><head><meta charset="utf-8"><style>'
         + CSS

@@ -12,6 +12,10 @@ and keeps what it posted:
 * ``follow-up``: "and if that doesn't work?" in that thread;
 * ``long-quote``: a long procedure, its lead folded behind "Show more";
 * ``show-more``: the same message after "Show more", in place.
+* ``draft-review``: "Draft a runbook" on a "no runbook" answer in an incident thread, the
+  review modal;
+* ``github/draft-pull-request``: the pull request it opened once confirmed (fake GitHub
+  API), drawn by ``scripts/pull_request_html.py``.
 
 Each payload is saved as JSON next to its screenshot (``docs/slack/<name>.json``), turned
 into a Slack-looking page by ``scripts/blockkit_html.py`` and photographed by headless
@@ -35,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 import blockkit_html  # noqa: E402
+import pull_request_html  # noqa: E402
 
 from bot.slack.actions import SHOW_MORE  # noqa: E402
 from retrieval.search.embeddings import FastEmbedder  # noqa: E402
@@ -46,11 +51,33 @@ from tests.bot.slack_harness import (  # noqa: E402
     request_id_of,
 )
 from tests.conftest import SAMPLE_RUNBOOKS, RedisServer  # noqa: E402
+from tests.fakes.github_api import FakeGitHub  # noqa: E402
 from tests.fakes.slack_api import FakeSlackAPI  # noqa: E402
 
 WIDTH = 700
 ALERT_CHANNEL = "C0INC04242"
 AUTO_CHANNEL = "C0ALERTS01"
+DRAFT_CHANNEL = "C0INC05151"
+GITHUB_TOKEN = "ghp_screenshots"
+DRAFT_ROOT = "1700003000.000100"
+DRAFT_THREAD = [
+    {"ts": DRAFT_ROOT, "user": "U0DANA001", "text": "zookeeper ensemble lost quorum, kafka down"},
+    {
+        "ts": "1700003000.000200",
+        "user": "U0ERIN001",
+        "text": "checking who is leader\n```kubectl -n kafka exec zk-0 -- zkServer.sh status```",
+    },
+    {
+        "ts": "1700003000.000300",
+        "user": "U0ERIN001",
+        "text": "zk-2 is stuck: `kubectl -n kafka delete pod zk-2` <!subteam^S0SRE|@sre-oncall>",
+    },
+    {
+        "ts": "1700003000.000400",
+        "user": "U0ERIN001",
+        "text": "fixed by restarting zk-2, quorum back",
+    },
+]
 ALERT = {
     "type": "message",
     "subtype": "bot_message",
@@ -79,18 +106,30 @@ def capture(out: Path) -> list[Path]:
         redis = RedisServer(work / "redis")
         redis.start()
         try:
-            with FakeSlackAPI() as fake:
+            with FakeSlackAPI() as fake, FakeGitHub(token=GITHUB_TOKEN) as github:
                 embedder = FastEmbedder(cache_dir=work / "models")
                 runtime = make_runtime(
-                    work / "data", redis.url, fake, embedder, alert_channels="alerts-*"
+                    work / "data",
+                    redis.url,
+                    fake,
+                    embedder,
+                    alert_channels="alerts-*",
+                    github_token=GITHUB_TOKEN,
+                    github_repo="acme/runbooks",
+                    github_api_url=github.base_url,
                 )
                 runtime.ingest(SAMPLE_RUNBOOKS)
                 fake.set_conversation(ALERT_CHANNEL, name="inc-4242-checkout-db")
                 fake.set_conversation(AUTO_CHANNEL, name="alerts-checkout")
                 fake.set_usergroups({"checkout-oncall": ("S0CHECKOUT", ["U0DANA001"])})
+                fake.set_conversation(DRAFT_CHANNEL, name="inc-5151-kafka")
+                fake.set_thread(DRAFT_CHANNEL, DRAFT_ROOT, DRAFT_THREAD)
+                for user, name in (("U0DANA001", "dana"), ("U0ERIN001", "erin")):
+                    fake.set_user(user, profile={"display_name": name, "real_name": name})
                 harness = SlackHarness(runtime, fake)
                 try:
                     scenes = _scenes(harness, fake)
+                    scenes.update(_draft_scenes(harness, fake, github))
                 finally:
                     harness.close()
                     runtime.close()
@@ -98,7 +137,10 @@ def capture(out: Path) -> list[Path]:
             redis.stop()
     paths = []
     for name, scene in scenes.items():
-        path = out / f"{name}.json"
+        # a pull request is no Slack scene: beside them, in github/
+        folder = out / "github" if scene.get("pull_request") else out
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{name}.json"
         path.write_text(json.dumps(scene, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         paths.append(path)
     return paths
@@ -189,6 +231,45 @@ def _scenes(h: SlackHarness, fake: FakeSlackAPI) -> dict[str, dict[str, Any]]:
     return scenes
 
 
+def _draft_scenes(
+    h: SlackHarness, fake: FakeSlackAPI, github: FakeGitHub
+) -> dict[str, dict[str, Any]]:
+    """ "Draft a runbook" on a "no runbook" answer: the review modal, then the pull request."""
+    ask = "zookeeper ensemble lost quorum what now"
+    h.mention(ask, channel=DRAFT_CHANNEL, user="U0DANA001", thread_ts=DRAFT_ROOT)
+    (none,) = h.thread_posts(DRAFT_CHANNEL, DRAFT_ROOT)
+    h.settle()
+    value = next(
+        e["value"]
+        for b in none.blocks
+        if b.get("type") == "actions"
+        for e in b["elements"]
+        if e["action_id"] == "draft_runbook"
+    )
+    h.action("draft_runbook", value, user="U0DANA001", channel=DRAFT_CHANNEL, ephemeral=False)
+    h.settle()
+    (update,) = fake.wait_for("views.update")
+    view = update.params["view"]
+    view = json.loads(view) if isinstance(view, str) else view
+    scenes: dict[str, dict[str, Any]] = {
+        "draft-review": {"pane": "Draft a runbook", "channel": "# inc-5151-kafka", "modal": view}
+    }
+    h.submit_view(view, user="U0DANA001", service="kafka", path="kafka/zookeeper-lost-quorum.md")
+    h.settle()
+    (pull,) = github.repo.pulls
+    scenes["draft-pull-request"] = {
+        "pull_request": {
+            "number": pull.number,
+            "title": pull.title,
+            "body": pull.body,
+            "head": pull.head,
+            "base": pull.base,
+            "files": github.files(pull.head),
+        }
+    }
+    return scenes
+
+
 def _message(params: dict[str, Any]) -> dict[str, Any]:
     blocks = params.get("blocks")
     if isinstance(blocks, str):
@@ -200,7 +281,8 @@ def shoot(scene_path: Path, chromium: str) -> Path:
     """The scene as a PNG, as tall as its content."""
     html_path = scene_path.with_suffix(".html")
     scene = json.loads(scene_path.read_text(encoding="utf-8"))
-    html_path.write_text(blockkit_html.page(scene), encoding="utf-8")
+    render = pull_request_html.page if scene.get("pull_request") else blockkit_html.page
+    html_path.write_text(render(scene), encoding="utf-8")
     height = _content_height(html_path, chromium)
     png = scene_path.with_suffix(".png")
     subprocess.run(
@@ -263,7 +345,10 @@ def main(argv: list[str]) -> int:
     if chromium is None:
         sys.stderr.write("error: chromium is not installed (apt-get install -y chromium)\n")
         return 2
-    scenes = sorted(out.glob("*.json")) if "--no-capture" in argv else capture(out)
+    if "--no-capture" in argv:
+        scenes = sorted([*out.glob("*.json"), *out.glob("github/*.json")])
+    else:
+        scenes = capture(out)
     for scene in scenes:
         print(shoot(scene, chromium))
     return 0

@@ -248,7 +248,12 @@ def run_gaps(args: argparse.Namespace, rt: Runtime) -> int:
         return EXIT_FAILED
     _window_note(settings, args.days)
 
-    groups = gaps_report(records, feedback)
+    from bot.drafts import gaps_with_drafts, tracker_for
+
+    drafts = tracker_for(settings)
+    groups = gaps_with_drafts(
+        gaps_report(records, feedback), drafts, lambda: rt.searcher.snapshot().chunks
+    )
     if args.format == "json":
         out(format_gaps_json(groups))
     elif args.format == "slack":
@@ -262,7 +267,11 @@ def run_gaps(args: argparse.Namespace, rt: Runtime) -> int:
         if reader is None:
             error(one_line(f"cannot find the channel {args.post}: give its id (C…)"))
             return EXIT_FAILED
-        shown = gaps_report(records, feedback, reader=reader)
+        shown = gaps_with_drafts(
+            gaps_report(records, feedback, reader=reader),
+            drafts,
+            lambda: rt.searcher.snapshot().chunks,
+        )
         omitted = sum(g.count for g in groups) - sum(g.count for g in shown)
         if omitted:
             what = "question" if omitted == 1 else "questions"

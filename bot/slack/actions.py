@@ -7,6 +7,7 @@ FEEDBACK_NOT_HELPFUL = "feedback_not_helpful"
 POST_TO_CHANNEL = "post_to_channel"
 ESCALATE = "escalate_to_owner"
 RETRY = "retry_question"
+DRAFT_RUNBOOK = "draft_runbook"  # "Draft a runbook" from the thread (bot.slack.drafting)
 # A link button still sends a block_actions payload, which the app must acknowledge.
 OPEN_SEARCH = "open_search"
 OPEN_IN_BROWSER = "open_in_browser"

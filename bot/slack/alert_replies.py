@@ -33,6 +33,7 @@ from bot.slack.answering import Asked
 from bot.slack.blockkit import Message
 from bot.slack.channels import matches_channel
 from bot.slack.context import SlackContext
+from bot.slack.drafting import resolved_offer
 from bot.slack.messages import is_from_integration
 from bot.slack.notices import mark_resolved, render_repeat
 
@@ -180,6 +181,9 @@ class AlertReplies:
         record = ctx.alerts.resolve(channel, alert.fingerprint)
         if record is None or record.reply_ts is None:
             ctx.metrics.request(SURFACE, "resolved_unanswered")
+            if record is not None:  # no runbook answered it: offer to draft one
+                offer = resolved_offer(channel, record.alert_ts, alert.alertname)
+                ctx.sender.post(channel, offer, thread_ts=record.alert_ts)
             return
         if record.request_id:
             stored = ctx.requests.get(record.request_id)
@@ -188,6 +192,9 @@ class AlertReplies:
                 ctx.requests.put(stored.model_copy(update={"view": view}))
         shown = Message(text=record.text or "", blocks=record.message_blocks())
         ctx.sender.update(channel, record.reply_ts, mark_resolved(shown, at))
+        if record.request_id is None:  # the reply was "no runbook for X": offer to draft one
+            offer = resolved_offer(channel, record.alert_ts, alert.alertname)
+            ctx.sender.post(channel, offer, thread_ts=record.alert_ts)
         log.info("alert %s resolved in %s: reply updated", alert.alertname, channel)
         ctx.metrics.request(SURFACE, "resolved")
 

@@ -607,6 +607,8 @@ def render_not_answered(
             button(":mag: Search the runbooks", ids.OPEN_SEARCH, value=request_id, url=link_url)
         )
     elements.extend(_browser_button(browser_url, request_id))
+    if reason != "access-denied":  # no runbook answers this: write one from the thread
+        elements.append(button(":memo: Draft a runbook", ids.DRAFT_RUNBOOK, value=request_id))
     if view.feedback is None:
         elements.append(button(":+1: Helpful", ids.FEEDBACK_HELPFUL, value=request_id))
         elements.append(button(":-1: Not helpful", ids.FEEDBACK_NOT_HELPFUL, value=request_id))

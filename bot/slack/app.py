@@ -40,6 +40,7 @@ from bot.slack.context import SlackContext
 from bot.slack.direct_messages import DirectMessages
 from bot.slack.directory import SlackUsergroupDirectory
 from bot.slack.directory_events import DirectoryEvents
+from bot.slack.drafting import Drafting, drafting_tools
 from bot.slack.mentions import Mentions
 from bot.slack.requests import RequestStore
 from bot.slack.sender import Sender
@@ -159,10 +160,12 @@ class SlackBot:
             listener_executor=self._listeners,
             logger=_bolt_logger(),
         )
+        self.drafts = drafting_tools(self, store, directory)
         home = HomeSources(
             chunks=lambda: searcher.snapshot().chunks,
             query_log=lambda: runtime.query_log,
             directory=directory,
+            drafts=self.drafts.tracker,
         )
         for surface in (
             SlashCommand(self.context),
@@ -174,6 +177,7 @@ class SlackBot:
             AnswerButtons(self.context),
             DirectoryEvents(self.context),
             ChannelEvents(self.context),
+            Drafting(self.context, self.drafts),
         ):
             surface.register(self.app)
         self.app.error(self._on_error)

@@ -18,6 +18,7 @@ from typing import Any
 from slack_bolt import App
 
 from bot.example_question import example_question
+from bot.drafts import DraftTracker, gaps_with_drafts
 from bot.reports import (
     DocInfo,
     GapReader,
@@ -45,6 +46,7 @@ class HomeSources:
     query_log: Callable[[], QueryLogReader]
     directory: SlackUsergroupDirectory
     days: int = GAPS_DAYS
+    drafts: DraftTracker | None = None  # each question's runbook draft
 
 
 def owns(owner: str | None, user_id: str, groups: frozenset[str]) -> bool:
@@ -124,6 +126,8 @@ class AppHome:
         gaps = tuple(
             g for g in gaps_report(records, feedback, reader=reader) if g.service in services
         )
+        if self.sources.drafts is not None:
+            gaps = tuple(gaps_with_drafts(gaps, self.sources.drafts, lambda: chunks))
         return HomeData(
             owned=len(owned),
             services=services,

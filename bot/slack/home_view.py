@@ -21,6 +21,7 @@ from bot.slack.blockkit import (
     plural,
     section,
 )
+from bot.slack.report_view import draft_text
 
 MAX_ROWS = 15
 MAX_SERVICES = 8
@@ -76,7 +77,8 @@ def _gap_lines(group: GapGroup) -> str:
     lines = [f"*{escape(clip(group.service, 80))}* · {plural(group.count, 'question')}"]
     for q in group.questions[:MAX_QUESTIONS]:
         times = f" ({q.count}×)" if q.count > 1 else ""
-        lines.append(f"• “{escape(clip(' '.join(q.question.split()), 200))}”{times}")
+        draft = f" · :memo: {draft_text(q.draft, q.draft_url)}" if q.draft else ""
+        lines.append(f"• “{escape(clip(' '.join(q.question.split()), 200))}”{times}{draft}")
     return "\n".join(lines)
 
 

@@ -26,6 +26,7 @@ from bot.slack.blockkit import (
     header,
     link,
     plural,
+    safe_url,
     section,
 )
 
@@ -107,6 +108,11 @@ def format_slack(rows: Sequence[ReportRow], *, window_days: int | None = None) -
     return {"text": text, "blocks": out.blocks}
 
 
+def draft_text(label: str, url: str | None) -> str:
+    """A question's draft as mrkdwn: its state, linked when it has a link."""
+    return link(url, label) if url and safe_url(url) else escape(label)
+
+
 def format_gaps_slack(
     groups: Sequence[GapGroup], *, window_days: int | None = None
 ) -> dict[str, Any]:
@@ -127,6 +133,7 @@ def format_gaps_slack(
         lines = [
             f"• {escape(clip(q.question, _QUESTION_MAX))}"
             + (f" (×{q.count})" if q.count > 1 else "")
+            + (f" · :memo: {draft_text(q.draft, q.draft_url)}" if q.draft else "")
             for q in g.questions
         ]
         placed = _group(out, heading, lines)

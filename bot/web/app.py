@@ -16,6 +16,7 @@ from datetime import date
 
 from slack_sdk import WebClient
 
+from bot.drafts import tracker_for
 from bot.metrics import Metrics
 from bot.runtime import Runtime
 from bot.service import AnswerService
@@ -67,4 +68,5 @@ def build_web_pages(
         today=today,
         read=runtime.extractive.read,
         sessions=sessions,
+        drafts=tracker_for(settings),
     )

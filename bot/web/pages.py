@@ -31,6 +31,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from bot.example_question import example_question
+from bot.drafts import DRAFTS_PATH, DraftTracker, gaps_with_drafts, stored_draft
 from bot.logs import bind_request_id, new_request_id
 from bot.metrics import Metrics
 from bot.quote_layout import by_runbook, cut_note
@@ -229,6 +230,7 @@ class WebPages:
         today: Callable[[], date] = date.today,
         read: Callable[[str], Reading] | None = None,
         sessions: WebSessionStore | None = None,
+        drafts: DraftTracker | None = None,
     ) -> None:
         """``sessions``: where sign-ins are kept on the server; without one no session can
         be checked, so signed-in pages show only what the default group may read."""
@@ -243,6 +245,7 @@ class WebPages:
         self._metrics = metrics
         self._today = today
         self._read = read  # a search query as the runbooks write it (names, typos)
+        self._drafts = drafts  # runbook drafts: the gaps report's, and files handed over
         self._env = _environment()
         self._env.globals["is_stale"] = self._is_stale
 
@@ -266,6 +269,7 @@ class WebPages:
             page(STALE_PATH, self.stale, ["GET"]),
             page(GAPS_PATH, self.gaps, ["GET"]),
             page(RUNBOOK_PATH + "{source_id:path}", self.runbook, ["GET"]),
+            page(DRAFTS_PATH + "{draft_id}", self.draft_file, ["GET"]),
             page(LOGIN_PATH, self.login, ["GET"]),
             page(CALLBACK_PATH, self.callback, ["GET"]),
             page(LOGOUT_PATH, self.logout, ["POST"]),
@@ -661,8 +665,27 @@ class WebPages:
         except QueryLogError as exc:
             log.warning("gaps report failed: %s", exc)
             return GapsPage((), window, "The query log could not be read right now.")
-        reader = GapReader.of(self.scope(viewer).groups, self._searcher.snapshot().chunks)
-        return GapsPage(gaps_report(records, feedback, reader=reader), window)
+        chunks = self._searcher.snapshot().chunks
+        reader = GapReader.of(self.scope(viewer).groups, chunks)
+        groups = gaps_report(records, feedback, reader=reader)
+        if self._drafts is not None:
+            groups = gaps_with_drafts(groups, self._drafts, lambda: chunks)
+        return GapsPage(groups, window)
+
+    async def draft_file(self, request: Request) -> Response:
+        """A runbook draft handed over as a file (its link was sent to the person)."""
+        gate = await self._gate(request)
+        if isinstance(gate, Response):
+            return gate
+        folder = self._drafts.files if self._drafts is not None else None
+        text = stored_draft(folder, request.path_params["draft_id"]) if folder else None
+        if text is None:
+            return self.message(request, 404, "Not found", "There is no such draft.")
+        return Response(
+            text,
+            media_type="text/markdown; charset=utf-8",
+            headers={"Content-Disposition": "attachment; filename=runbook-draft.md"},
+        )
 
     async def runbook(self, request: Request) -> Response:
         gate = await self._gate(request)

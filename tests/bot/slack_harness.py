@@ -370,6 +370,35 @@ class SlackHarness:
         body = urlencode({"payload": json.dumps(payload)})
         return self.post(body, "application/x-www-form-urlencoded"), response_id
 
+    def submit_view(
+        self, view: dict[str, Any], *, user: str = "U0ALICE01", **fields: str
+    ) -> HttpResult:
+        """Submit a modal the bot opened: its inputs keep their initial values unless
+        ``fields`` (by block id) give others."""
+        values = {}
+        for block in view["blocks"]:
+            if block.get("type") == "input":
+                name = block["block_id"]
+                value = fields.get(name, block["element"].get("initial_value", ""))
+                values[name] = {name: {"type": "plain_text_input", "value": value}}
+        payload = {
+            "type": "view_submission",
+            "team": {"id": "T1", "domain": "fake"},
+            "user": {"id": user, "team_id": "T1"},
+            "api_app_id": "A1",
+            "token": "legacy",
+            "trigger_id": unique("trigger."),
+            "view": {
+                "id": str(view.get("id") or "V1"),
+                "type": "modal",
+                "callback_id": view["callback_id"],
+                "private_metadata": view.get("private_metadata", ""),
+                "state": {"values": values},
+            },
+        }
+        body = urlencode({"payload": json.dumps(payload)})
+        return self.post(body, "application/x-www-form-urlencoded")
+
     def get(self, path: str, headers: dict[str, str] | None = None) -> HttpResult:
         return http(self.url + path, headers=headers)
 

@@ -9,10 +9,8 @@ from types import ModuleType
 from tests.conftest import ROOT
 
 
-def renderer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "blockkit_html", ROOT / "scripts" / "blockkit_html.py"
-    )
+def renderer(name: str = "blockkit_html") -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -40,3 +38,11 @@ def test_every_committed_scene_renders() -> None:
         page = r.page(json.loads(path.read_text(encoding="utf-8")))
         assert page.startswith("<!doctype html>") and "runbook" in page
         assert "[section]" not in page  # every block type is drawn
+
+
+def test_the_committed_pull_request_renders() -> None:
+    r = renderer("pull_request_html")
+    (path,) = sorted((ROOT / "docs" / "slack" / "github").glob("*.json"))
+    page = r.page(json.loads(path.read_text(encoding="utf-8")))
+    assert page.startswith("<!doctype html>") and "Description" in page
+    assert "<li>Thread: https://fake.slack.com/archives/" in page

@@ -69,11 +69,16 @@ def test_app_home_and_the_message_shortcut(manifest: dict[str, Any]) -> None:
     assert features["app_home"]["home_tab_enabled"] is True
     assert features["app_home"]["messages_tab_enabled"] is True  # people can DM the bot
     assert features["app_home"]["messages_tab_read_only_enabled"] is False
-    (shortcut,) = features["shortcuts"]
-    assert shortcut["type"] == "message"
-    assert shortcut["callback_id"] == CALLBACK_ID
-    assert shortcut["name"] == "Find runbook for this message"
-    assert 0 < len(shortcut["description"]) <= 150  # Slack's limit
+    from bot.slack.drafting import SHORTCUT_ID
+
+    find, draft = features["shortcuts"]
+    assert find["callback_id"] == CALLBACK_ID
+    assert find["name"] == "Find runbook for this message"
+    assert draft["callback_id"] == SHORTCUT_ID
+    assert draft["name"] == "Draft a runbook from this thread"
+    for shortcut in (find, draft):
+        assert shortcut["type"] == "message"
+        assert 0 < len(shortcut["description"]) <= 150  # Slack's limit
 
 
 # Events the manifest subscribes to -> the scopes the bot needs to receive each everywhere

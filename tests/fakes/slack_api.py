@@ -351,6 +351,36 @@ class FakeSlackAPI(LocalHTTPServer):
         link = f"https://fake.slack.com/archives/{channel}/p{ts.replace('.', '')}"
         return {"ok": True, "channel": channel, "permalink": link}
 
+    def _api_views_open(self, params: dict[str, Any]) -> dict[str, Any]:
+        view = params.get("view")
+        view = json.loads(view) if isinstance(view, str) else view
+        return {"ok": True, "view": {**(view or {}), "id": f"V{next(self._ts):08d}"}}
+
+    def _api_views_update(self, params: dict[str, Any]) -> dict[str, Any]:
+        view = params.get("view")
+        view = json.loads(view) if isinstance(view, str) else view
+        return {"ok": True, "view": {**(view or {}), "id": params.get("view_id")}}
+
+    def _api_conversations_open(self, params: dict[str, Any]) -> dict[str, Any]:
+        users = str(params.get("users") or "")
+        return {"ok": True, "channel": {"id": "D" + users.removeprefix("U")[:9]}}
+
+    def _api_files_getUploadURLExternal(self, params: dict[str, Any]) -> dict[str, Any]:
+        file_id = f"F{next(self._ts):08d}"
+        return {
+            "ok": True,
+            "upload_url": f"{self.base_url}files.upload.{file_id}",
+            "file_id": file_id,
+        }
+
+    def _api_files_completeUploadExternal(self, params: dict[str, Any]) -> dict[str, Any]:
+        files = params.get("files")
+        files = json.loads(files) if isinstance(files, str) else files
+        return {
+            "ok": True,
+            "files": [{"id": f["id"], "title": f.get("title")} for f in files or []],
+        }
+
     def _api_conversations_replies(self, params: dict[str, Any]) -> dict[str, Any]:
         key = (str(params.get("channel", "")), str(params.get("ts", "")))
         with self._lock:
