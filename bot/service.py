@@ -14,7 +14,10 @@ This is where the permission rules meet the answerer:
 - answers are cached per (question, scope, index generation, answer mode) and a
   cached answer citing a retired revision is never served;
 - every question leaves one redacted line in the query log, with the access groups of
-  each runbook its answer cited (so a report shows it only to people who may read them).
+  each runbook its answer cited (so a report shows it only to people who may read them);
+- every delivery carries its human step (:mod:`bot.oncall`): who to call now about the
+  runbook it leads with, found by the injected :class:`~bot.oncall.HumanSteps` and only
+  rendered by Slack, the web pages and the terminal.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from bot.oncall import HumanStep, HumanSteps
 from core.models import Answer, AnswerWarning
 from retrieval.answer import (
     Answerer,
@@ -52,6 +56,7 @@ class Delivery:
     private: Answer | None = None
     cache_hit: bool = False
     latencies_ms: Mapping[str, float] = field(default_factory=dict)
+    step: HumanStep | None = None  # who to call now about ``public`` (None: no lookup)
 
 
 class Observer(Protocol):
@@ -91,7 +96,9 @@ class AnswerService:
         clock: Callable[[], float] = time.perf_counter,
         matcher: RunbookMatcher | None = None,
         sections: RunbookSections | None = None,
+        steps: HumanSteps | None = None,
     ) -> None:
+        self._steps = steps
         self._answerer = answerer
         self._searcher = searcher
         self._resolver = resolver
@@ -107,6 +114,37 @@ class AnswerService:
     @property
     def resolver(self) -> PermissionResolver:
         return self._resolver
+
+    def human_step(self, answer: Answer) -> HumanStep | None:
+        """Who to call now about the runbook ``answer`` leads with (None: no lookups)."""
+        if self._steps is None:
+            return None
+        try:
+            lookup = snapshot_lookup(self._searcher.snapshot())
+        except Exception:  # the step names the owner the answer carries
+            log.warning("could not read the index for the human step", exc_info=True)
+            lookup = None
+        return self._steps.for_answer(answer, lookup)
+
+    def record_gap(
+        self, question: str, request_id: str, reason: str, *, service: str | None = None
+    ) -> None:
+        """A question nothing answered that no search logs (an alert's ``runbook_url``
+        naming no indexed runbook): one line in the query log, so the gaps report lists it."""
+        if self._log is None:
+            return
+        self._log.record(
+            build_record(
+                request_id=request_id,
+                user_hash=hash_user("alert", self._salt),
+                channel=None,
+                scope_id="alert",
+                question=question,
+                state="abstain",
+                reason=reason,
+                service=service,
+            )
+        )
 
     def disclose(
         self, answer: Answer, audience: Scope, generation: int | None = None
@@ -223,7 +261,7 @@ class AnswerService:
         self._record(
             question, request_id, public_scope, public, hit, latencies, user_id, channel_id
         )
-        return Delivery(request_id, public, private, hit, latencies)
+        return Delivery(request_id, public, private, hit, latencies, self.human_step(public))
 
     def _lead(self, answer: Answer, question: str, context: AskContext) -> Answer:
         """``answer`` led as asked (:meth:`RunbookSections.lead`); as it is when its

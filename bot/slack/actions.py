@@ -10,3 +10,5 @@ RETRY = "retry_question"
 # A link button still sends a block_actions payload, which the app must acknowledge.
 OPEN_SEARCH = "open_search"
 OPEN_IN_BROWSER = "open_in_browser"
+PAGE_ONCALL = "page_oncall"
+FULL_RUNBOOK = "full_runbook"  # an alert card's "Full runbook": the whole answer in place

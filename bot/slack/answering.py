@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import date
 from urllib.parse import urlsplit
 
+from bot.oncall import PagerDutyOnCall
 from bot.service import AnswerService, Delivery
 from bot.service_names import named_services, other_service
 from bot.slack.alert_post import AlertPost
@@ -136,6 +137,7 @@ class Answering:
     alert_keep_seconds: int = 12 * 3600  # an alert reply's buttons work this long
     alert_note: bool = False  # no confident runbook for an alert: one line (else nothing)
     public_url: str | None = None  # the web pages: every answer links to the same question
+    pager: PagerDutyOnCall | None = None  # "Page on-call" (PagerDuty configured)
 
     # -- the two deliveries ----------------------------------------------------------
 
@@ -439,6 +441,8 @@ class Answering:
         view: View,
         facts: tuple[DocFacts, ...],
     ) -> StoredRequest:
+        if view.step is None:  # who to call now, as it is when the answer is delivered
+            view = view.model_copy(update={"step": self.service.human_step(answer)})
         stored = StoredRequest(
             request_id=key,
             question=asked.search,
