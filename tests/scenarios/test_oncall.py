@@ -1,0 +1,192 @@
+"""Who to call, end to end: the human step in Slack answers, "Page on-call", and "Who do
+I call?" in a thread.
+
+Real bolt App over signed HTTP, the fake Slack Web API, a local fake PagerDuty REST API
+(HTTPS, recording every request), a real redis-server, the sample runbooks in embedded
+Qdrant with the real model.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bot.runtime import Runtime
+from bot.slack.actions import ESCALATE, PAGE_ONCALL
+from retrieval.search.embeddings import FastEmbedder
+from tests.bot.slack_harness import (
+    SlackHarness,
+    action_ids,
+    make_runtime,
+    next_ts,
+    request_id_of,
+    text_of,
+)
+from tests.conftest import RedisServer
+from tests.fakes.pagerduty_api import Certificate, FakePagerDuty, self_signed
+from tests.fakes.slack_api import FakeSlackAPI, RecordedCall
+
+TOKEN = "pd-scenario-token-9876543210"
+CHANNEL = "C0INCIDENT1"
+CHECKOUT = "checkout-api/database-connection-failures.md"
+ADA = "U0ADA00001"
+
+
+@pytest.fixture(scope="module")
+def tls(tmp_path_factory: pytest.TempPathFactory) -> Certificate:
+    return self_signed(tmp_path_factory.mktemp("pd-tls"))
+
+
+@pytest.fixture()
+def pagerduty(tls: Certificate) -> Iterator[FakePagerDuty]:
+    with FakePagerDuty(tls, token=TOKEN) as server:
+        server.add_service("PCHK001", policy="PEP0001")
+        server.put_on_call("PEP0001", "Ada Lovelace", email="ada@example.com")
+        yield server
+
+
+@pytest.fixture()
+def fake() -> Iterator[FakeSlackAPI]:
+    with FakeSlackAPI() as api:
+        api.set_conversation(CHANNEL, name="inc-checkout-db")
+        api.set_user(ADA, profile={"email": "ada@example.com", "real_name": "Ada Lovelace"})
+        yield api
+
+
+@pytest.fixture()
+def runtime(
+    sample_data_dir: Path,
+    redis_server: RedisServer,
+    fake: FakeSlackAPI,
+    embedder: FastEmbedder,
+    pagerduty: FakePagerDuty,
+    tmp_path: Path,
+) -> Iterator[Runtime]:
+    services = tmp_path / "services.yml"
+    services.write_text("checkout-api:\n  pagerduty_service: PCHK001\n", encoding="utf-8")
+    rt = make_runtime(
+        sample_data_dir,
+        redis_server.url,
+        fake,
+        embedder,
+        pagerduty_token=TOKEN,
+        pagerduty_base_url=pagerduty.base_url,
+        pagerduty_ca_file=pagerduty.tls.cert,
+        pagerduty_from="runbook-bot@example.com",
+        services_map_path=services,
+    )
+    yield rt
+    rt.close()
+
+
+def _wait(predicate, timeout: float = 15.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def _button(call: RecordedCall, action_id: str) -> dict[str, object]:
+    for block in call.blocks:
+        for element in block.get("elements") or []:
+            if isinstance(element, dict) and element.get("action_id") == action_id:
+                return element
+    raise AssertionError(f"no {action_id} button")
+
+
+def test_a_thread_answer_names_who_is_on_call_and_pages_them_once(
+    slack: SlackHarness, fake: FakeSlackAPI, pagerduty: FakePagerDuty
+) -> None:
+    parent = next_ts()
+    slack.mention("checkout-api database connection refused", channel=CHANNEL, thread_ts=parent)
+    (reply,) = slack.thread_posts(CHANNEL, parent)
+    shown = text_of(reply)
+    assert CHECKOUT in shown
+    # who is on call now, by name and PagerDuty page; never a ping in the channel
+    assert (
+        ":telephone_receiver: *On call now for checkout-api (PagerDuty):* "
+        "*<https://acme.pagerduty.com/users/PUADALOV|Ada Lovelace>*"
+    ) in shown
+    assert f"<@{ADA}>" not in shown
+    assert pagerduty.requests_to("/oncalls")[0].query["escalation_policy_ids[]"] == ["PEP0001"]
+
+    # "Page on-call" asks first (Slack shows the confirmation before the click is sent)
+    page = _button(reply, PAGE_ONCALL)
+    confirm = page["confirm"]
+    assert isinstance(confirm, dict)
+    assert confirm["title"]["text"] == "Page on-call?"
+    assert "creates a PagerDuty incident" in confirm["text"]["text"]
+    assert "Ada Lovelace" in confirm["text"]["text"]
+
+    rid = request_id_of(reply)
+    click = {
+        "channel": CHANNEL,
+        "message_ts": reply.response["ts"],
+        "thread_ts": parent,
+        "ephemeral": False,
+    }
+    result, _ = slack.action(PAGE_ONCALL, rid, **click)  # type: ignore[arg-type]
+    assert result.status == 200
+    _wait(lambda: len(pagerduty.incidents) == 1)
+    sent = pagerduty.requests_to("/incidents", "POST")[0]
+    incident = sent.body["incident"]
+    assert incident["service"]["id"] == "PCHK001"
+    assert sent.headers["from"] == "runbook-bot@example.com"
+    assert incident["title"].startswith("Checkout API: database connection failures: ")
+    thread_link = f"https://fake.slack.com/archives/{CHANNEL}/p{parent.replace('.', '')}"
+    assert thread_link in incident["body"]["details"]
+
+    # the thread says who paged whom, with the incident; the answer shows it was done
+    posts = slack.thread_posts(CHANNEL, parent, count=2)
+    assert (
+        ":pager: <@U0ALICE01> paged on-call (*Ada Lovelace*) through PagerDuty: "
+        "<https://acme.pagerduty.com/incidents/PINC0001|incident #1>."
+    ) in text_of(posts[1])
+    (update,) = fake.wait_for("chat.update", timeout=10)
+    assert "Paged on-call by <@U0ALICE01>" in text_of(update)
+    assert PAGE_ONCALL not in action_ids(update)
+
+    # a second click (another person, a retry) pages nobody again
+    slack.action(PAGE_ONCALL, rid, **click)  # type: ignore[arg-type]
+    slack.settle()
+    assert len(pagerduty.incidents) == 1
+    assert len(slack.thread_posts(CHANNEL, parent, count=2)) == 2
+
+
+def test_an_ephemeral_answer_mentions_the_person_on_call(
+    slack: SlackHarness, pagerduty: FakePagerDuty
+) -> None:
+    _, response_id = slack.slash("checkout-api database connection refused", channel=CHANNEL)
+    (call,) = slack.responses(response_id)
+    # only the asker reads it: the on-call person is a mention (found by their email)
+    assert f"*On call now for checkout-api (PagerDuty):* <@{ADA}>" in text_of(call)
+
+
+def test_pagerduty_down_names_the_owner_and_offers_escalate(
+    slack: SlackHarness, pagerduty: FakePagerDuty, fake: FakeSlackAPI
+) -> None:
+    fake.set_usergroups({"checkout-oncall": ("S0CHECKOUT", ["U0CHK0001"])})
+    pagerduty.fail_next("/services", 503, times=10)
+    parent = next_ts()
+    slack.mention("checkout-api database connection refused", channel=CHANNEL, thread_ts=parent)
+    (reply,) = slack.thread_posts(CHANNEL, parent)
+    shown = text_of(reply)
+    assert ":telephone_receiver: *Owner:* *@checkout-oncall*" in shown
+    assert PAGE_ONCALL not in action_ids(reply)
+    assert ESCALATE in action_ids(reply)
+
+
+def test_who_do_i_call_in_a_thread_always_names_someone(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    parent = next_ts()
+    slack.mention("checkout-api database connection refused", channel=CHANNEL, thread_ts=parent)
+    slack.thread_posts(CHANNEL, parent)
+    slack.mention("who do I call?", channel=CHANNEL, thread_ts=parent)
+    posts = slack.thread_posts(CHANNEL, parent, count=2)
+    shown = text_of(posts[1])
+    assert "*On call now for checkout-api (PagerDuty):*" in shown
+    assert "Ada Lovelace" in shown
