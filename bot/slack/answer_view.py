@@ -158,6 +158,11 @@ def _warnings_block(answer: Answer, today: date) -> dict[str, Any] | None:
     return section("\n".join(lines), block_id="warnings") if lines else None
 
 
+def answer_warnings(answer: Answer, today: date) -> dict[str, Any] | None:
+    """The warnings that change what to do (stale, superseded), in one block."""
+    return _warnings_block(answer, today)
+
+
 def _meta_line(citation: Citation, facts: DocFacts | None, view: View, today: date) -> str:
     """``owner @team · updated 12 days ago`` (plus the kind and status when unusual)."""
     parts: list[str] = []
@@ -325,7 +330,7 @@ def _answer_tail(
     escalation = _escalation_block(lead, lead_facts, view)
     if escalation is not None:
         tail.append(escalation)
-    tail.extend(human_step_blocks(view.step, view.audience, done=_step_done(view)))
+    tail.extend(human_step_blocks(view.step, view.audience, done=step_done(view)))
     if view.incident and answer.related:
         tail.append(_related_block(answer.related, today))
     note = _withheld(answer, view)
@@ -357,7 +362,7 @@ def _escalation_block(lead: Citation, facts: DocFacts | None, view: View) -> dic
     return None
 
 
-def _step_done(view: View) -> str | None:
+def step_done(view: View) -> str | None:
     """What was done about the human step: paged (with the incident's link)."""
     if not view.paged_by:
         return None
@@ -590,7 +595,7 @@ def render_not_answered(
     if lines:
         body = "\n".join(lines)
         blocks.append(section(body, block_id=_block_id(body, "closest") or "closest"))
-    blocks.extend(human_step_blocks(view.step, view.audience, done=_step_done(view)))
+    blocks.extend(human_step_blocks(view.step, view.audience, done=step_done(view)))
     note = _withheld(answer, view)
     if note:
         blocks.append(context(note, block_id=_block_id(note, "withheld")))

@@ -27,6 +27,7 @@ from urllib.parse import urlsplit
 from bot.oncall import PagerDutyOnCall
 from bot.service import AnswerService, Delivery
 from bot.service_names import named_services, other_service
+from bot.slack.alert_card import render_alert_card
 from bot.slack.alert_post import AlertPost
 from bot.slack.alerts import ThreadParent, focused_query
 from bot.slack.answer_view import render_answer
@@ -61,6 +62,8 @@ from retrieval.reading import AskContext, FollowUp, heading_kinds, is_pasted_ale
 
 log = logging.getLogger("runbook_bot.slack")
 MAX_MORE_ACTIONS = 5
+#: the gaps report's reason for an alert whose runbook_url names no indexed runbook
+UNINDEXED_RUNBOOK_URL = "unindexed-runbook-url"
 
 
 @dataclass(frozen=True)
@@ -291,9 +294,16 @@ class Answering:
         facts = self._facts(answer, asked)
         weak = match.source_id is None and any(f.other_service for f in facts[:1])
         name = alert.alertname or alert.title
+        if match.unindexed_url:  # a runbook the alert names and the index lacks: a gap
+            self.service.record_gap(
+                f"{name}: runbook_url {redact(match.unindexed_url)}",
+                request_id,
+                UNINDEXED_RUNBOOK_URL,
+                service=alert.service,
+            )
         if answer.state != "answer" or weak:
-            if not self.alert_note:
-                return None
+            if not self.alert_note and not match.unindexed_url:
+                return None  # never silence about a runbook_url that names no runbook
             note = render_no_runbook(name, _unindexed_note(match.unindexed_url))
             return AlertReply(Reply(note, note), None, match)
         view = View(
@@ -301,6 +311,9 @@ class Answering:
             incident=asked.incident,
             offer_escalate=True,
             preface=alert_preface(name, match),
+            compact=True,
+            alert_name=name,
+            alert_url=None if match.unindexed_url else alert.runbook_url,  # else said above
         )
         stored = self._store(request_id, asked, "alert", answer, view, facts)
         reply = Reply(self.render(stored), render_minimal(answer, request_id), stored)
@@ -359,6 +372,17 @@ class Answering:
         return ThreadReply(reply, None, nxt.state, nxt)
 
     def render(self, stored: StoredRequest) -> Message:
+        view = stored.view
+        if stored.answer.citations and (
+            view.compact or (stored.surface == "alert" and view.resolved)
+        ):
+            return render_alert_card(
+                stored.answer,
+                request_id=stored.request_id,
+                today=self.today(),
+                view=view,
+                public_url=self.public_url,
+            )
         return render_answer(
             stored.answer,
             request_id=stored.request_id,

@@ -83,6 +83,7 @@ class AnswerButtons:
         app.action(ids.POST_TO_CHANNEL)(self.on_post_to_channel)
         app.action(ids.ESCALATE)(self.on_escalate)
         app.action(ids.PAGE_ONCALL)(self.on_page)
+        app.action(ids.FULL_RUNBOOK)(self.on_full_runbook)
         app.action(ids.RETRY)(self.on_retry)
         app.action(ids.OPEN_SEARCH)(self.on_open_search)
         app.action(ids.OPEN_IN_BROWSER)(self.on_open_search)  # a link: nothing to do
@@ -344,6 +345,34 @@ class AnswerButtons:
             return None
         link = resp.get("permalink")
         return str(link) if link else None
+
+    # -- full runbook ------------------------------------------------------------------
+
+    def on_full_runbook(self, ack: Ack, body: dict[str, Any], respond: Respond) -> None:
+        ack()
+        action = (body.get("actions") or [{}])[0]
+        if action.get("url"):
+            return  # the runbook's web page opens in the browser
+        self._run(self._full_runbook, "full runbook", body, respond)
+
+    def _full_runbook(self, key: str, body: dict[str, Any], respond: Respond) -> None:
+        """An alert's card expanded in place: the whole answer, with all its buttons."""
+        ctx = self.ctx
+        clicked = self._clicked_request(key, body, respond, cited=True)
+        if clicked is None:
+            return
+        stored = clicked[0]
+        updated = stored.model_copy(
+            update={"view": stored.view.model_copy(update={"compact": False})}
+        )
+        ctx.requests.put(updated)
+        ctx.sender.replace(
+            body,
+            respond,
+            ctx.answering.render(updated),
+            public=stored.view.audience == "public",
+            minimal=render_minimal(updated.answer, key),
+        )
 
     # -- page on-call ------------------------------------------------------------------
 

@@ -51,7 +51,7 @@ def contact_text(contact: Contact | None, audience: Audience) -> str:
 
 def human_step_line(step: HumanStep, audience: Audience) -> str:
     who = ", ".join(contact_text(c, audience) for c in step.contacts)
-    return f":telephone_receiver: *{escape(step.lead)}:* {who}"
+    return f":bust_in_silhouette: *{escape(step.lead)}:* {who}"
 
 
 def human_step_blocks(

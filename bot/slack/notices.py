@@ -16,7 +16,6 @@ from bot.slack.answer_view import (
 )
 from bot.slack.blockkit import (
     FENCE,
-    MAX_BLOCKS,
     MENTION_BLOCK,
     Message,
     actions,
@@ -256,9 +255,12 @@ def render_repeat(alertname: str, permalink: str | None, when: str | None) -> Me
 
 
 def mark_resolved(message: Message, at: float) -> Message:
-    """``message`` with the alert's resolution on top (an alert reply updated in place)."""
-    blocks = [b for b in message.blocks if b.get("block_id") != "resolved"]
-    line = context(resolved_line(at), block_id="resolved")
-    if len(blocks) >= MAX_BLOCKS:
-        blocks = blocks[: MAX_BLOCKS - 1]
-    return Message(text=fallback(f"Resolved: {message.text}"), blocks=[line, *blocks])
+    """An alert reply collapsed to one line once the alert resolved: the resolution and
+    the runbook link of its lead line (when the stored answer is gone)."""
+    lead = next((b for b in message.blocks if b.get("block_id") in ("lead", "card_lead")), None)
+    text = str(((lead or {}).get("text") or {}).get("text") or "")
+    first = text.split("\n", 1)[0].removeprefix(":arrow_forward: ").strip()
+    line = resolved_line(at) + (f" · {first}" if first else "")
+    return Message(
+        text=fallback(f"Resolved: {message.text}"), blocks=[context(line, block_id="resolved")]
+    )

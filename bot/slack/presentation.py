@@ -56,3 +56,5 @@ class View(Frozen):
     paged_by: str | None = None  # "Page on-call" was clicked (user id)
     incident_url: str | None = None  # the incident that page created
     compact: bool = False  # an alert's card: the lead, its first commands, the human step
+    alert_name: str | None = None  # the alert an auto-reply answers
+    alert_url: str | None = None  # that alert's own runbook_url, linked from its card

@@ -107,7 +107,7 @@ def test_a_thread_answer_names_who_is_on_call_and_pages_them_once(
     assert CHECKOUT in shown
     # who is on call now, by name and PagerDuty page; never a ping in the channel
     assert (
-        ":telephone_receiver: *On call now for checkout-api (PagerDuty):* "
+        ":bust_in_silhouette: *On call now for checkout-api (PagerDuty):* "
         "*<https://acme.pagerduty.com/users/PUADALOV|Ada Lovelace>*"
     ) in shown
     assert f"<@{ADA}>" not in shown
@@ -174,7 +174,7 @@ def test_pagerduty_down_names_the_owner_and_offers_escalate(
     slack.mention("checkout-api database connection refused", channel=CHANNEL, thread_ts=parent)
     (reply,) = slack.thread_posts(CHANNEL, parent)
     shown = text_of(reply)
-    assert ":telephone_receiver: *Owner:* *@checkout-oncall*" in shown
+    assert ":bust_in_silhouette: *Owner:* *@checkout-oncall*" in shown
     assert PAGE_ONCALL not in action_ids(reply)
     assert ESCALATE in action_ids(reply)
 

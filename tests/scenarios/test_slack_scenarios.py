@@ -458,7 +458,7 @@ def test_no_answer_lists_no_runbooks_and_searches_the_runbook_repository(
     assert "Search the runbooks repository, or ask the people below." in shown
     # the human step names somebody even when no runbook answers
     step = next(b for b in call.blocks if b.get("block_id", "").endswith("human_step"))
-    assert step["text"]["text"].startswith(":telephone_receiver: *")
+    assert step["text"]["text"].startswith(":bust_in_silhouette: *")
     assert "closest" not in shown.lower()
     assert not any(b.get("block_id") == "closest" for b in call.blocks)
     urls = [
@@ -499,7 +499,7 @@ def test_ownerless_runbook_points_to_the_service_channel(
     shown = text_of(call)
     assert "notifications/email-delivery-failures.md" in shown
     # the human step names the service's channel; ownerless is said once, in small print
-    assert ":telephone_receiver: *Ask in:* <#C0NOTIFY1>" in shown
+    assert ":bust_in_silhouette: *Ask in:* <#C0NOTIFY1>" in shown
     assert shown.lower().count("no owner on record") == 1
     note = next(b for b in call.blocks if b.get("block_id") == "step_note")
     assert note["type"] == "context"
@@ -520,7 +520,7 @@ def test_ownerless_runbook_falls_back_to_the_configured_contact(
         _, response_id = h.slash("ses bounce rate high email delivery failures what do i do")
         (call,) = h.responses(response_id)
         shown = text_of(call)
-        assert ":telephone_receiver: *Ask:* <!subteam^S0SRE|@sre-oncall>" in shown
+        assert ":bust_in_silhouette: *Ask:* <!subteam^S0SRE|@sre-oncall>" in shown
         assert shown.lower().count("no owner on record") == 1
         assert "escalate_to_owner" in action_ids(call)  # the fallback can be called on
     finally:
