@@ -28,13 +28,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.oncall import HumanStep, HumanSteps
+from bot.oncall import HumanStep, HumanSteps, Target
 from core.models import Answer, AnswerWarning
 from retrieval.answer import (
     Answerer,
     Disclosure,
     RunbookMatcher,
     RunbookSections,
+    chunk_url,
     for_audience,
     snapshot_lookup,
 )
@@ -125,6 +126,52 @@ class AnswerService:
             log.warning("could not read the index for the human step", exc_info=True)
             lookup = None
         return self._steps.for_answer(answer, lookup)
+
+    def human_step_for(self, source_id: str) -> HumanStep | None:
+        """Who to call about the runbook ``source_id`` (None: no lookups)."""
+        if self._steps is None:
+            return None
+        lookup = snapshot_lookup(self._searcher.snapshot())
+        meta = lookup(source_id)
+        chunks = self._searcher.snapshot().chunks_by_source.get(source_id) or ()
+        title = chunks[0].title if chunks else None
+        return self._steps.for_target(
+            Target(
+                source_id=source_id,
+                title=title,
+                service=meta.service if meta else None,
+                owner=meta.owner if meta else None,
+                pagerduty_service=meta.pagerduty_service if meta else None,
+                pagerduty_escalation_policy=meta.pagerduty_escalation_policy if meta else None,
+            )
+        )
+
+    def runbook_url(self, source_id: str) -> str | None:
+        """The link to the runbook ``source_id`` at its indexed revision (its top)."""
+        chunks = self._searcher.snapshot().chunks_by_source.get(source_id) or ()
+        return chunk_url(chunks[0], 1) if chunks else None
+
+    def related(
+        self, question: str, scope: Scope, source_id: str, limit: int = 3
+    ) -> list[tuple[str, str, str | None]]:
+        """Other runbooks of the service of ``source_id`` closest to ``question`` that
+        ``scope`` may read: (title, section, url). Only that service's: a runbook of
+        another service is no relation, however near its words."""
+        snap = self._searcher.snapshot()
+        meta = snapshot_lookup(snap)(source_id)
+        if meta is None or not meta.service:
+            return []
+        flt = scope.as_filter().model_copy(
+            update={"services": (meta.service,), "doc_types": ("runbook",)}
+        )
+        out: list[tuple[str, str, str | None]] = []
+        for doc in self._searcher.search(question, k=limit + 1, flt=flt):
+            if doc.source_id == source_id:
+                continue
+            chunk = doc.best.chunk
+            section = chunk.section
+            out.append((doc.title, section, chunk_url(chunk, chunk.line)))
+        return out[:limit]
 
     def record_gap(
         self, question: str, request_id: str, reason: str, *, service: str | None = None

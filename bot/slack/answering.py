@@ -35,6 +35,7 @@ from bot.slack.audiences import Audiences
 from bot.slack.blockkit import Message, bold, clip, escape, link, safe_url
 from bot.slack.channels import is_direct_message
 from bot.slack.contacts import Contacts
+from bot.slack.follow_up_view import render_end_of_runbook
 from bot.slack.notices import (
     render_external_decline,
     render_minimal,
@@ -346,7 +347,9 @@ class Answering:
         )
         base = delivery.public
         if base.state != "answer" or not base.citations:
-            return None
+            if not self._readable(topic.source_id, asker):
+                return None
+            return self._end_of_runbook(request_id, asked, topic, wants, base, asker, audience)
         try:
             nxt = self.sections.continue_after(
                 base, topic.sections, escalate=wants == "escalate", question=asked.text
@@ -354,8 +357,10 @@ class Answering:
         except Exception:
             log.exception("could not continue the runbook; answering the question anew")
             return None
+        if nxt is not None and wants == "next" and nxt.citations[0].section in topic.sections:
+            nxt = None  # only what the thread has shown is left: the runbook has ended
         if nxt is None:
-            return None
+            return self._end_of_runbook(request_id, asked, topic, wants, base, asker, audience)
         if audience is not None and self.service.disclose(nxt, audience).blocked:
             return None
         lead = nxt.citations[0]
@@ -371,8 +376,51 @@ class Answering:
         reply = Reply(self.render(stored), render_minimal(nxt, request_id), stored)
         return ThreadReply(reply, None, nxt.state, nxt)
 
+    def _readable(self, source_id: str, scope: Scope) -> bool:
+        meta = self.lookup()(source_id)
+        return meta is not None and bool(scope.groups & set(meta.access))
+
+    def _end_of_runbook(
+        self,
+        request_id: str,
+        asked: Asked,
+        topic: ThreadTopic,
+        wants: FollowUp,
+        base: Answer,
+        asker: Scope,
+        audience: Scope | None,
+    ) -> ThreadReply:
+        """The runbook has nothing more: say so, name who to call, list the other runbooks
+        of its service; never the same runbook again as another service's match."""
+        url = base.citations[0].url if base.citations else self.service.runbook_url(topic.source_id)
+        fixes = [
+            s for s in topic.sections if "act" in heading_kinds(tuple(s.split(SECTION_SEPARATOR)))
+        ]
+        related = tuple(
+            Link(label=f"{title} ({section})" if section and section != title else title, url=u)
+            for title, section, u in self.service.related(
+                f"{topic.title} {asked.text}", asker, topic.source_id
+            )
+        )
+        public = audience is not None
+        view = View(
+            audience="public" if public else "private",
+            incident=asked.incident,
+            offer_escalate=asked.place is not None,
+            ended="escalate" if wants == "escalate" else "next",
+            runbook=Link(label=topic.title, url=url),
+            last_fix=next(reversed(fixes or topic.sections), None),
+            related_runbooks=related,
+            step=self.service.human_step_for(topic.source_id),
+        )
+        stored = self._store(request_id, asked, "mention" if public else "dm", base, view, ())
+        message = self.render(stored)
+        return ThreadReply(Reply(message, message, stored), None, "answer", None)
+
     def render(self, stored: StoredRequest) -> Message:
         view = stored.view
+        if view.ended is not None:
+            return render_end_of_runbook(stored.request_id, view)
         if stored.answer.citations and (
             view.compact or (stored.surface == "alert" and view.resolved)
         ):

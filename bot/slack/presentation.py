@@ -58,3 +58,8 @@ class View(Frozen):
     compact: bool = False  # an alert's card: the lead, its first commands, the human step
     alert_name: str | None = None  # the alert an auto-reply answers
     alert_url: str | None = None  # that alert's own runbook_url, linked from its card
+    # a follow-up after the runbook's last step: "that is all this runbook has"
+    ended: Literal["next", "escalate"] | None = None
+    runbook: Link | None = None  # the runbook the thread is about
+    last_fix: str | None = None  # the last fix the thread showed
+    related_runbooks: tuple[Link, ...] = ()  # other runbooks of its service

@@ -190,3 +190,120 @@ def test_who_do_i_call_in_a_thread_always_names_someone(
     shown = text_of(posts[1])
     assert "*On call now for checkout-api (PagerDuty):*" in shown
     assert "Ada Lovelace" in shown
+
+
+# --------------------------------------------------------------------------- a runbook's end
+
+LEDGER = """---
+service: ledger-api
+---
+# Ledger API: export job stuck
+
+## Symptoms
+
+The nightly ledger export has not finished after two hours and `ledger_export_running`
+stays at 1.
+
+## Fix
+
+Restart the export worker:
+
+```
+kubectl -n ledger rollout restart deploy/ledger-export
+```
+"""
+
+LEDGER_FILES = """---
+service: ledger-api
+owner: "@ledger-team"
+---
+# Ledger API: export files missing from the bucket
+
+## Symptoms
+
+The export job finished but no files arrived in `s3://ledger-exports`.
+
+## Fix
+
+Re-run the upload step:
+
+```
+kubectl -n ledger create job --from=cronjob/ledger-upload ledger-upload-manual
+```
+"""
+
+BILLING = """---
+service: billing
+owner: "@billing-oncall"
+---
+# Billing: export job stuck
+
+## Symptoms
+
+The billing export job is stuck and does not finish.
+
+## Mitigation
+
+### Restart the export worker
+
+```
+kubectl -n billing rollout restart deploy/billing-export
+```
+
+### Skip the stuck batch
+
+```
+billing-admin export skip --batch current
+```
+"""
+
+
+def test_what_next_after_the_last_fix_says_the_runbook_has_ended_and_who_to_call(
+    tmp_path: Path, redis_server: RedisServer, fake: FakeSlackAPI, embedder: FastEmbedder
+) -> None:
+    root = tmp_path / "runbooks"
+    for rel, text in {
+        "ledger/export-stuck.md": LEDGER,
+        "ledger/export-files-missing.md": LEDGER_FILES,
+        "billing/export-stuck.md": BILLING,
+    }.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    rt = make_runtime(
+        tmp_path / "data", redis_server.url, fake, embedder, fallback_contact="@sre-oncall"
+    )
+    fake.set_usergroups({"sre-oncall": ("S0SRE", ["U0SRE0001"])})
+    h = SlackHarness(rt, fake)
+    try:
+        rt.ingest(root)
+        parent = next_ts()
+        h.mention("ledger export job stuck, what do I do?", channel=CHANNEL, thread_ts=parent)
+        (first,) = h.thread_posts(CHANNEL, parent)
+        assert "kubectl -n ledger rollout restart deploy/ledger-export" in text_of(first)
+
+        h.mention("that didn't work, what next?", channel=CHANNEL, thread_ts=parent)
+        second = h.thread_posts(CHANNEL, parent, count=2)[1]
+        shown = text_of(second)
+        assert "*That is all this runbook has.* “Fix” was the last fix in" in shown
+        assert "Ledger API: export job stuck" in shown
+        # who to call: the runbook is ownerless, so the fallback contact, said once
+        assert ":bust_in_silhouette: *Ask:* *@sre-oncall*" in shown
+        assert shown.count("No owner on record.") == 1
+        # the other runbooks of its service, never another service's runbook
+        assert "*Other runbooks for this service:*" in shown
+        assert "Ledger API: export files missing from the bucket" in shown
+        assert "Billing" not in shown
+        # not the same text again, and never as another service's closest match
+        assert "Closest match (different service)" not in shown
+        assert "rollout restart" not in shown
+        assert "escalate_to_owner" in action_ids(second)
+
+        h.mention("who do I call?", channel=CHANNEL, thread_ts=parent)
+        third = h.thread_posts(CHANNEL, parent, count=3)[2]
+        assert ":bust_in_silhouette: Who to call about" in text_of(third)
+        assert "*@sre-oncall*" in text_of(third)
+        h.settle()
+    finally:
+        h.close()
+        rt.close()
+    h.assert_valid()
