@@ -142,6 +142,9 @@ class Settings(BaseSettings):
     slack_client_id: str | None = None
     slack_client_secret: SecretStr | None = None
     slack_authorize_url: str = DEFAULT_SLACK_AUTHORIZE_URL  # tests and proxies only
+    # the workspace (T…) people sign in from; default: the bot token's. Needed to serve the
+    # web pages with Sign in with Slack and no bot token
+    slack_team_id: str | None = None
     web_redirect_uri: str | None = None  # default: <public_url>/auth/slack/callback
     web_session_secret: SecretStr | None = None  # default: a random secret kept in the data dir
     web_session_max_age_seconds: int = Field(default=12 * 3600, gt=0)
