@@ -307,3 +307,39 @@ def test_what_next_after_the_last_fix_says_the_runbook_has_ended_and_who_to_call
         h.close()
         rt.close()
     h.assert_valid()
+
+
+def test_escalate_on_an_ownerless_runbook_asks_in_its_service_channel(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    fake.set_response(
+        "conversations.list",
+        {"ok": True, "channels": [{"id": "C0NOTIFY1", "name": "notifications"}]},
+    )
+    parent = next_ts()
+    slack.mention(
+        "ses bounce rate high email delivery failures what do i do",
+        channel=CHANNEL,
+        thread_ts=parent,
+    )
+    (reply,) = slack.thread_posts(CHANNEL, parent)
+    assert ":bust_in_silhouette: *Ask in:* <#C0NOTIFY1>" in text_of(reply)
+    slack.action(
+        ESCALATE,
+        request_id_of(reply),
+        channel=CHANNEL,
+        message_ts=reply.response["ts"],
+        thread_ts=parent,
+        ephemeral=False,
+    )
+    slack.settle()
+    (asked,) = [
+        c for c in fake.calls_to("chat.postMessage") if c.params.get("channel") == "C0NOTIFY1"
+    ]
+    line = asked.blocks[0]["text"]["text"]
+    assert line.startswith(":rotating_light: <@U0ALICE01> needs help with *<https://")
+    thread_link = f"https://fake.slack.com/archives/{CHANNEL}/p{parent.replace('.', '')}"
+    assert f"in <{thread_link}|this thread>." in line
+    posts = slack.thread_posts(CHANNEL, parent, count=2)
+    assert "is escalating to <#C0NOTIFY1>" in text_of(posts[1])
+    assert "I asked there, with a link to this thread." in text_of(posts[1])

@@ -17,7 +17,8 @@ from bot.oncall import (
     load_services_map,
 )
 from bot.settings import load_settings
-from tests.conftest import logging_to
+from retrieval.search.embeddings import FastEmbedder
+from tests.conftest import logging_to, runtime_over
 from tests.fakes.pagerduty_api import Certificate, FakePagerDuty, self_signed
 
 TOKEN = "pd-secret-token-0123456789"
@@ -166,3 +167,34 @@ def test_a_malformed_services_map_is_a_clear_error(tmp_path: Path) -> None:
         load_services_map(path)
     with pytest.raises(ServicesMapError, match="cannot read"):
         load_services_map(tmp_path / "missing.yml")
+
+
+def test_front_matter_names_the_escalation_policy_of_an_answer(
+    fake: FakePagerDuty, tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    from bot.logs import new_request_id
+    from retrieval.permissions import Scope
+
+    runbook = (
+        "---\nservice: ledger-api\npagerduty_escalation_policy: PEPPAY1\n---\n"
+        "# Ledger export stuck\n\n## Fix\n\nRestart the export worker:\n\n"
+        "```\nkubectl -n ledger rollout restart deploy/ledger-export\n```\n"
+    )
+    with runtime_over({"ledger/export.md": runbook}, tmp_path, embedder) as rt:
+        on_call = build_on_call(
+            load_settings(
+                data_dir=tmp_path,
+                pagerduty_token=TOKEN,
+                pagerduty_base_url=fake.base_url,
+                pagerduty_ca_file=fake.tls.cert,
+            )
+        )
+        service = rt.service(steps=on_call.steps)
+        delivery = service.ask(
+            "ledger export stuck", new_request_id(), asker=Scope(frozenset({"everyone"}))
+        )
+        assert delivery.public.citations
+        assert delivery.step is not None
+        assert delivery.step.text() == "On call now for ledger-api (PagerDuty): Alan Turing"
+        assert delivery.step.note == "No owner on record."
+        assert not delivery.step.pageable  # a policy alone: who, but nothing to page
