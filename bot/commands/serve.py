@@ -131,6 +131,12 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
         and not socket_mode
         and web.mode != "off"
     )
+    if slack_off and web.sign_in is not None and web.sign_in.team_id is None:
+        error(
+            "Sign in with Slack checks the workspace people sign in from: without a bot "
+            "token (SLACK_BOT_TOKEN), set RUNBOOK_SLACK_TEAM_ID (T...)"
+        )
+        return EXIT_USAGE
     if not slack_off and s.slack_bot_token is None:
         error("SLACK_BOT_TOKEN is not set (the bot token, xoxb-...)")
         return EXIT_USAGE

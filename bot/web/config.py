@@ -91,13 +91,7 @@ def web_config(settings: Settings, session_secret: str, host: str) -> WebConfig:
                 "set RUNBOOK_PUBLIC_URL (or RUNBOOK_WEB_REDIRECT_URI)"
             )
         assert s.slack_client_id is not None and s.slack_client_secret is not None
-        token = s.slack_bot_token.get_secret_value().strip() if s.slack_bot_token else ""
         team = (s.slack_team_id or "").strip() or None
-        if not token and team is None:
-            raise WebConfigError(
-                "Sign in with Slack checks the workspace people sign in from: without a bot "
-                "token (SLACK_BOT_TOKEN), set RUNBOOK_SLACK_TEAM_ID (T...)"
-            )
         sign_in = SignInConfig(
             client_id=s.slack_client_id,
             client_secret=s.slack_client_secret.get_secret_value(),
