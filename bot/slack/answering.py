@@ -35,7 +35,7 @@ from bot.slack.audiences import Audiences
 from bot.slack.blockkit import Message, bold, clip, escape, link, safe_url
 from bot.slack.channels import is_direct_message
 from bot.slack.contacts import Contacts
-from bot.slack.follow_up_view import render_end_of_runbook
+from bot.slack.follow_up_view import END_OF_RUNBOOK, render_end_of_runbook
 from bot.slack.notices import (
     render_external_decline,
     render_minimal,
@@ -366,11 +366,14 @@ class Answering:
         lead = nxt.citations[0]
         facts = self._facts(nxt, asked)
         public = audience is not None
+        fixes_ended = wants == "next" and "escalate" in heading_kinds(
+            tuple(lead.section.split(SECTION_SEPARATOR))
+        )
         view = View(
             audience="public" if public else "private",
             incident=asked.incident,
             offer_escalate=asked.place is not None,
-            preface=continuing_preface(topic, lead.url),
+            preface=(end_of_fixes_preface if fixes_ended else continuing_preface)(topic, lead.url),
         )
         stored = self._store(request_id, asked, "mention" if public else "dm", nxt, view, facts)
         reply = Reply(self.render(stored), render_minimal(nxt, request_id), stored)
@@ -559,6 +562,14 @@ def alert_preface(alertname: str, match: RunbookMatch) -> str:
     if unindexed:
         line = f":warning: {name}: {unindexed[0].lower()}{unindexed[1:]} Showing {why}."
     return line
+
+
+def end_of_fixes_preface(topic: ThreadTopic, url: str | None) -> str:
+    """Over a runbook's Escalation section shown after its last fix: no fix is left."""
+    title = link(url, clip(topic.title, 150)) if safe_url(url) else escape(clip(topic.title, 150))
+    fixes = [s for s in topic.sections if "act" in heading_kinds(tuple(s.split(SECTION_SEPARATOR)))]
+    last = f" after “{escape(clip(fixes[-1], 120))}”" if fixes else ""
+    return f":checkered_flag: *{END_OF_RUNBOOK}* No fix follows{last} in *{title}*; its escalation:"
 
 
 def continuing_preface(topic: ThreadTopic, url: str | None) -> str:

@@ -232,6 +232,29 @@ kubectl -n ledger create job --from=cronjob/ledger-upload ledger-upload-manual
 ```
 """
 
+RECONCILE = """---
+service: ledger-api
+owner: "@ledger-team"
+---
+# Ledger API: reconciliation mismatch
+
+## Symptoms
+
+The nightly reconciliation reports a mismatch between ledger and payments totals.
+
+## Fix
+
+Re-run the reconciliation for the day:
+
+```
+ledger-admin reconcile --date yesterday
+```
+
+## Escalation
+
+Page the ledger team lead if totals still differ after a re-run.
+"""
+
 BILLING = """---
 service: billing
 owner: "@billing-oncall"
@@ -266,6 +289,7 @@ def test_what_next_after_the_last_fix_says_the_runbook_has_ended_and_who_to_call
         "ledger/export-stuck.md": LEDGER,
         "ledger/export-files-missing.md": LEDGER_FILES,
         "billing/export-stuck.md": BILLING,
+        "ledger/reconcile.md": RECONCILE,
     }.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text, encoding="utf-8")
@@ -302,6 +326,18 @@ def test_what_next_after_the_last_fix_says_the_runbook_has_ended_and_who_to_call
         third = h.thread_posts(CHANNEL, parent, count=3)[2]
         assert ":bust_in_silhouette: Who to call about" in text_of(third)
         assert "*@sre-oncall*" in text_of(third)
+
+        # a runbook with an Escalation section: after its last fix, that section, said so
+        other = next_ts()
+        h.mention("ledger reconciliation mismatch", channel=CHANNEL, thread_ts=other)
+        (fix,) = h.thread_posts(CHANNEL, other)
+        assert "ledger-admin reconcile --date yesterday" in text_of(fix)
+        h.mention("still failing, what else?", channel=CHANNEL, thread_ts=other)
+        escalation = text_of(h.thread_posts(CHANNEL, other, count=2)[1])
+        assert "*That is all this runbook has.* No fix follows after “Fix”" in escalation
+        assert "Page the ledger team lead" in escalation
+        assert ":bust_in_silhouette: *Owner:* *@ledger-team*" in escalation
+        assert "Closest match (different service)" not in escalation
         h.settle()
     finally:
         h.close()
