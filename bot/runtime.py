@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import redis
 
 from bot.answer_format import answer_format
+from bot.oncall import HumanSteps
 from bot.service import AnswerService, Observer
 from bot.settings import Settings
 from ingest.documents import DocumentConfig
@@ -446,6 +447,7 @@ class Runtime:
         directory: UsergroupDirectory | None = None,
         observer: Observer | None = None,
         sections: RunbookSections | None = None,
+        steps: HumanSteps | None = None,
     ) -> AnswerService:
         """The answer service; ``sections``: the runbook sections its callers also show
         (one outline cache for both), else its own."""
@@ -459,6 +461,7 @@ class Runtime:
             mode=self.answer_mode,
             observer=observer,
             sections=sections,
+            steps=steps,
         )
 
     def close(self) -> None:

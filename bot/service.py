@@ -14,7 +14,10 @@ This is where the permission rules meet the answerer:
 - answers are cached per (question, scope, index generation, answer mode) and a
   cached answer citing a retired revision is never served;
 - every question leaves one redacted line in the query log, with the access groups of
-  each runbook its answer cited (so a report shows it only to people who may read them).
+  each runbook its answer cited (so a report shows it only to people who may read them);
+- every delivery carries its human step (:mod:`bot.oncall`): who to call now about the
+  runbook it leads with, found by the injected :class:`~bot.oncall.HumanSteps` and only
+  rendered by Slack, the web pages and the terminal.
 """
 
 from __future__ import annotations
@@ -25,12 +28,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from bot.oncall import HumanStep, HumanSteps, Target
 from core.models import Answer, AnswerWarning
 from retrieval.answer import (
     Answerer,
     Disclosure,
     RunbookMatcher,
     RunbookSections,
+    chunk_url,
     for_audience,
     snapshot_lookup,
 )
@@ -52,6 +57,7 @@ class Delivery:
     private: Answer | None = None
     cache_hit: bool = False
     latencies_ms: Mapping[str, float] = field(default_factory=dict)
+    step: HumanStep | None = None  # who to call now about ``public`` (None: no lookup)
 
 
 class Observer(Protocol):
@@ -91,7 +97,9 @@ class AnswerService:
         clock: Callable[[], float] = time.perf_counter,
         matcher: RunbookMatcher | None = None,
         sections: RunbookSections | None = None,
+        steps: HumanSteps | None = None,
     ) -> None:
+        self._steps = steps
         self._answerer = answerer
         self._searcher = searcher
         self._resolver = resolver
@@ -131,6 +139,83 @@ class AnswerService:
                 service=service,
                 cited=tuple(cited_access or ()),
                 cited_access=cited_access,
+            )
+        )
+
+    def human_step(self, answer: Answer) -> HumanStep | None:
+        """Who to call now about the runbook ``answer`` leads with (None: no lookups)."""
+        if self._steps is None:
+            return None
+        try:
+            lookup = snapshot_lookup(self._searcher.snapshot())
+        except Exception:  # the step names the owner the answer carries
+            log.warning("could not read the index for the human step", exc_info=True)
+            lookup = None
+        return self._steps.for_answer(answer, lookup)
+
+    def human_step_for(self, source_id: str) -> HumanStep | None:
+        """Who to call about the runbook ``source_id`` (None: no lookups)."""
+        if self._steps is None:
+            return None
+        lookup = snapshot_lookup(self._searcher.snapshot())
+        meta = lookup(source_id)
+        chunks = self._searcher.snapshot().chunks_by_source.get(source_id) or ()
+        title = chunks[0].title if chunks else None
+        return self._steps.for_target(
+            Target(
+                source_id=source_id,
+                title=title,
+                service=meta.service if meta else None,
+                owner=meta.owner if meta else None,
+                pagerduty_service=meta.pagerduty_service if meta else None,
+                pagerduty_escalation_policy=meta.pagerduty_escalation_policy if meta else None,
+            )
+        )
+
+    def runbook_url(self, source_id: str) -> str | None:
+        """The link to the runbook ``source_id`` at its indexed revision (its top)."""
+        chunks = self._searcher.snapshot().chunks_by_source.get(source_id) or ()
+        return chunk_url(chunks[0], 1) if chunks else None
+
+    def related(
+        self, question: str, scope: Scope, source_id: str, limit: int = 3
+    ) -> list[tuple[str, str, str | None]]:
+        """Other runbooks of the service of ``source_id`` closest to ``question`` that
+        ``scope`` may read: (title, section, url). Only that service's: a runbook of
+        another service is no relation, however near its words."""
+        snap = self._searcher.snapshot()
+        meta = snapshot_lookup(snap)(source_id)
+        if meta is None or not meta.service:
+            return []
+        flt = scope.as_filter().model_copy(
+            update={"services": (meta.service,), "doc_types": ("runbook",)}
+        )
+        out: list[tuple[str, str, str | None]] = []
+        for doc in self._searcher.search(question, k=limit + 1, flt=flt):
+            if doc.source_id == source_id:
+                continue
+            chunk = doc.best.chunk
+            section = chunk.section
+            out.append((doc.title, section, chunk_url(chunk, chunk.line)))
+        return out[:limit]
+
+    def record_gap(
+        self, question: str, request_id: str, reason: str, *, service: str | None = None
+    ) -> None:
+        """A question nothing answered that no search logs (an alert's ``runbook_url``
+        naming no indexed runbook): one line in the query log, so the gaps report lists it."""
+        if self._log is None:
+            return
+        self._log.record(
+            build_record(
+                request_id=request_id,
+                user_hash=hash_user("alert", self._salt),
+                channel=None,
+                scope_id="alert",
+                question=question,
+                state="abstain",
+                reason=reason,
+                service=service,
             )
         )
 
@@ -249,7 +334,7 @@ class AnswerService:
         self._record(
             question, request_id, public_scope, public, hit, latencies, user_id, channel_id
         )
-        return Delivery(request_id, public, private, hit, latencies)
+        return Delivery(request_id, public, private, hit, latencies, self.human_step(public))
 
     def _lead(self, answer: Answer, question: str, context: AskContext) -> Answer:
         """``answer`` led as asked (:meth:`RunbookSections.lead`); as it is when its

@@ -135,6 +135,16 @@ class Settings(BaseSettings):
     fallback_contact: str | None = None
     port: int = 3000
 
+    # who is on call now: PagerDuty's REST API (a read-write API token pages on-call), and
+    # per service its PagerDuty service or escalation policy and channel (a YAML file)
+    pagerduty_token: SecretStr | None = None
+    pagerduty_base_url: str | None = None  # the REST API's address (tests and proxies only)
+    pagerduty_from: str | None = None  # the PagerDuty user's email incidents are created as
+    pagerduty_timeout_seconds: float = Field(default=5.0, gt=0)
+    pagerduty_ca_file: Path | None = None  # certificates to trust besides the system's (proxies)
+    oncall_cache_seconds: float = Field(default=60.0, ge=0)
+    services_map_path: Path | None = None
+
     # web pages at / on the same port: Sign in with Slack (OpenID Connect), or a local
     # mode without sign-in that only binds 127.0.0.1
     public_url: str | None = None  # where people reach the server, e.g. https://runbooks.acme.io
@@ -143,6 +153,9 @@ class Settings(BaseSettings):
     slack_client_id: str | None = None
     slack_client_secret: SecretStr | None = None
     slack_authorize_url: str = DEFAULT_SLACK_AUTHORIZE_URL  # tests and proxies only
+    # the workspace (T…) people sign in from; default: the bot token's. Needed to serve the
+    # web pages with Sign in with Slack and no bot token
+    slack_team_id: str | None = None
     web_redirect_uri: str | None = None  # default: <public_url>/auth/slack/callback
     web_session_secret: SecretStr | None = None  # default: a random secret kept in the data dir
     web_session_max_age_seconds: int = Field(default=12 * 3600, gt=0)
@@ -199,13 +212,13 @@ class Settings(BaseSettings):
     def _github_address(cls, value: str) -> str:
         return (_http_address(value) or "https://api.github.com").rstrip("/")
 
-    @field_validator("notion_token", "confluence_token", "github_token", mode="before")
+    @field_validator("notion_token", "confluence_token", "github_token", "pagerduty_token", mode="before")
     @classmethod
-    def _blank_notion_token_is_unset(cls, value: Any) -> Any:
+    def _blank_api_token_is_unset(cls, value: Any) -> Any:
         text = value.get_secret_value() if isinstance(value, SecretStr) else value
         return None if isinstance(text, str) and not text.strip() else value
 
-    @field_validator("public_url", "web_redirect_uri", mode="after")
+    @field_validator("public_url", "web_redirect_uri", "pagerduty_base_url", mode="after")
     @classmethod
     def _web_address(cls, value: str | None) -> str | None:
         return _http_address(value)
@@ -299,6 +312,20 @@ class Settings(BaseSettings):
     def drafts_dir(self) -> Path:
         """Where runbook drafts handed over as files are kept for the web page."""
         return self.data_dir / "drafts"
+
+    @property
+    def pagerduty_enabled(self) -> bool:
+        """Whether who is on call is asked of PagerDuty (a token is configured)."""
+        return self.pagerduty_token is not None
+
+    @property
+    def slack_enabled(self) -> bool:
+        """Whether the Slack app can run: a bot token, and a signing secret or an app
+        token (Socket Mode)."""
+        token = self.slack_bot_token
+        if token is None or not token.get_secret_value().strip():
+            return False
+        return self.slack_signing_secret is not None or self.slack_app_token is not None
 
     @property
     def llm_enabled(self) -> bool:

@@ -13,6 +13,7 @@ and "none" tiers the closest runbooks with their owners and the search link.
 
 from __future__ import annotations
 
+from bot.oncall import HumanStep
 from bot.quote_layout import by_runbook
 from core.heading_text import shown_section
 from core.models import Answer, Citation
@@ -96,3 +97,12 @@ def render_text(answer: Answer) -> str:
     out.append(_RULE)
     out.append(f"confidence {answer.confidence:.2f} | index generation {answer.generation}")
     return "\n".join(out)
+
+
+def render_human_step(step: HumanStep) -> str:
+    """Who to call now, in the words Slack and the web pages use."""
+    lines = [f"Who to call: {step.text()}"]
+    lines += [f"  {c.label}: {c.url}" for c in step.contacts if c.url]
+    if step.note:
+        lines.append(f"  ({step.note})")
+    return "\n".join(lines)

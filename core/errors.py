@@ -22,6 +22,9 @@ layers. The tree::
     │   └── UnknownSignalError           switching off a signal retrieval/answer/signals.py lacks
     ├── StateError                       state/errors.py (writes never raise: fail-soft)
     │   └── QueryLogError                the query log could not be read for a report
+    ├── OnCallError                      bot/oncall/errors.py: who is on call, paging
+    │   ├── PagerDutyError               PagerDuty's API refused or could not be reached
+    │   └── ServicesMapError             the services map file is missing or malformed
     └── WebError                         bot/web/errors.py
         ├── WebConfigError               the web settings do not fit together
         ├── SignInError                  Sign in with Slack failed

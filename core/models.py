@@ -79,6 +79,9 @@ class DocumentMetadata(Frozen):
     url: str | None = None
     superseded_by: str | None = None
     alerts: tuple[str, ...] = ()  # alert names this runbook answers (front matter ``alerts:``)
+    # who is on call for it: a PagerDuty service or escalation policy id (front matter)
+    pagerduty_service: str | None = None
+    pagerduty_escalation_policy: str | None = None
     # heading paths of the sections with nothing under them (``## Mitigation`` then the
     # next heading): no chunk holds them, yet an answer says they are not written
     empty_sections: tuple[EmptySection, ...] = ()

@@ -65,6 +65,8 @@ KNOWN_KEYS = frozenset(
         "tags",
         "url",
         "alerts",
+        "pagerduty_service",
+        "pagerduty_escalation_policy",
     }
 )
 # Keys of common static site generators (Hugo, Jekyll, MkDocs, Docusaurus, Middleman):
@@ -345,6 +347,8 @@ def parse_document(
         url=url,
         superseded_by=str(superseded_by).strip() if superseded_by else None,
         alerts=as_list(f.get("alerts")) or facts.alerts,
+        pagerduty_service=_text(f.get("pagerduty_service")),
+        pagerduty_escalation_policy=_text(f.get("pagerduty_escalation_policy")),
         empty_sections=tuple(
             EmptySection(heading_path=s.heading_path, start=s.start)
             for s in empty_sections(text, start, syntax_for(rel))
@@ -359,3 +363,9 @@ def parse_document(
         metadata=meta,
     )
     return ParsedDocument(doc, start, problems, facts.anchors)
+
+
+def _text(value: object) -> str | None:
+    """A front matter value as one trimmed string; None when blank."""
+    text = str(value).strip() if value is not None else ""
+    return text or None

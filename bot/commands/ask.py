@@ -13,9 +13,10 @@ import argparse
 from typing import TYPE_CHECKING
 
 from bot.commands.options import csv_list, words
-from bot.commands.output import EXIT_OK, err, out, print_json
+from bot.commands.output import EXIT_OK, EXIT_USAGE, err, error, out, print_json
 
 if TYPE_CHECKING:
+    from bot.oncall import Names
     from bot.runtime import Runtime
     from retrieval.permissions import UsergroupDirectory
 
@@ -48,12 +49,37 @@ def _directory(rt: Runtime) -> UsergroupDirectory | None:
     return SlackUsergroupDirectory(make_client(rt.settings))
 
 
+def _names(rt: Runtime) -> Names | None:
+    """The workspace's names for the human step (None without a bot token: as written)."""
+    if rt.settings.slack_bot_token is None:
+        return None
+    from bot.slack.channels import Channels
+    from bot.slack.client import make_client
+    from bot.slack.contacts import Contacts
+    from bot.slack.directory import SlackUsergroupDirectory
+
+    client = make_client(rt.settings)
+    return Contacts(
+        SlackUsergroupDirectory(client),
+        Channels(client),
+        service_channel_template=rt.settings.service_channel_template,
+        fallback=rt.settings.fallback_contact,
+        client=client,
+    )
+
+
 def run(args: argparse.Namespace, rt: Runtime) -> int:
     from bot.logs import new_request_id
-    from bot.text import render_text
+    from bot.oncall import OnCallError, build_on_call
+    from bot.text import render_human_step, render_text
     from retrieval.reading import AskContext
 
-    service = rt.service(_directory(rt) if args.as_user else None)
+    try:
+        steps = build_on_call(rt.settings, _names(rt)).steps
+    except OnCallError as exc:
+        error(exc)
+        return EXIT_USAGE
+    service = rt.service(_directory(rt) if args.as_user else None, steps=steps)
     resolver = service.resolver
     if args.as_user:
         asker = resolver.scope_for_user(args.as_user)
@@ -78,6 +104,8 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
             print_json(delivery.private)
     else:
         out(render_text(delivery.public))
+        if delivery.step is not None:
+            out(render_human_step(delivery.step))
         if delivery.private is not None:
             out("\nSent privately to the asker:\n" + render_text(delivery.private))
     cache = "cache hit" if delivery.cache_hit else "cache miss"

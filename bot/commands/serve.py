@@ -100,12 +100,15 @@ def _metrics_where(port: int, token: str | None, metrics_address: str | None) ->
 
 def run(args: argparse.Namespace, rt: Runtime) -> int:
     from bot.logs import configure_logging
+    from bot.oncall import OnCallError
     from bot.server import METRICS_HOST, BotServer
     from bot.slack.app import SlackBot
+    from bot.slack.client import bot_token
     from bot.watcher import RunbookWatcher
     from bot.web.app import build_web_pages
     from bot.web.config import web_config
     from bot.web.errors import WebConfigError
+    from bot.web_only import WebOnly
     from retrieval.errors import IndexLockedError
 
     s = rt.settings
@@ -115,10 +118,29 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
         error(exc)
         return EXIT_USAGE
     socket_mode = s.slack_app_token is not None
-    if s.slack_bot_token is None:
+    try:
+        web = web_config(s, rt.web_session_secret, args.host)
+    except WebConfigError as exc:
+        error(exc)
+        return EXIT_USAGE
+    # with neither a bot token nor a signing secret, the web pages alone (local mode, or
+    # Sign in with Slack) serve without the Slack routes
+    slack_off = (
+        bot_token(s) is None
+        and s.slack_signing_secret is None
+        and not socket_mode
+        and web.mode != "off"
+    )
+    if slack_off and web.sign_in is not None and web.sign_in.team_id is None:
+        error(
+            "Sign in with Slack checks the workspace people sign in from: without a bot "
+            "token (SLACK_BOT_TOKEN), set RUNBOOK_SLACK_TEAM_ID (T...)"
+        )
+        return EXIT_USAGE
+    if not slack_off and s.slack_bot_token is None:
         error("SLACK_BOT_TOKEN is not set (the bot token, xoxb-...)")
         return EXIT_USAGE
-    if not socket_mode and s.slack_signing_secret is None:
+    if not slack_off and not socket_mode and s.slack_signing_secret is None:
         error(
             "SLACK_SIGNING_SECRET is not set: HTTP mode needs it to verify requests "
             "(or set SLACK_APP_TOKEN to use Socket Mode)"
@@ -130,16 +152,21 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
         return EXIT_USAGE
 
     try:
-        web = web_config(s, rt.web_session_secret, args.host)
-    except WebConfigError as exc:
-        error(exc)
-        return EXIT_USAGE
-
-    try:
-        handlers = SlackBot(rt, socket_mode=socket_mode)
+        handlers: SlackBot | WebOnly = (
+            WebOnly(rt) if slack_off else SlackBot(rt, socket_mode=socket_mode)
+        )
     except IndexLockedError as exc:
         error(exc)
         return EXIT_FAILED
+    except OnCallError as exc:
+        error(exc)
+        return EXIT_USAGE
+    if slack_off:
+        log.info(
+            "Slack is off: no SLACK_BOT_TOKEN or SLACK_SIGNING_SECRET, so /slack/events is "
+            "not served; the web pages are (%s)",
+            _WEB_MODES[web.mode],
+        )
     pages = build_web_pages(rt, handlers.service, handlers.client, web, metrics=handlers.metrics)
 
     stop = threading.Event()
@@ -151,7 +178,7 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
     token = s.metrics_token.get_secret_value() if s.metrics_token is not None else None
     try:
         server = BotServer(
-            None if socket_mode else handlers.app,
+            None if socket_mode else handlers.app,  # None: no Slack route
             rt,
             host=args.host,
             port=s.port,
@@ -174,7 +201,7 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
         if socket_mode:
             from slack_bolt.adapter.socket_mode import SocketModeHandler
 
-            assert s.slack_app_token is not None
+            assert s.slack_app_token is not None and handlers.app is not None
             socket_handler = SocketModeHandler(
                 handlers.app,
                 s.slack_app_token.get_secret_value(),
@@ -195,7 +222,7 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
             "runbook-bot serving on port %d (%s mode), index generation %s, web pages %s, "
             "metrics %s%s",
             server.port,
-            "socket" if socket_mode else "http",
+            "socket" if socket_mode else ("web only" if slack_off else "http"),
             generation,
             _WEB_MODES[pages.config.mode],
             _metrics_where(

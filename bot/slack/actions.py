@@ -12,3 +12,5 @@ DRAFT_RUNBOOK = "draft_runbook"  # "Draft a runbook" from the thread (bot.slack.
 OPEN_SEARCH = "open_search"
 OPEN_IN_BROWSER = "open_in_browser"
 SHOW_MORE = "show_more"  # a long lead quote (and its folded examples) shown whole, in place
+PAGE_ONCALL = "page_oncall"
+FULL_RUNBOOK = "full_runbook"  # an alert card's "Full runbook": the whole answer in place

@@ -10,7 +10,8 @@ runbook (``runbook_url``, else its name) or the best confident match
 Noise control (:class:`bot.slack.alert_ledger.AlertLedger`): one reply per alert
 fingerprint per channel within ``RUNBOOK_ALERT_WINDOW_SECONDS`` (a re-notification gets a
 one-line pointer to the first, or nothing); a RESOLVED notification updates the earlier
-reply in place; nothing confident means silence (or one line, if configured); at most
+reply in place, collapsing it to one line; nothing confident means silence (or one line, if
+configured; always one line when its ``runbook_url`` names no indexed runbook); at most
 ``RUNBOOK_ALERT_RATE_LIMIT`` replies per channel per rate window. Each event is handled
 once across Slack's retries and replicas.
 """
@@ -185,13 +186,18 @@ class AlertReplies:
                 offer = resolved_offer(channel, record.alert_ts, alert.alertname)
                 ctx.sender.post(channel, offer, thread_ts=record.alert_ts)
             return
+        message: Message | None = None
         if record.request_id:
             stored = ctx.requests.get(record.request_id)
-            if stored is not None:
+            if stored is not None:  # the card collapses to one line with the runbook's link
                 view = stored.view.model_copy(update={"resolved": at})
-                ctx.requests.put(stored.model_copy(update={"view": view}))
-        shown = Message(text=record.text or "", blocks=record.message_blocks())
-        ctx.sender.update(channel, record.reply_ts, mark_resolved(shown, at))
+                stored = stored.model_copy(update={"view": view})
+                ctx.requests.put(stored)
+                message = ctx.answering.render(stored)
+        if message is None:
+            shown = Message(text=record.text or "", blocks=record.message_blocks())
+            message = mark_resolved(shown, at)
+        ctx.sender.update(channel, record.reply_ts, message)
         if record.request_id is None:  # the reply was "no runbook for X": offer to draft one
             offer = resolved_offer(channel, record.alert_ts, alert.alertname)
             ctx.sender.post(channel, offer, thread_ts=record.alert_ts)

@@ -41,7 +41,6 @@ from bot.slack.blockkit import (
     block_chars,
     bold,
     button,
-    channel_link,
     clip,
     context,
     days,
@@ -54,7 +53,13 @@ from bot.slack.blockkit import (
     split_text,
     truncate,
     user_mention,
-    usergroup_mention,
+)
+from bot.slack.human_step_view import (
+    contact_text,
+    escalate_button,
+    escalation_target,
+    human_step_blocks,
+    page_button,
 )
 from bot.slack.mrkdwn import first_command, plain_text, table_cells, to_mrkdwn
 from bot.slack.presentation import Audience, Contact, DocFacts, View
@@ -107,21 +112,6 @@ def lead_link(citation: Citation | Suggestion) -> str:
     """The runbook and section as one bold link."""
     label = link(citation.url, section_label(citation))
     return f"*{label}*" if safe_url(citation.url) else bold(section_label(citation))
-
-
-def contact_text(contact: Contact | None, audience: Audience) -> str:
-    """A contact that never notifies anyone: a mention only where nobody else reads it
-    (an ephemeral reply), a channel link, or the name in bold."""
-    if contact is None:
-        return "no owner on record"
-    if contact.kind == "channel" and contact.id:
-        return channel_link(contact.id, contact.label)
-    if audience == "private" and contact.id:
-        if contact.kind == "usergroup":
-            return usergroup_mention(contact.id, contact.label)
-        if contact.kind == "user":
-            return user_mention(contact.id) or bold(contact.label)
-    return bold(contact.label)
 
 
 def _has_mention(text: str) -> bool:
@@ -186,6 +176,11 @@ def _warnings_block(answer: Answer, today: date) -> dict[str, Any] | None:
     return section("\n".join(lines), block_id="warnings") if lines else None
 
 
+def answer_warnings(answer: Answer, today: date) -> dict[str, Any] | None:
+    """The warnings that change what to do (stale, superseded), in one block."""
+    return _warnings_block(answer, today)
+
+
 def _meta_line(citation: Citation, facts: DocFacts | None, view: View, today: date) -> str:
     """``owner @team · updated 12 days ago`` (plus the kind and status when unusual)."""
     parts: list[str] = []
@@ -200,6 +195,8 @@ def _meta_line(citation: Citation, facts: DocFacts | None, view: View, today: da
             "owner "
             + contact_text(contact or Contact(kind="text", label=citation.owner), view.audience)
         )
+    elif view.step is not None:
+        pass  # ownerless is said once, in the human step's small print
     elif contact is not None:
         parts.append("no owner on record · ask " + contact_text(contact, view.audience))
     else:
@@ -367,6 +364,7 @@ def _answer_tail(
     escalation = _escalation_block(lead, lead_facts, view)
     if escalation is not None:
         tail.append(escalation)
+    tail.extend(human_step_blocks(view.step, view.audience, done=step_done(view)))
     if view.incident and answer.related:
         tail.append(_related_block(answer.related, today))
     note = _withheld(answer, view)
@@ -391,11 +389,36 @@ def _escalation_block(lead: Citation, facts: DocFacts | None, view: View) -> dic
         )
         body = to_mrkdwn(facts.escalation, base_url=facts.escalation_url)
         return section(f":telephone_receiver: *{heading}*\n{body}", block_id="escalation")
-    if facts.contact is not None and facts.contact.source != "owner":
+    if view.step is None and facts.contact is not None and facts.contact.source != "owner":
         who = contact_text(facts.contact, view.audience)
         text = f":telephone_receiver: *Escalation:* no owner on record; ask {who}"
         return section(text, block_id=_block_id(text, "escalation") or "escalation")
     return None
+
+
+def step_done(view: View) -> str | None:
+    """What was done about the human step: paged (with the incident's link)."""
+    if not view.paged_by:
+        return None
+    who = user_mention(view.paged_by)
+    incident = link(view.incident_url, "the incident") if safe_url(view.incident_url) else ""
+    by = f" by {who}" if who else ""
+    return f"Paged on-call{by}" + (f": {incident}" if incident else "") + "."
+
+
+def step_actions(view: View, request_id: str, runbook: str | None) -> list[dict[str, Any]]:
+    """ "Page on-call" and "Escalate to …" for the human step, where there is a channel to
+    act in and until they are clicked."""
+    step = view.step
+    if step is None or not view.offer_escalate:
+        return []
+    out: list[dict[str, Any]] = []
+    if step.pageable and not view.paged_by:
+        out.append(page_button(step, request_id, runbook))
+    target = escalation_target(step)
+    if target is not None and not view.escalated_by:
+        out.append(escalate_button(target, request_id))
+    return out
 
 
 def _related_block(related: Sequence[Citation], today: date) -> dict[str, Any]:
@@ -471,7 +494,15 @@ def _actions(
             )
     contact = facts.get(answer.citations[0].source_id) if answer.citations else None
     owner = contact.contact if contact is not None else None
-    if view.offer_escalate and owner is not None and owner.id and owner.kind != "channel":
+    if view.step is not None:
+        target = escalation_target(view.step)
+        if view.escalated_by and target is not None:
+            who = user_mention(view.escalated_by)
+            by = f" by {who}" if who else ""
+            done.append(f"Escalated to {escape(target.label)}{by}.")
+        title = answer.citations[0].title if answer.citations else None
+        elements.extend(step_actions(view, request_id, title))
+    elif view.offer_escalate and owner is not None and owner.id and owner.kind != "channel":
         if view.escalated_by:
             who = user_mention(view.escalated_by)
             done.append(f"Escalated to {escape(owner.label)}" + (f" by {who}" if who else "") + ".")
@@ -579,12 +610,16 @@ def render_not_answered(
     elif suggestions:
         headline += " The closest runbooks:"
     elif reason in ("no-match", "low-confidence", *MISSING_DETAIL) and answer.search_link:
-        headline += " Search the runbooks repository, or ask the owning team."
+        headline += (
+            " Search the runbooks repository, or ask the people below."
+            if view.step is not None
+            else " Search the runbooks repository, or ask the owning team."
+        )
     blocks: list[dict[str, Any]] = [*_preface(view), section(headline, block_id="lead")]
     warnings = _warnings_block(answer, today)
     if warnings is not None:
         blocks.append(warnings)
-    lines = [_suggestion_line(s, view.audience) for s in suggestions]
+    lines = [_suggestion_line(s, view.audience, view.step is None) for s in suggestions]
     for c in answer.related[:5]:  # superseded documents the answer only names
         lines.append(
             "• " + lead_link(c) + f" · {bold(c.status)}"
@@ -594,6 +629,7 @@ def render_not_answered(
     if lines:
         body = "\n".join(lines)
         blocks.append(section(body, block_id=_block_id(body, "closest") or "closest"))
+    blocks.extend(human_step_blocks(view.step, view.audience, done=step_done(view)))
     note = _withheld(answer, view)
     if note:
         blocks.append(context(note, block_id=_block_id(note, "withheld")))
@@ -607,6 +643,7 @@ def render_not_answered(
             button(":mag: Search the runbooks", ids.OPEN_SEARCH, value=request_id, url=link_url)
         )
     elements.extend(_browser_button(browser_url, request_id))
+    elements.extend(step_actions(view, request_id, suggestions[0].title if suggestions else None))
     if reason != "access-denied":  # no runbook answers this: write one from the thread
         elements.append(button(":memo: Draft a runbook", ids.DRAFT_RUNBOOK, value=request_id))
     if view.feedback is None:
@@ -625,14 +662,14 @@ def render_not_answered(
     return Message(text=fallback(escape(" ".join(parts))), blocks=blocks)
 
 
-def _suggestion_line(suggestion: Suggestion, audience: Audience) -> str:
+def _suggestion_line(suggestion: Suggestion, audience: Audience, ownerless: bool = True) -> str:
     """``• Title (Section) · owner @team``: the title links to the best section."""
     title = clip(suggestion.title or suggestion.path, _TITLE_MAX)
     label = f"*{link(suggestion.url, title)}*" if safe_url(suggestion.url) else bold(title)
     sec = clip(suggestion.section, _TITLE_MAX)
     where = f" ({escape(sec)})" if sec and sec != title else ""
     owner = suggestion.owner
-    who = f" · owner {bold(owner)}" if owner else " · no owner on record"
+    who = f" · owner {bold(owner)}" if owner else (" · no owner on record" if ownerless else "")
     line = "• " + label + where + who
     if suggestion.pointer:  # the runbook says where the steps are: quoted, with its link
         pointer = to_mrkdwn(suggestion.pointer, base_url=suggestion.url)

@@ -24,8 +24,10 @@ from dataclasses import dataclass, field
 from datetime import date
 from urllib.parse import urlsplit
 
+from bot.oncall import PagerDutyOnCall
 from bot.service import AnswerService, Delivery
 from bot.service_names import named_services, other_service
+from bot.slack.alert_card import render_alert_card
 from bot.slack.alert_post import AlertPost
 from bot.slack.alerts import ThreadParent, focused_query
 from bot.slack.answer_view import render_answer
@@ -33,6 +35,7 @@ from bot.slack.audiences import Audiences
 from bot.slack.blockkit import Message, bold, clip, escape, link, safe_url
 from bot.slack.channels import is_direct_message
 from bot.slack.contacts import Contacts
+from bot.slack.follow_up_view import END_OF_RUNBOOK, render_end_of_runbook
 from bot.slack.notices import (
     render_external_decline,
     render_minimal,
@@ -60,6 +63,8 @@ from retrieval.reading import AskContext, FollowUp, heading_kinds, is_pasted_ale
 
 log = logging.getLogger("runbook_bot.slack")
 MAX_MORE_ACTIONS = 5
+#: the gaps report's reason for an alert whose runbook_url names no indexed runbook
+UNINDEXED_RUNBOOK_URL = "unindexed-runbook-url"
 
 
 @dataclass(frozen=True)
@@ -136,6 +141,7 @@ class Answering:
     alert_keep_seconds: int = 12 * 3600  # an alert reply's buttons work this long
     alert_note: bool = False  # no confident runbook for an alert: one line (else nothing)
     public_url: str | None = None  # the web pages: every answer links to the same question
+    pager: PagerDutyOnCall | None = None  # "Page on-call" (PagerDuty configured)
 
     # -- the two deliveries ----------------------------------------------------------
 
@@ -289,9 +295,16 @@ class Answering:
         facts = self._facts(answer, asked)
         weak = match.source_id is None and any(f.other_service for f in facts[:1])
         name = alert.alertname or alert.title
+        if match.unindexed_url:  # a runbook the alert names and the index lacks: a gap
+            self.service.record_gap(
+                f"{name}: runbook_url {redact(match.unindexed_url)}",
+                request_id,
+                UNINDEXED_RUNBOOK_URL,
+                service=alert.service,
+            )
         if answer.state != "answer" or weak:
-            if not self.alert_note:
-                return None
+            if not self.alert_note and not match.unindexed_url:
+                return None  # never silence about a runbook_url that names no runbook
             note = render_no_runbook(name, _unindexed_note(match.unindexed_url))
             return AlertReply(Reply(note, note), None, match)
         view = View(
@@ -299,6 +312,9 @@ class Answering:
             incident=asked.incident,
             offer_escalate=True,
             preface=alert_preface(name, match),
+            compact=True,
+            alert_name=name,
+            alert_url=None if match.unindexed_url else alert.runbook_url,  # else said above
         )
         stored = self._store(request_id, asked, "alert", answer, view, facts)
         reply = Reply(self.render(stored), render_minimal(answer, request_id), stored)
@@ -331,7 +347,9 @@ class Answering:
         )
         base = delivery.public
         if base.state != "answer" or not base.citations:
-            return None
+            if not self._readable(topic.source_id, asker):
+                return None
+            return self._end_of_runbook(request_id, asked, topic, wants, base, asker, audience)
         try:
             nxt = self.sections.continue_after(
                 base, topic.sections, escalate=wants == "escalate", question=asked.text
@@ -339,26 +357,85 @@ class Answering:
         except Exception:
             log.exception("could not continue the runbook; answering the question anew")
             return None
+        if nxt is not None and wants == "next" and nxt.citations[0].section in topic.sections:
+            nxt = None  # only what the thread has shown is left: the runbook has ended
         if nxt is None:
-            return None
+            return self._end_of_runbook(request_id, asked, topic, wants, base, asker, audience)
         if audience is not None and self.service.disclose(nxt, audience).blocked:
             return None
         lead = nxt.citations[0]
         facts = self._facts(nxt, asked)
         public = audience is not None
+        fixes_ended = wants == "next" and "escalate" in heading_kinds(
+            tuple(lead.section.split(SECTION_SEPARATOR))
+        )
         view = View(
             audience="public" if public else "private",
             incident=asked.incident,
             offer_escalate=asked.place is not None,
-            preface=continuing_preface(topic, lead.url),
+            preface=(end_of_fixes_preface if fixes_ended else continuing_preface)(topic, lead.url),
         )
         stored = self._store(request_id, asked, "mention" if public else "dm", nxt, view, facts)
         reply = Reply(self.render(stored), render_minimal(nxt, request_id), stored)
         return ThreadReply(reply, None, nxt.state, nxt)
 
+    def _readable(self, source_id: str, scope: Scope) -> bool:
+        meta = self.lookup()(source_id)
+        return meta is not None and bool(scope.groups & set(meta.access))
+
+    def _end_of_runbook(
+        self,
+        request_id: str,
+        asked: Asked,
+        topic: ThreadTopic,
+        wants: FollowUp,
+        base: Answer,
+        asker: Scope,
+        audience: Scope | None,
+    ) -> ThreadReply:
+        """The runbook has nothing more: say so, name who to call, list the other runbooks
+        of its service; never the same runbook again as another service's match."""
+        url = base.citations[0].url if base.citations else self.service.runbook_url(topic.source_id)
+        fixes = [
+            s for s in topic.sections if "act" in heading_kinds(tuple(s.split(SECTION_SEPARATOR)))
+        ]
+        related = tuple(
+            Link(label=f"{title} ({section})" if section and section != title else title, url=u)
+            for title, section, u in self.service.related(
+                f"{topic.title} {asked.text}", asker, topic.source_id
+            )
+        )
+        public = audience is not None
+        view = View(
+            audience="public" if public else "private",
+            incident=asked.incident,
+            offer_escalate=asked.place is not None,
+            ended="escalate" if wants == "escalate" else "next",
+            runbook=Link(label=topic.title, url=url),
+            last_fix=next(reversed(fixes or topic.sections), None),
+            related_runbooks=related,
+            step=self.service.human_step_for(topic.source_id),
+        )
+        stored = self._store(request_id, asked, "mention" if public else "dm", base, view, ())
+        message = self.render(stored)
+        return ThreadReply(Reply(message, message, stored), None, "answer", None)
+
     def render(self, stored: StoredRequest) -> Message:
         """The stored answer's message; a title whose source has no link links to its
         runbook's web page (``RUNBOOK_PUBLIC_URL``)."""
+        view = stored.view
+        if view.ended is not None:
+            return render_end_of_runbook(stored.request_id, view)
+        if stored.answer.citations and (
+            view.compact or (stored.surface == "alert" and view.resolved)
+        ):
+            return render_alert_card(
+                stored.answer,
+                request_id=stored.request_id,
+                today=self.today(),
+                view=view,
+                public_url=self.public_url,
+            )
         return render_answer(
             with_page_links(stored.answer, self.public_url),
             request_id=stored.request_id,
@@ -441,6 +518,8 @@ class Answering:
         view: View,
         facts: tuple[DocFacts, ...],
     ) -> StoredRequest:
+        if view.step is None:  # who to call now, as it is when the answer is delivered
+            view = view.model_copy(update={"step": self.service.human_step(answer)})
         stored = StoredRequest(
             request_id=key,
             question=asked.search,
@@ -485,6 +564,14 @@ def alert_preface(alertname: str, match: RunbookMatch) -> str:
     if unindexed:
         line = f":warning: {name}: {unindexed[0].lower()}{unindexed[1:]} Showing {why}."
     return line
+
+
+def end_of_fixes_preface(topic: ThreadTopic, url: str | None) -> str:
+    """Over a runbook's Escalation section shown after its last fix: no fix is left."""
+    title = link(url, clip(topic.title, 150)) if safe_url(url) else escape(clip(topic.title, 150))
+    fixes = [s for s in topic.sections if "act" in heading_kinds(tuple(s.split(SECTION_SEPARATOR)))]
+    last = f" after “{escape(clip(fixes[-1], 120))}”" if fixes else ""
+    return f":checkered_flag: *{END_OF_RUNBOOK}* No fix follows{last} in *{title}*; its escalation:"
 
 
 def continuing_preface(topic: ThreadTopic, url: str | None) -> str:

@@ -24,6 +24,7 @@ from slack_bolt import App
 from slack_sdk import WebClient
 
 from bot.metrics import Metrics
+from bot.oncall import build_on_call
 from bot.runtime import Runtime
 from bot.service import AnswerService
 from bot.slack.alert_ledger import AlertLedger
@@ -96,23 +97,28 @@ class SlackBot:
         directory = SlackUsergroupDirectory(self.client)
         searcher = runtime.searcher
         sections = RunbookSections(searcher.snapshot, today=today)
-        self.service: AnswerService = runtime.service(directory, self.metrics, sections)
+        self.channels = Channels(self.client)
+        contacts = Contacts(
+            directory,
+            self.channels,
+            service_channel_template=settings.service_channel_template,
+            fallback=settings.fallback_contact,
+            client=self.client,
+        )
+        self.on_call = build_on_call(settings, contacts)  # the human step of every answer
+        self.service: AnswerService = runtime.service(
+            directory, self.metrics, sections, steps=self.on_call.steps
+        )
         store = _redis_or_none(runtime)
         namespace = settings.redis_namespace
         self.requests = RequestStore(store, namespace=namespace)
-        self.channels = Channels(self.client)
         self.audiences = Audiences(
             lambda: self.service.resolver, self.channels, settings.external_access_group
         )
         self.answering = Answering(
             service=self.service,
             sections=sections,
-            contacts=Contacts(
-                directory,
-                self.channels,
-                service_channel_template=settings.service_channel_template,
-                fallback=settings.fallback_contact,
-            ),
+            contacts=contacts,
             requests=self.requests,
             lookup=self._lookup,
             known_services=self._known_services,
@@ -123,6 +129,7 @@ class SlackBot:
             alert_keep_seconds=settings.alert_window_seconds,
             public_url=settings.public_url,
             alert_note=settings.alert_unsure == "note",
+            pager=self.on_call.pager,
         )
         self.context = SlackContext(
             settings=settings,

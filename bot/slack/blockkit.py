@@ -32,7 +32,11 @@ from slack_sdk.models.blocks import (
     HeaderBlock,
     SectionBlock,
 )
-from slack_sdk.models.blocks.basic_components import MarkdownTextObject, PlainTextObject
+from slack_sdk.models.blocks.basic_components import (
+    ConfirmObject,
+    MarkdownTextObject,
+    PlainTextObject,
+)
 
 MAX_BLOCKS = 50
 MAX_TEXT = 3000  # a section's text, a context element
@@ -244,13 +248,22 @@ def button(
     value: str | None = None,
     url: str | None = None,
     style: str | None = None,
+    confirm: tuple[str, str, str] | None = None,
 ) -> dict[str, Any]:
+    """A button; ``confirm`` (title, text, confirm label) asks before the click counts."""
+    dialog = None
+    if confirm is not None:
+        title, text_, yes = confirm
+        dialog = ConfirmObject(
+            title=clip(title, 100), text=clip(text_, 300), confirm=clip(yes, 30), deny="Cancel"
+        )
     return ButtonElement(
         text=_plain(text, MAX_BUTTON_TEXT),
         action_id=action_id,
         value=value[:MAX_BUTTON_VALUE] if value is not None else None,
         url=url if url is not None and len(url) <= MAX_URL else None,
         style=style,
+        confirm=dialog,
     ).to_dict()
 
 

@@ -16,19 +16,27 @@ from collections.abc import Sequence
 from typing import Any
 
 from slack_bolt import Ack, App, Respond
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackRequestError
 
 from bot.logs import bind_request_id, new_request_id
+from bot.oncall import OnCallError
 from bot.slack import actions as ids
 from bot.slack.answering import Asked
-from bot.slack.blockkit import Message
+from bot.slack.blockkit import Message, clip
 from bot.slack.channels import is_direct_message
 from bot.slack.context import SlackContext
-from bot.slack.notices import render_escalation, render_minimal
+from bot.slack.human_step_view import escalation_target
+from bot.slack.notices import (
+    render_escalation,
+    render_help_request,
+    render_minimal,
+    render_paged,
+)
 from bot.slack.presentation import View
 from bot.slack.requests import SHARED_SUFFIX, StoredRequest, base_request_id
 from bot.slack.slash import failure
 from bot.text import is_best_guess
+from core.models import Citation
 from retrieval.answer import Disclosure
 from state.querylog import FeedbackValue, build_feedback, hash_user
 
@@ -74,6 +82,8 @@ class AnswerButtons:
         app.action(ids.FEEDBACK_NOT_HELPFUL)(self.on_feedback)
         app.action(ids.POST_TO_CHANNEL)(self.on_post_to_channel)
         app.action(ids.ESCALATE)(self.on_escalate)
+        app.action(ids.PAGE_ONCALL)(self.on_page)
+        app.action(ids.FULL_RUNBOOK)(self.on_full_runbook)
         app.action(ids.RETRY)(self.on_retry)
         app.action(ids.OPEN_SEARCH)(self.on_open_search)
         app.action(ids.OPEN_IN_BROWSER)(self.on_open_search)  # a link: nothing to do
@@ -283,16 +293,20 @@ class AnswerButtons:
 
     def _escalate(self, key: str, body: dict[str, Any], respond: Respond) -> None:
         ctx = self.ctx
-        clicked = self._clicked_request(key, body, respond, cited=True)
+        clicked = self._clicked_request(key, body, respond)
         if clicked is None:
             return
         stored, user_id, channel = clicked
-        lead = stored.answer.citations[0]
-        facts = stored.facts_by_source().get(lead.source_id)
-        contact = facts.contact if facts is not None else None
-        if contact is None or not contact.id:
-            who = contact.label if contact is not None else "nobody"
-            ctx.sender.tell(respond, f"There is no Slack user group or person to notify ({who}).")
+        lead = stored.answer.citations[0] if stored.answer.citations else None
+        facts = stored.facts_by_source().get(lead.source_id) if lead is not None else None
+        if stored.view.step is not None:
+            contact = escalation_target(stored.view.step)
+        else:
+            contact = facts.contact if facts is not None else None
+            if contact is not None and not contact.id:
+                contact = None
+        if contact is None:
+            ctx.sender.tell(respond, "There is nobody on record to escalate to.")
             return
         if not channel or is_direct_message(channel):
             ctx.sender.tell(respond, "There is no channel to escalate in here.")
@@ -300,9 +314,44 @@ class AnswerButtons:
         if not ctx.dedup.first_time(f"escalate:{base_request_id(key)}"):
             ctx.sender.tell(respond, f"Already escalated to {contact.label}.")
             return
-        audience = ctx.audiences.audience(channel) or ctx.audiences.outside()
-        shown = ctx.service.disclose(stored.answer, audience)
-        citation = lead if not shown.blocked else None  # never name what the channel may not read
+        citation = self._readable_lead(stored, channel)
+        thread_ts = self._thread(body, stored)
+        if contact.kind == "channel" and contact.id and contact.id != channel:
+            # the service's channel: asked there, with a link back to this thread
+            permalink = self._permalink(channel, thread_ts) if thread_ts else None
+            there = self._readable_lead(stored, contact.id)
+            try:
+                ctx.sender.post(contact.id, render_help_request(user_id, there, permalink))
+            except SlackApiError as exc:
+                error = exc.response.get("error") if exc.response is not None else None
+                if error not in NOT_IN_CHANNEL:
+                    raise
+                ctx.sender.tell(
+                    respond, f"I can't post in {contact.label} ({error}): ask there yourself."
+                )
+                return
+        ctx.sender.post(channel, render_escalation(user_id, contact, citation), thread_ts=thread_ts)
+        log.info("escalated to %s in %s", contact.label, channel)
+        updated = stored.model_copy(
+            update={"view": stored.view.model_copy(update={"escalated_by": user_id or "someone"})}
+        )
+        ctx.requests.put(updated)
+        ctx.sender.replace(
+            body, respond, ctx.answering.render(updated), public=stored.view.audience == "public"
+        )
+
+    def _readable_lead(self, stored: StoredRequest, channel: str) -> Citation | None:
+        """The answer's lead citation when everyone in ``channel`` may read it, else None
+        (never name what a channel may not read)."""
+        answer = stored.answer
+        if not answer.citations:
+            return None
+        audience = self.ctx.audiences.audience(channel) or self.ctx.audiences.outside()
+        shown = self.ctx.service.disclose(answer, audience)
+        return answer.citations[0] if not shown.blocked else None
+
+    def _thread(self, body: dict[str, Any], stored: StoredRequest) -> str | None:
+        """The thread a click's post goes in: the message's, else a thread started on it."""
         container = body.get("container") or {}
         thread_ts = _thread_of(body) or stored.thread_ts
         if (
@@ -311,10 +360,100 @@ class AnswerButtons:
             and not container.get("is_ephemeral")
         ):
             thread_ts = str(container.get("message_ts") or "") or None  # start a thread on it
-        ctx.sender.post(channel, render_escalation(user_id, contact, citation), thread_ts=thread_ts)
-        log.info("escalated to %s in %s", contact.label, channel)
+        return thread_ts
+
+    def _permalink(self, channel: str, ts: str) -> str | None:
+        try:
+            resp = self.ctx.client.chat_getPermalink(channel=channel, message_ts=ts)
+        except (SlackApiError, SlackRequestError, OSError) as exc:
+            log.info("chat.getPermalink %s/%s failed: %s", channel, ts, exc)
+            return None
+        link = resp.get("permalink")
+        return str(link) if link else None
+
+    # -- full runbook ------------------------------------------------------------------
+
+    def on_full_runbook(self, ack: Ack, body: dict[str, Any], respond: Respond) -> None:
+        ack()
+        action = (body.get("actions") or [{}])[0]
+        if action.get("url"):
+            return  # the runbook's web page opens in the browser
+        self._run(self._full_runbook, "full runbook", body, respond)
+
+    def _full_runbook(self, key: str, body: dict[str, Any], respond: Respond) -> None:
+        """An alert's card expanded in place: the whole answer, with all its buttons."""
+        ctx = self.ctx
+        clicked = self._clicked_request(key, body, respond, cited=True)
+        if clicked is None:
+            return
+        stored = clicked[0]
         updated = stored.model_copy(
-            update={"view": stored.view.model_copy(update={"escalated_by": user_id or "someone"})}
+            update={"view": stored.view.model_copy(update={"compact": False})}
+        )
+        ctx.requests.put(updated)
+        ctx.sender.replace(
+            body,
+            respond,
+            ctx.answering.render(updated),
+            public=stored.view.audience == "public",
+            minimal=render_minimal(updated.answer, key),
+        )
+
+    # -- page on-call ------------------------------------------------------------------
+
+    def on_page(self, ack: Ack, body: dict[str, Any], respond: Respond) -> None:
+        ack()  # Slack asked "Page on-call?" before sending the click
+        self._run(self._page, "page on-call", body, respond)
+
+    def _page(self, key: str, body: dict[str, Any], respond: Respond) -> None:
+        ctx = self.ctx
+        clicked = self._clicked_request(key, body, respond)
+        if clicked is None:
+            return
+        stored, user_id, channel = clicked
+        step = stored.view.step
+        pager = ctx.answering.pager
+        if step is None or step.page_service is None or pager is None:
+            ctx.sender.tell(respond, "Paging is not set up for this runbook's service.")
+            return
+        if not channel or is_direct_message(channel):
+            ctx.sender.tell(respond, "There is no channel to page from here.")
+            return
+        base = base_request_id(key)
+        if not ctx.dedup.first_time(f"page:{base}:{stored.page_failures}"):
+            ctx.sender.tell(respond, "Already paged: the incident is linked in the thread.")
+            return
+        thread_ts = self._thread(body, stored)
+        permalink = self._permalink(channel, thread_ts) if thread_ts else None
+        citation = stored.answer.citations[0] if stored.answer.citations else None
+        runbook = step.runbook or (citation.title if citation else None) or "runbook"
+        asked = clip(" ".join((stored.asked or stored.question).split()), 200)
+        title = f"{runbook}: {asked}" if asked else runbook
+        details = "\n".join(
+            line
+            for line in (
+                "Paged from Slack by runbook-bot.",
+                f"Thread: {permalink}" if permalink else None,
+                f"Runbook: {citation.url}" if citation and citation.url else None,
+            )
+            if line
+        )
+        try:
+            incident = pager.page(step.page_service, title, details, f"runbook-bot:{base}")
+        except OnCallError as exc:
+            ctx.requests.put(stored.model_copy(update={"page_failures": stored.page_failures + 1}))
+            log.warning("paging on-call failed: %s", exc)
+            who = ", ".join(c.label for c in step.contacts)
+            ctx.sender.tell(respond, f"Paging failed ({exc}). Try again, or call {who} directly.")
+            return
+        log.info("paged on-call: incident %s on %s", incident.id, incident.service)
+        ctx.sender.post(channel, render_paged(user_id, step, incident), thread_ts=thread_ts)
+        updated = stored.model_copy(
+            update={
+                "view": stored.view.model_copy(
+                    update={"paged_by": user_id or "someone", "incident_url": incident.url}
+                )
+            }
         )
         ctx.requests.put(updated)
         ctx.sender.replace(

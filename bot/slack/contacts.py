@@ -6,6 +6,10 @@ group of that handle, so the message can name it (a mention only where it does n
 ping) and "Escalate to owner" can notify it. A runbook without an owner gets a fallback:
 its service's channel when one exists (``RUNBOOK_SERVICE_CHANNEL_TEMPLATE``), otherwise
 the configured ``RUNBOOK_FALLBACK_CONTACT``.
+
+It is also the workspace's :class:`bot.oncall.Names`: the human step's lookups
+(:mod:`bot.oncall`) name channels, user groups and PagerDuty's people through it (a
+person by their email, when the bot may look emails up).
 """
 
 from __future__ import annotations
@@ -16,9 +20,12 @@ import threading
 import time
 from collections.abc import Callable
 
+from slack_sdk import WebClient
+from slack_sdk.errors import SlackApiError, SlackRequestError
+
+from bot.oncall import Contact, ContactSource
 from bot.slack.channels import Channels
 from bot.slack.directory import SlackUsergroupDirectory
-from bot.slack.presentation import Contact, ContactSource
 from retrieval.permissions import DirectoryError
 
 log = logging.getLogger("runbook_bot.slack")
@@ -39,7 +46,9 @@ class Contacts:
         service_channel_template: str | None = None,
         fallback: str | None = None,
         clock: Callable[[], float] = time.monotonic,
+        client: WebClient | None = None,
     ) -> None:
+        self._client = client
         self._directory = directory
         self._channels = channels
         self._template = service_channel_template or None
@@ -62,6 +71,38 @@ class Contacts:
         if self._fallback:
             return self.resolve(self._fallback, "fallback")
         return None
+
+    def channel(self, name: str, source: ContactSource) -> Contact | None:
+        """The channel ``name`` when the workspace has it (:class:`bot.oncall.Names`)."""
+        name = name.lstrip("#").lower()
+        channel_id = self._channels.id_for_name(name)
+        if channel_id is None:
+            return None
+        return Contact(kind="channel", label=f"#{name}", id=channel_id, source=source)
+
+    def person(self, name: str, email: str | None, url: str | None) -> Contact:
+        """A PagerDuty user, with their Slack id when their email finds them (cached)."""
+        user_id = self._user_by_email(email) if email else None
+        return Contact(kind="user", label=name, id=user_id, source="pagerduty", url=url)
+
+    def _user_by_email(self, email: str) -> str | None:
+        key = (email.lower(), "email")
+        now = self._clock()
+        with self._lock:
+            entry = self._known.get(key)
+        if entry is not None and entry[0] > now:
+            return entry[1].id
+        user_id: str | None = None
+        if self._client is not None:
+            try:
+                resp = self._client.users_lookupByEmail(email=email)
+                user_id = str((resp.get("user") or {}).get("id") or "") or None
+            except (SlackApiError, SlackRequestError, OSError) as exc:
+                log.info("users.lookupByEmail found nobody for an on-call person: %s", exc)
+        with self._lock:
+            found = Contact(kind="user", label=email, id=user_id, source="pagerduty")
+            self._known[key] = (now + CONTACT_TTL_SECONDS, found)
+        return user_id
 
     def resolve(self, text: str, source: ContactSource = "owner") -> Contact:
         """``text`` as a contact, with its Slack id when the workspace knows it (cached,

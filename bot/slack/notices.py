@@ -4,6 +4,7 @@ the lines under alerts (no runbook, fired again, resolved) and in shared channel
 
 from __future__ import annotations
 
+from bot.oncall import HumanStep, Incident
 from bot.quote_layout import quote_markdown
 from bot.slack import actions as ids
 from bot.slack.answer_view import (
@@ -15,12 +16,12 @@ from bot.slack.answer_view import (
 )
 from bot.slack.blockkit import (
     FENCE,
-    MAX_BLOCKS,
     MENTION_BLOCK,
     Message,
     actions,
     bold,
     button,
+    channel_link,
     clip,
     context,
     escape,
@@ -176,14 +177,46 @@ def render_escalation(clicker_id: str, owner: Contact, citation: Citation | None
         target = usergroup_mention(owner.id, owner.label)
     elif owner.kind == "user" and owner.id:
         target = user_mention(owner.id) or bold(owner.label)
+    elif owner.kind == "channel" and owner.id:
+        target = channel_link(owner.id, owner.label)
     else:
         target = bold(owner.label)
     where = f" about {lead_link(citation)}" if citation is not None else ""
     line = f":rotating_light: {who} is escalating to {target}{where}."
+    if owner.kind == "channel" and owner.id:
+        line += " I asked there, with a link to this thread."
     text = f"Escalation to {owner.label}" + (f": {citation.title}" if citation else "")
     return Message(
         text=fallback(escape(text)),
         blocks=[section(line, block_id=f"{MENTION_BLOCK}_escalation")],
+    )
+
+
+def render_help_request(
+    clicker_id: str, citation: Citation | None, permalink: str | None
+) -> Message:
+    """The post "Escalate" makes in a service's channel: who needs help, with what, and a
+    link to the thread (the runbook only when everyone there may read it)."""
+    who = user_mention(clicker_id) or "Someone"
+    about = f" with {lead_link(citation)}" if citation is not None else ""
+    thread = f" in {link(permalink, 'this thread')}" if safe_url(permalink) else ""
+    line = f":rotating_light: {who} needs help{about}{thread}."
+    text = "Someone needs help" + (f" with {citation.title}" if citation else "")
+    return Message(
+        text=fallback(escape(text)), blocks=[section(line, block_id=f"{MENTION_BLOCK}_help")]
+    )
+
+
+def render_paged(clicker_id: str, step: HumanStep, incident: Incident) -> Message:
+    """The line in the thread after "Page on-call": who paged whom, and the incident."""
+    who = user_mention(clicker_id) or "Someone"
+    people = ", ".join(bold(c.label) for c in step.contacts)
+    name = f"incident #{incident.number}" if incident.number else "an incident"
+    shown = link(incident.url, name) if safe_url(incident.url) else escape(name)
+    line = f":pager: {who} paged on-call ({people}) through PagerDuty: {shown}."
+    text = f"Paged on-call through PagerDuty: {name}"
+    return Message(
+        text=fallback(escape(text)), blocks=[section(line, block_id=f"{MENTION_BLOCK}_paged")]
     )
 
 
@@ -222,9 +255,12 @@ def render_repeat(alertname: str, permalink: str | None, when: str | None) -> Me
 
 
 def mark_resolved(message: Message, at: float) -> Message:
-    """``message`` with the alert's resolution on top (an alert reply updated in place)."""
-    blocks = [b for b in message.blocks if b.get("block_id") != "resolved"]
-    line = context(resolved_line(at), block_id="resolved")
-    if len(blocks) >= MAX_BLOCKS:
-        blocks = blocks[: MAX_BLOCKS - 1]
-    return Message(text=fallback(f"Resolved: {message.text}"), blocks=[line, *blocks])
+    """An alert reply collapsed to one line once the alert resolved: the resolution and
+    the runbook link of its lead line (when the stored answer is gone)."""
+    lead = next((b for b in message.blocks if b.get("block_id") in ("lead", "card_lead")), None)
+    text = str(((lead or {}).get("text") or {}).get("text") or "")
+    first = text.split("\n", 1)[0].removeprefix(":arrow_forward: ").strip()
+    line = resolved_line(at) + (f" · {first}" if first else "")
+    return Message(
+        text=fallback(f"Resolved: {message.text}"), blocks=[context(line, block_id="resolved")]
+    )

@@ -9,21 +9,12 @@ from __future__ import annotations
 
 from typing import Literal
 
+from bot.oncall import Contact, HumanStep
 from core.models import Frozen
 from state.querylog import FeedbackValue
 
 Audience = Literal["private", "public"]
-ContactKind = Literal["usergroup", "user", "channel", "text"]
-ContactSource = Literal["owner", "service-channel", "fallback"]
-
-
-class Contact(Frozen):
-    """Who to ask about a runbook: its owner or, for an ownerless one, a fallback."""
-
-    kind: ContactKind
-    label: str  # as people know it: "@checkout-oncall", "#notifications"
-    id: str | None = None  # the Slack id (S…, U…, C…) when the workspace knows it
-    source: ContactSource = "owner"
+__all__ = ["Audience", "Contact", "DocFacts", "HumanStep", "Link", "View"]
 
 
 class Link(Frozen):
@@ -62,3 +53,14 @@ class View(Frozen):
     preface: str | None = None  # a line above the answer (mrkdwn): why this runbook
     resolved: float | None = None  # the alert this answers resolved at (epoch seconds)
     expanded: bool = False  # "Show more" was clicked: the lead quote whole, examples shown
+    step: HumanStep | None = None  # who to call now (:mod:`bot.oncall`), as it was looked up
+    paged_by: str | None = None  # "Page on-call" was clicked (user id)
+    incident_url: str | None = None  # the incident that page created
+    compact: bool = False  # an alert's card: the lead, its first commands, the human step
+    alert_name: str | None = None  # the alert an auto-reply answers
+    alert_url: str | None = None  # that alert's own runbook_url, linked from its card
+    # a follow-up after the runbook's last step: "that is all this runbook has"
+    ended: Literal["next", "escalate"] | None = None
+    runbook: Link | None = None  # the runbook the thread is about
+    last_fix: str | None = None  # the last fix the thread showed
+    related_runbooks: tuple[Link, ...] = ()  # other runbooks of its service

@@ -59,6 +59,7 @@ class StoredRequest(Frozen):
     view: View = View()
     facts: tuple[DocFacts, ...] = ()
     post_failures: int = 0  # failed "Post to channel" attempts (each may be retried)
+    page_failures: int = 0  # failed "Page on-call" attempts (each may be retried)
     keep_seconds: int | None = None  # kept longer than a response_url lives (an alert's reply)
 
     def facts_by_source(self) -> dict[str, DocFacts]:

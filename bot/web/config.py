@@ -43,6 +43,7 @@ class SignInConfig:
     redirect_uri: str
     authorize_url: str
     api_url: str | None  # the Slack Web API base URL; None: Slack's own
+    team_id: str | None = None  # the workspace people sign in from; None: the bot token's
 
 
 @dataclass(frozen=True)
@@ -90,12 +91,14 @@ def web_config(settings: Settings, session_secret: str, host: str) -> WebConfig:
                 "set RUNBOOK_PUBLIC_URL (or RUNBOOK_WEB_REDIRECT_URI)"
             )
         assert s.slack_client_id is not None and s.slack_client_secret is not None
+        team = (s.slack_team_id or "").strip() or None
         sign_in = SignInConfig(
             client_id=s.slack_client_id,
             client_secret=s.slack_client_secret.get_secret_value(),
             redirect_uri=redirect,
             authorize_url=s.slack_authorize_url,
             api_url=s.slack_api_url,
+            team_id=team,
         )
         return replace(off, mode="slack", sign_in=sign_in)
     return off

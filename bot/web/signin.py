@@ -59,7 +59,7 @@ class SlackSignIn:
             scopes=list(SCOPES),
             authorization_url=config.authorize_url,
         )
-        self._team: str | None = None
+        self._team: str | None = config.team_id or None
         self._lock = threading.Lock()
 
     def _client(self, token: str | None = None) -> WebClient:
@@ -72,6 +72,8 @@ class SlackSignIn:
 
     def workspace(self) -> str:
         """The bot's workspace (team id), asked once from ``auth.test``."""
+        if self._config.team_id:  # configured: no bot token needed
+            return self._config.team_id
         with self._lock:
             if self._team is not None:
                 return self._team

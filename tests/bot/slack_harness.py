@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 from bot.runtime import Runtime
 from bot.server import BotServer
 from bot.settings import load_settings
-from bot.slack.actions import FEEDBACK_HELPFUL
+from bot.slack.actions import FEEDBACK_HELPFUL, FULL_RUNBOOK
 from bot.slack.app import SlackBot
 from retrieval.answer.answer_config import AnswerConfig
 from retrieval.search.embeddings import FastEmbedder
@@ -453,11 +453,13 @@ def assert_all_messages_valid(fake: FakeSlackAPI) -> None:
 
 
 def request_id_of(call: RecordedCall) -> str:
-    for block in call.blocks:
-        if block.get("type") == "actions":
-            for element in block["elements"]:
-                if element.get("action_id") == FEEDBACK_HELPFUL:
-                    return str(element["value"])
+    """The request id the message's buttons carry (feedback, or an alert card's)."""
+    for wanted in (FEEDBACK_HELPFUL, FULL_RUNBOOK):
+        for block in call.blocks:
+            if block.get("type") == "actions":
+                for element in block["elements"]:
+                    if element.get("action_id") == wanted:
+                        return str(element["value"])
     raise AssertionError("no feedback button in the message")
 
 

@@ -145,6 +145,7 @@ METHOD_SCOPES = {
     "usergroups_list": {"usergroups:read"},
     "usergroups_users_list": {"usergroups:read"},
     "users_info": {"users:read"},
+    "users_lookupByEmail": {"users:read.email"},
     "reactions_add": {"reactions:write"},
 }
 

@@ -23,6 +23,10 @@ class LocalHTTPServer:
     def _before_stop(self) -> None:
         return None
 
+    def _configure(self, server: ThreadingHTTPServer) -> None:
+        """Adjust the server before it serves (e.g. wrap its socket in TLS)."""
+        return None
+
     def start(self) -> Self:
         if self._server is not None:
             raise RuntimeError(f"{type(self).__name__} is already running")
@@ -30,6 +34,7 @@ class LocalHTTPServer:
         handler = type("_BoundHandler", (self.handler_class,), {"fake": self})
         server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         server.daemon_threads = True
+        self._configure(server)
         self._server = server
         self._thread = threading.Thread(
             target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True

@@ -430,6 +430,15 @@ class FakeSlackAPI(LocalHTTPServer):
                 return {"ok": True, "users": list(users)}
         return {"ok": False, "error": "no_such_subteam"}
 
+    def _api_users_lookupByEmail(self, params: dict[str, Any]) -> dict[str, Any]:
+        email = str(params.get("email", "")).lower()
+        with self._lock:
+            users = list(self._users.values())
+        for user in users:
+            if email and str((user.get("profile") or {}).get("email", "")).lower() == email:
+                return {"ok": True, "user": dict(user)}
+        return {"ok": False, "error": "users_not_found"}
+
     def _api_users_info(self, params: dict[str, Any]) -> dict[str, Any]:
         user_id = str(params.get("user", ""))
         if not user_id:

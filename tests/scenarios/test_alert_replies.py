@@ -7,6 +7,7 @@ Alertmanager, Grafana, PagerDuty and Opsgenie post (tests/fixtures/alerts).
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from bot.reports import gaps_report
 from bot.runtime import Runtime
 from core.health import DEFAULT_RETRY_AFTER_SECONDS
 from retrieval.search.embeddings import FastEmbedder
@@ -94,7 +96,10 @@ def test_alertmanager_post_is_answered_in_its_thread_from_its_runbook_url(
     assert reply.params["thread_ts"] == alert["ts"]  # in the alert's thread, not the channel
     preface = reply.blocks[0]["elements"][0]["text"]
     assert preface == (
-        ":rotating_light: *CheckoutApiDbConnectionErrors*: the runbook its `runbook_url` names."
+        ":rotating_light: *CheckoutApiDbConnectionErrors*: the runbook its `runbook_url` names.\n"
+        ":link: The alert's runbook_url: <https://github.com/acme/runbooks/blob/main/"
+        "checkout-api/database-connection-failures.md#mitigation|"
+        "checkout-api/database-connection-failures.md>"
     )
     lead = next(b for b in reply.blocks if b.get("block_id") == "lead")["text"]["text"]
     assert CHECKOUT in lead and "Mitigation" in lead  # what to do, not the symptoms
@@ -472,3 +477,106 @@ def test_escalate_on_an_alert_reply_mentions_the_owner_once(
     assert escalation.blocks[0]["text"]["text"].startswith(
         ":rotating_light: <@U0BOB0001> is escalating to <!subteam^S0CHECKOUT|@checkout-oncall>"
     )
+
+
+# --------------------------------------------------------------------------- the card
+
+
+def test_an_alert_reply_is_a_compact_card_that_expands_in_place(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    alert = post_alert(slack, "alertmanager-firing")
+    (card,) = slack.thread_posts(ALERTS, alert["ts"])
+    shown = text_of(card)
+    # the lead, its first commands byte for byte, the human step, two kinds of buttons
+    lead = next(b for b in card.blocks if b.get("block_id") == "lead")["text"]["text"]
+    assert CHECKOUT in lead and "Mitigation" in lead
+    assert "\n```\nkubectl -n checkout" in lead
+    assert ":bust_in_silhouette: *Owner:*" in shown
+    assert action_ids(card) == {"full_runbook", "escalate_to_owner"}
+    assert "Other fixes" not in shown and "Related incidents" not in shown
+    assert len(card.blocks) <= 5
+    assert len(json.dumps(card.blocks)) < 2600  # the whole playbook was about 2,600 characters
+
+    # "Full runbook" shows the whole answer in place, with all its buttons
+    slack.action(
+        "full_runbook",
+        request_id_of(card),
+        channel=ALERTS,
+        message_ts=card.response["ts"],
+        thread_ts=alert["ts"],
+        ephemeral=False,
+    )
+    (expanded,) = fake.wait_for("chat.update", timeout=10)
+    assert expanded.params["ts"] == card.response["ts"]
+    assert "Other fixes in this runbook" in text_of(expanded)
+    assert {"feedback_helpful", "escalate_to_owner"} <= action_ids(expanded)
+    slack.settle()
+    assert len(posts(fake, ALERTS)) == 1  # nothing new posted
+
+
+def test_resolved_collapses_the_card_to_one_line_with_the_runbook_link(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    firing = post_alert(slack, "alertmanager-firing")
+    (card,) = slack.thread_posts(ALERTS, firing["ts"])
+    post_alert(slack, "alertmanager-resolved", ts="1700009100.000200")
+    (update,) = fake.wait_for("chat.update", timeout=10)
+    assert update.params["ts"] == card.response["ts"]
+    assert len(update.blocks) == 1
+    line = update.blocks[0]["elements"][0]["text"]
+    assert line.startswith(":white_check_mark: *Resolved* <!date^1700009100^")
+    assert "*CheckoutApiDbConnectionErrors* cleared · *<https://github.com/acme/runbooks/" in line
+    assert CHECKOUT in line
+    assert not action_ids(update)
+
+
+def test_with_web_pages_full_runbook_opens_the_runbook_page(
+    sample_data_dir: Path, redis_server: RedisServer, fake: FakeSlackAPI, embedder: FastEmbedder
+) -> None:
+    rt, slack = _harness(
+        sample_data_dir, redis_server, fake, embedder, public_url="https://runbooks.acme.io"
+    )
+    try:
+        alert = post_alert(slack, "alertmanager-firing")
+        (card,) = slack.thread_posts(ALERTS, alert["ts"])
+        (button,) = [
+            e
+            for b in card.blocks
+            if b.get("type") == "actions"
+            for e in b["elements"]
+            if e["action_id"] == "full_runbook"
+        ]
+        assert button["url"] == (
+            "https://runbooks.acme.io/runbooks/runbooks:checkout-api/database-connection-failures"
+        )
+    finally:
+        slack.close()
+        rt.close()
+    slack.assert_valid()
+
+
+def test_a_runbook_url_naming_no_indexed_runbook_is_never_silence_and_is_a_gap(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    unknown = alert_message("alertmanager-firing")
+    attachment = unknown["attachments"][0]
+    attachment["title"] = "[FIRING:1] QuantumFluxCapacitorDrift (flux prod)"
+    attachment["fallback"] = attachment["title"]
+    url = "https://github.com/acme/runbooks/blob/main/flux/capacitor-drift.md"
+    attachment["text"] = f"*Runbook:* <{url}|:spiral_note_pad:>\n"
+    attachment["actions"][0]["url"] = url
+    _, alert = slack.message(unknown, channel=ALERTS)  # RUNBOOK_ALERT_UNSURE is "silence"
+    (note,) = slack.thread_posts(ALERTS, alert["ts"])
+    assert len(note.blocks) == 1
+    line = text_of(note)
+    assert "No runbook for *QuantumFluxCapacitorDrift*." in line
+    assert f"Its runbook_url (<{url}|flux/capacitor-drift.md>) is not an indexed runbook." in line
+    # the gaps report lists it
+    slack.settle()
+    records = slack.runtime.query_log.recent(1)
+    groups = gaps_report(records, [])
+    reasons = {reason for g in groups for reason, _ in g.reasons}
+    assert "unindexed-runbook-url" in reasons
+    questions = [q.question for g in groups for q in g.questions]
+    assert any("QuantumFluxCapacitorDrift" in q and "capacitor-drift.md" in q for q in questions)

@@ -455,7 +455,10 @@ def test_no_answer_lists_no_runbooks_and_searches_the_runbook_repository(
     assert "related" not in shown.lower()
     assert shown.count("No runbook covers this") == 2  # the headline and the fallback text
     # the nearest of unrelated runbooks would read as an answer: none is listed
-    assert "Search the runbooks repository, or ask the owning team." in shown
+    assert "Search the runbooks repository, or ask the people below." in shown
+    # the human step names somebody even when no runbook answers
+    step = next(b for b in call.blocks if b.get("block_id", "").endswith("human_step"))
+    assert step["text"]["text"].startswith(":bust_in_silhouette: *")
     assert "closest" not in shown.lower()
     assert not any(b.get("block_id") == "closest" for b in call.blocks)
     urls = [
@@ -495,8 +498,13 @@ def test_ownerless_runbook_points_to_the_service_channel(
     (call,) = slack.responses(response_id)
     shown = text_of(call)
     assert "notifications/email-delivery-failures.md" in shown
-    assert "no owner on record · ask <#C0NOTIFY1>" in shown
-    assert "escalate_to_owner" not in action_ids(call)  # a channel is not someone to notify
+    # the human step names the service's channel; ownerless is said once, in small print
+    assert ":bust_in_silhouette: *Ask in:* <#C0NOTIFY1>" in shown
+    assert shown.lower().count("no owner on record") == 1
+    note = next(b for b in call.blocks if b.get("block_id") == "step_note")
+    assert note["type"] == "context"
+    # "Escalate" asks in that channel, with a link to the thread
+    assert "escalate_to_owner" in action_ids(call)
 
 
 def test_ownerless_runbook_falls_back_to_the_configured_contact(
@@ -511,7 +519,9 @@ def test_ownerless_runbook_falls_back_to_the_configured_contact(
     try:
         _, response_id = h.slash("ses bounce rate high email delivery failures what do i do")
         (call,) = h.responses(response_id)
-        assert "no owner on record · ask <!subteam^S0SRE|@sre-oncall>" in text_of(call)
+        shown = text_of(call)
+        assert ":bust_in_silhouette: *Ask:* <!subteam^S0SRE|@sre-oncall>" in shown
+        assert shown.lower().count("no owner on record") == 1
         assert "escalate_to_owner" in action_ids(call)  # the fallback can be called on
     finally:
         h.close()

@@ -131,7 +131,11 @@ def test_a_follow_up_in_a_direct_message_continues_the_runbook(slack: SlackHarne
     assert ORDERS in text_of(first)
     slack.direct_message("and if that doesn't work?")
     _, follow = wait_posts(slack, DM, 2)
-    assert preface_of(follow).startswith(":leftwards_arrow_with_hook: Continuing from *<https://")
+    # the first answer showed the runbook's last fix: its escalation follows, said so
+    assert preface_of(follow).startswith(
+        ":checkered_flag: *That is all this runbook has.* No fix follows after "
+        "“Mitigation &gt; Replay the dead-letter queue” in *<https://"
+    )
     assert "Orders: order-events consumer lag and queue backlog" in preface_of(follow)
     assert ORDERS in text_of(follow)
 

@@ -148,3 +148,21 @@ def test_a_question_without_words_is_a_usage_error_not_closest_runbooks(
     captured = capsys.readouterr()
     assert "ask in words" in captured.err
     assert captured.out == ""  # no "closest runbooks" to nothing
+
+
+def test_ask_ends_with_the_human_step_slack_and_the_web_show(
+    sample_data_dir: Path,
+    redis_server: RedisServer,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("RUNBOOK_FALLBACK_CONTACT", "#sre-help")
+    args = ["--data-dir", str(sample_data_dir), "--redis-url", redis_server.url, "ask"]
+    assert main([*args, "checkout-api database connection refused"]) == 0
+    assert "Who to call: Owner: @checkout-oncall" in capsys.readouterr().out
+    assert main([*args, "ses bounce rate high email delivery failures what do i do"]) == 0
+    shown = capsys.readouterr().out
+    assert "Who to call: Ask: #sre-help\n  (No owner on record.)" in shown
+    # nothing answers: still somebody to call
+    assert main([*args, "velero nightly backup ended PartiallyFailed"]) == 0
+    assert "Who to call: " in capsys.readouterr().out
