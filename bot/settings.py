@@ -212,7 +212,9 @@ class Settings(BaseSettings):
     def _github_address(cls, value: str) -> str:
         return (_http_address(value) or "https://api.github.com").rstrip("/")
 
-    @field_validator("notion_token", "confluence_token", "github_token", "pagerduty_token", mode="before")
+    @field_validator(
+        "notion_token", "confluence_token", "github_token", "pagerduty_token", mode="before"
+    )
     @classmethod
     def _blank_api_token_is_unset(cls, value: Any) -> Any:
         text = value.get_secret_value() if isinstance(value, SecretStr) else value

@@ -17,8 +17,8 @@ from typing import Any
 
 from slack_bolt import App
 
-from bot.example_question import example_question
 from bot.drafts import DraftTracker, gaps_with_drafts
+from bot.example_question import example_question
 from bot.reports import (
     DocInfo,
     GapReader,

@@ -30,8 +30,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from bot.example_question import example_question
 from bot.drafts import DRAFTS_PATH, DraftTracker, gaps_with_drafts, stored_draft
+from bot.example_question import example_question
 from bot.logs import bind_request_id, new_request_id
 from bot.metrics import Metrics
 from bot.quote_layout import by_runbook, cut_note
