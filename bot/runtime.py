@@ -145,6 +145,8 @@ class Runtime:
                 answer_at=s.answer_min_confidence,
                 suggest_at=min(model.suggest_at, s.answer_min_confidence),
             )
+        if s.sure_min_confidence is not None:
+            model = replace(model, sure_at=s.sure_min_confidence)
         return AnswerConfig(
             stale_after_days=s.stale_after_days,
             model=model,

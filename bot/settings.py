@@ -95,6 +95,8 @@ class Settings(BaseSettings):
     search_link_template: str | None = None
     # the confidence a quoted answer needs (default: calibrated, retrieval/answer/answer_config.py)
     answer_min_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    # the confidence an answer needs to be "sure" (Post to channel, no best-guess label)
+    sure_min_confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     glossary_path: Path | None = None
     # a team's own words: chat shorthand that names nothing, systems named by English words
     words_path: Path | None = None

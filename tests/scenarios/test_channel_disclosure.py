@@ -182,7 +182,7 @@ def runtime(
     fake: FakeSlackAPI,
     embedder: FastEmbedder,
 ) -> Iterator[Runtime]:
-    rt = make_runtime(tmp_path / "data", redis_server.url, fake, embedder)
+    rt = make_runtime(tmp_path / "data", redis_server.url, fake, embedder, sure_min_confidence=0.0)
     rt.ingest(corpus)
     yield rt
     rt.close()

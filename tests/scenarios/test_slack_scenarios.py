@@ -56,7 +56,7 @@ def fake() -> Iterator[FakeSlackAPI]:
 def runtime(
     sample_data_dir: Path, redis_server: RedisServer, fake: FakeSlackAPI, embedder: FastEmbedder
 ) -> Iterator[Runtime]:
-    rt = make_runtime(sample_data_dir, redis_server.url, fake, embedder)
+    rt = make_runtime(sample_data_dir, redis_server.url, fake, embedder, sure_min_confidence=0.0)
     yield rt
     rt.close()
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from retrieval.answer.calibration import Sample, abstention, fit
-from retrieval.answer.confidence import Evidence, everyday_terms, gather_evidence
+from retrieval.answer.confidence import FEATURES, Evidence, everyday_terms, gather_evidence
 from retrieval.reading.evidence import TermStats
 from retrieval.reading.tokenize import tokenize
 
@@ -64,7 +64,8 @@ def test_a_feature_constant_in_training_weighs_nothing() -> None:
     plain = [sample(rng, i % 3 != 0) for i in range(90)]
     done = [Sample(replace(s.evidence, steps_missing=0.0), s.answerable) for s in plain]
     model = fit({"a": done[:45], "b": done[45:]})
-    assert model.weights[6] == 0.0 and model.scales[6] > 0
+    steps = FEATURES.index("steps_missing")
+    assert model.weights[steps] == 0.0 and model.scales[steps] > 0
     undone = replace(done[0].evidence, steps_missing=1.0)
     assert model.probability(undone) == model.probability(done[0].evidence)
 
