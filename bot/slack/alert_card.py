@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import date
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import urlsplit
 
 from bot.quote_layout import quote_markdown
 from bot.slack import actions as ids
@@ -42,6 +42,7 @@ from bot.slack.blockkit import (
 from bot.slack.human_step_view import human_step_blocks
 from bot.slack.mrkdwn import code_blocks, first_command
 from bot.slack.presentation import View
+from bot.web.links import runbook_url
 from core.models import Answer, Citation
 
 MAX_COMMAND_LINES = 4
@@ -50,9 +51,7 @@ _LINE_MAX = 300
 
 def runbook_page_url(public_url: str | None, source_id: str) -> str | None:
     """The runbook's own web page (``/runbooks/<id>``), when the web pages have an address."""
-    if not public_url:
-        return None
-    return f"{public_url.rstrip('/')}/runbooks/{quote(source_id, safe='/:')}"
+    return runbook_url(public_url, source_id) if public_url else None
 
 
 def first_commands(citation: Citation) -> str | None:
