@@ -39,6 +39,15 @@ EMOJI = {
     "leftwards_arrow_with_hook": "↩️",
     "spiral_note_pad": "🗒️",
     "memo": "📝",
+    "bust_in_silhouette": "👤",
+    "link": "🔗",
+    "open_book": "📖",
+    "pager": "📟",
+    "checkered_flag": "🏁",
+    "hourglass_flowing_sand": "⏳",
+    "no_entry_sign": "🚫",
+    "notebook": "📓",
+    "globe_with_meridians": "🌐",
 }
 
 CSS = """
