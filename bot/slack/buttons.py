@@ -151,16 +151,28 @@ class AnswerButtons:
         if stored is None:
             ctx.sender.tell(respond, THANKS)
             return
-        updated = stored.model_copy(
-            update={"view": stored.view.model_copy(update={"feedback": value})}
-        )
-        ctx.requests.put(updated)
-        ctx.sender.replace(
+        self._redraw(stored, body, respond, key, feedback=value)
+
+    def _redraw(
+        self,
+        stored: StoredRequest,
+        body: dict[str, Any],
+        respond: Respond,
+        key: str | None = None,
+        **view: Any,
+    ) -> None:
+        """The stored answer with its ``view`` changed (feedback given, shown whole,
+        escalated, paged): kept, and drawn again in place of the clicked message; with
+        the click's ``key``, a minimal message stands by should Slack refuse the full one."""
+        updated = stored.model_copy(update={"view": stored.view.model_copy(update=view)})
+        self.ctx.requests.put(updated)
+        minimal = render_minimal(updated.answer, key) if key is not None else None
+        self.ctx.sender.replace(
             body,
             respond,
-            ctx.answering.render(updated),
+            self.ctx.answering.render(updated),
             public=stored.view.audience == "public",
-            minimal=render_minimal(updated.answer, key),
+            minimal=minimal,
         )
 
     # -- show more ---------------------------------------------------------------------
@@ -174,18 +186,7 @@ class AnswerButtons:
         clicked = self._clicked_request(key, body, respond)
         if clicked is None:
             return
-        stored = clicked[0]
-        updated = stored.model_copy(
-            update={"view": stored.view.model_copy(update={"expanded": True})}
-        )
-        self.ctx.requests.put(updated)
-        self.ctx.sender.replace(
-            body,
-            respond,
-            self.ctx.answering.render(updated),
-            public=stored.view.audience == "public",
-            minimal=render_minimal(updated.answer, key),
-        )
+        self._redraw(clicked[0], body, respond, key, expanded=True)
 
     # -- post to channel ---------------------------------------------------------------
 
@@ -332,13 +333,7 @@ class AnswerButtons:
                 return
         ctx.sender.post(channel, render_escalation(user_id, contact, citation), thread_ts=thread_ts)
         log.info("escalated to %s in %s", contact.label, channel)
-        updated = stored.model_copy(
-            update={"view": stored.view.model_copy(update={"escalated_by": user_id or "someone"})}
-        )
-        ctx.requests.put(updated)
-        ctx.sender.replace(
-            body, respond, ctx.answering.render(updated), public=stored.view.audience == "public"
-        )
+        self._redraw(stored, body, respond, escalated_by=user_id or "someone")
 
     def _readable_lead(self, stored: StoredRequest, channel: str) -> Citation | None:
         """The answer's lead citation when everyone in ``channel`` may read it, else None
@@ -382,22 +377,10 @@ class AnswerButtons:
 
     def _full_runbook(self, key: str, body: dict[str, Any], respond: Respond) -> None:
         """An alert's card expanded in place: the whole answer, with all its buttons."""
-        ctx = self.ctx
         clicked = self._clicked_request(key, body, respond, cited=True)
         if clicked is None:
             return
-        stored = clicked[0]
-        updated = stored.model_copy(
-            update={"view": stored.view.model_copy(update={"compact": False})}
-        )
-        ctx.requests.put(updated)
-        ctx.sender.replace(
-            body,
-            respond,
-            ctx.answering.render(updated),
-            public=stored.view.audience == "public",
-            minimal=render_minimal(updated.answer, key),
-        )
+        self._redraw(clicked[0], body, respond, key, compact=False)
 
     # -- page on-call ------------------------------------------------------------------
 
@@ -448,16 +431,8 @@ class AnswerButtons:
             return
         log.info("paged on-call: incident %s on %s", incident.id, incident.service)
         ctx.sender.post(channel, render_paged(user_id, step, incident), thread_ts=thread_ts)
-        updated = stored.model_copy(
-            update={
-                "view": stored.view.model_copy(
-                    update={"paged_by": user_id or "someone", "incident_url": incident.url}
-                )
-            }
-        )
-        ctx.requests.put(updated)
-        ctx.sender.replace(
-            body, respond, ctx.answering.render(updated), public=stored.view.audience == "public"
+        self._redraw(
+            stored, body, respond, paged_by=user_id or "someone", incident_url=incident.url
         )
 
     # -- retry -------------------------------------------------------------------------
