@@ -713,7 +713,7 @@ class WebPages:
         """The runbook ``source_id`` as ``viewer`` may read it, None when they may not (or
         it is not indexed)."""
         groups = self.scope(viewer).groups
-        chunks = [c for c in self._searcher.snapshot().chunks if c.source_id == source_id]
+        chunks = self._searcher.snapshot().chunks_by_source.get(source_id, [])
         if not chunks or not all(readable(c, groups) for c in chunks):
             return None
         return runbook_page(chunks, self._is_stale, self._today())
