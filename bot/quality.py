@@ -19,6 +19,7 @@ from typing import IO
 from bot.runtime import Runtime
 from bot.settings import load_settings
 from core.models import Answer, Citation, SearchFilter
+from ingest.sync import IngestReport
 from retrieval.answer import (
     AnswerConfig,
     CitedSpan,
@@ -29,6 +30,7 @@ from retrieval.answer import (
     Question,
     RunbookSections,
     Sample,
+    SectionWeights,
     compute,
     fit,
     judge_sections,
@@ -38,6 +40,8 @@ from retrieval.reading import AskContext
 from retrieval.search import FastEmbedder
 
 QUESTIONS_FILE = "eval.jsonl"
+# a question set's own description, next to its runbooks: never indexed as one
+SET_FILES = ("MANIFEST.md",)
 
 
 @dataclass(frozen=True)
@@ -168,13 +172,19 @@ class Prepared:
     samples: list[Sample]
 
 
+def ingest_set(rt: Runtime, root: Path) -> IngestReport:
+    """Sync a question set's folder into ``rt``'s index, leaving out the files that
+    describe the set (its provenance, its questions) rather than runbooks of the corpus."""
+    return rt.ingest(root, rt.ingest_options(excludes=SET_FILES))
+
+
 def prepare(
     qset: QuestionSet, data_root: Path, embedder: FastEmbedder, log: Callable[[str], None]
 ) -> Prepared:
     """Ingest the set's folder (incrementally) into its own data dir."""
     settings = load_settings(data_dir=data_root / qset.name)
     rt = Runtime(settings, embedder=embedder)
-    report = rt.ingest(qset.root)
+    report = ingest_set(rt, qset.root)
     log(f"{qset.name}: {report.summary()}")
     questions = load_questions(qset.questions)
     return Prepared(qset, rt, questions, samples(rt, questions))
@@ -314,3 +324,50 @@ def ablation_table(base: Sequence[HeldOut], ablations: Sequence[Ablation]) -> li
         keep = "yes" if won >= 2 and worst >= -1 else "no"
         lines.append(f"| {a.signal} | " + " | ".join(cells) + f" | {won} | {lost} | {keep} |")
     return lines
+
+
+@dataclass(frozen=True)
+class SectionChoice:
+    """Where one set of section weights leads on a set's questions that name a section:
+    questions judged, and how many have the expected section quoted / quoted first."""
+
+    judged: int
+    section: int
+    lead: int
+
+    def rate(self) -> float:
+        """The mean of the section and lead shares."""
+        return (self.section + self.lead) / (2 * self.judged) if self.judged else 0.0
+
+
+def section_choices(
+    p: Prepared, weights: Sequence[SectionWeights], log: Callable[[str], None]
+) -> list[SectionChoice]:
+    """For each of ``weights``: how the set's answerable questions that name a section
+    are led, every one answered at any confidence (where the parts are ranked, apart
+    from whether the bot answers). Each question is retrieved once and composed with
+    each weighting."""
+    rt = p.runtime
+    always = replace(rt.answer_config.model, answer_at=0.0, suggest_at=0.0)
+    base = with_model(rt, always)
+    answerers = [base.with_config(replace(base.config, sections=w)) for w in weights]
+    sections = RunbookSections(rt.searcher.snapshot)
+    snapshot = rt.searcher.snapshot()
+    titles = {c[0].path: c[0].title for c in snapshot.chunks_by_source.values() if c}
+    counts = [[0, 0, 0] for _ in weights]
+    for q in p.questions:
+        if not (q.section and q.expect and q.answerable):
+            continue
+        retrieval = base.retrieve(q.q)
+        expected = {path: read_source(path, [p.qset.root]) for path in q.expect}
+        for n, answerer in enumerate(answerers):
+            answer = sections.lead(answerer.answer_from(retrieval, None), q.q, AskContext())
+            cited = tuple(CitedSpan(c.path, c.section, c.start, c.end) for c in answer.citations)
+            if answer.state != "answer":
+                cited = ()
+            hit, lead = judge_sections(q, cited, expected, titles)
+            counts[n][0] += 1
+            counts[n][1] += bool(hit)
+            counts[n][2] += bool(lead)
+    log(f"{p.qset.name}: section choice under {len(weights)} weightings")
+    return [SectionChoice(*c) for c in counts]

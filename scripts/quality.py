@@ -20,7 +20,9 @@ fitted on every other set: run it once, at the end of a round of quality work.
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,9 +39,11 @@ from bot.quality import (  # noqa: E402
     leave_one_out,
     prepare,
     repository_sets,
+    section_choices,
     table,
     with_model,
 )
+from retrieval.answer import AnswerConfig  # noqa: E402
 from retrieval.answer.calibration import fit  # noqa: E402
 from retrieval.answer.evaluation import compute  # noqa: E402
 from retrieval.answer.signals import NAMES  # noqa: E402
@@ -60,6 +64,11 @@ def arguments(description: str) -> argparse.Namespace:
         help="switch each signal off in turn (default: every signal of retrieval.answer.signals)",
     )
     parser.add_argument("--lockbox", action="store_true", help="score the sealed sets once")
+    parser.add_argument(
+        "--fit-sections",
+        action="store_true",
+        help="fit the section weights leave-one-corpus-out over a grid, and print both",
+    )
     return parser.parse_args()
 
 
@@ -93,6 +102,45 @@ def lockbox(prepared: list[Prepared], data: Path) -> list[HeldOut]:
     return out
 
 
+# the grid of section weights --fit-sections searches: how much the question's words in a
+# part, in its own heading, and the part's dense similarity count
+SECTION_GRID = {
+    "lexical": (0.25, 0.5, 0.75),
+    "heading": (0.25, 0.5, 0.75),
+    "dense": (0.25, 0.5, 0.75, 1.0, 1.5),
+}
+
+
+def fit_sections(prepared: list[Prepared]) -> list[str]:
+    """Section weights fitted leave-one-corpus-out: for each set, the grid point that leads
+    best on all the others, scored on it, beside the shipped weights; then the point
+    best on every set (the one to ship)."""
+    shipped = AnswerConfig().sections
+    names = list(SECTION_GRID)
+    grid = [
+        replace(shipped, **dict(zip(names, values, strict=True)))
+        for values in itertools.product(*SECTION_GRID.values())
+    ]
+    choices = {p.qset.name: section_choices(p, [shipped, *grid], log) for p in prepared}
+
+    def best(sets: list[str]) -> int:
+        return max(range(1, len(grid) + 1), key=lambda i: sum(choices[s][i].rate() for s in sets))
+
+    lines = [
+        "set                                      shipped sec/lead   held-out sec/lead   n",
+    ]
+    for name, rows in choices.items():
+        chosen = rows[best([s for s in choices if s != name])]
+        base = rows[0]
+        lines.append(
+            f"{name:40} {base.section:4d} / {base.lead:4d}        "
+            f"{chosen.section:4d} / {chosen.lead:4d}      {base.judged}"
+        )
+    point = grid[best(list(choices)) - 1]
+    lines.append("fitted on every set: " + ", ".join(f"{n}={getattr(point, n)}" for n in names))
+    return lines
+
+
 def main() -> int:
     args = arguments(__doc__.splitlines()[0])
     unknown = {n for group in args.ablate or () for n in group.split("+")} - NAMES
@@ -102,6 +150,10 @@ def main() -> int:
     prepared = prepared_sets(args)
     if prepared is None:
         return 2
+    if args.fit_sections:
+        print("## Section weights, leave one corpus out (questions naming a section)\n")
+        print("\n".join(fit_sections(prepared)))
+        return 0
     held = leave_one_out(prepared)
     print("## Leave one corpus out (fitted on the others, scored on this one)\n")
     print("\n".join(table(held)))

@@ -29,6 +29,7 @@ from retrieval.answer.evaluation import (
 )
 from retrieval.answer.not_answered import REASON_TEXT
 from retrieval.answer.outline import document_parts
+from retrieval.answer.part_ranking import SectionWeights
 from retrieval.answer.runbook_match import RunbookMatch, RunbookMatcher
 from retrieval.answer.runbook_sections import RunbookSections, citation_kinds
 from retrieval.answer.stubs import stub
@@ -53,6 +54,7 @@ __all__ = [
     "RunbookMatcher",
     "RunbookSections",
     "Sample",
+    "SectionWeights",
     "build_openai_client",
     "chunk_url",
     "citation_kinds",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.quality import Prepared, discover, leave_one_out, prepare, repository_sets
+from bot.quality import Prepared, discover, ingest_set, leave_one_out, prepare, repository_sets
 from retrieval.search.embeddings import FastEmbedder
 from tests.conftest import ROOT
 
@@ -71,5 +71,5 @@ def check(prepared: list[Prepared]) -> None:
 
     # an unchanged second ingest embeds nothing
     first = prepared[0]
-    report = first.runtime.ingest(first.qset.root)
+    report = ingest_set(first.runtime, first.qset.root)
     assert report.chunks_embedded == 0 and report.unchanged > 0
