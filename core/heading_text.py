@@ -33,6 +33,17 @@ def plain_heading(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
 
+# a site generator's expression in place of the heading's text: ERB's
+# ``# <%= current_page.data.title %>``, Hugo's or Jinja's ``# {{ .Title }}``
+_TEMPLATE = re.compile(r"\s*(?:<%[=-]?.*?-?%>|\{\{.*?\}\})\s*")
+
+
+def only_a_template(text: str) -> bool:
+    """Is the heading nothing but a template expression (the page's title, filled in when
+    the site is built)? Shown as written it would read ``<%= current_page.data.title %>``."""
+    return bool(text.strip()) and not _TEMPLATE.sub("", text).strip()
+
+
 def only_a_link(text: str) -> bool:
     """Is the heading nothing but a link (``## [Fleet dashboard SOPs](./fleet.md)``): a
     pointer to another page, not a section of this one?"""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from core.heading_text import heading_slug
+from core.heading_text import heading_slug, only_a_template
 from core.markdown import Section, group_blocks, sections, split_blocks
 from core.markup import Syntax, syntax_for
 from core.models import Chunk, Document
@@ -64,10 +64,12 @@ def chunk_document(
     seen: dict[str, int] = {}
     syntax = syntax_for(doc.path)
     for sec in sections(text, body_start, syntax):
-        heading = " > ".join(sec.heading_path)
+        # a heading the site fills in with the page's title is that title
+        path = tuple(doc.title if only_a_template(h) else h for h in sec.heading_path)
+        heading = " > ".join(path)
         prefix = f"{doc.title}\n{heading}\n\n" if heading else f"{doc.title}\n\n"
         budget = max(32, max_tokens - count(prefix))
-        base = doc.source_id + "#" + "/".join(_slug(h) for h in sec.heading_path)
+        base = doc.source_id + "#" + "/".join(_slug(h) for h in path)
         for start, end in split_section(text, sec, budget, count, syntax):
             n = seen.get(base, 0)
             seen[base] = n + 1
@@ -77,7 +79,7 @@ def chunk_document(
                     source_id=doc.source_id,
                     path=doc.path,
                     title=doc.title,
-                    heading_path=sec.heading_path,
+                    heading_path=path,
                     text=prefix + text[start:end],
                     start=start,
                     end=end,

@@ -138,7 +138,7 @@ class Problem:
 # (setext headings, TOML front matter, titles, empty sections, bold labels): sources fold
 # it into each document's content hash, so the next ingest re-chunks every document
 # instead of keeping the old chunks.
-PARSE_VERSION = "15"
+PARSE_VERSION = "16"
 
 
 @dataclass(frozen=True)

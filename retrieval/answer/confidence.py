@@ -19,10 +19,11 @@ from one corpus:
 - ``grounded``: ``dense`` times ``coverage``: the question's words count as evidence in
   proportion to how much the document is about the question (a linear model cannot
   otherwise let shared words weigh less in a document on another subject);
-- ``detail_missing``, ``task_missing``, ``steps_missing``: the answer's checks, read
-  from the quotes once they are chosen (zero until then): the command or value asked for
-  is not quoted, the quotes never speak of the task asked for, or steps were asked for
-  and no quote gives any.
+- ``detail_missing``, ``task_missing``, ``steps_missing``, ``unquoted``: the answer's
+  checks, read from the quotes once they are chosen (zero until then): the command or
+  value asked for is not quoted, the quotes never speak of the task asked for, steps were
+  asked for and no quote gives any, or the share of the question's words the document
+  holds outside what is quoted (a near miss shares the runbook's words, not its answer).
 
 A logistic model over these, standardized, gives a probability. Its weights and
 the tier thresholds are fitted across several corpora and checked
@@ -64,6 +65,9 @@ class Evidence:
     detail_missing: float = 0.0
     task_missing: float = 0.0
     steps_missing: float = 0.0
+    # the share of the question's words the document holds but its quotes do not: shared
+    # words elsewhere in it, not in what answers
+    unquoted: float = 0.0
 
     def vector(self) -> tuple[float, ...]:
         return tuple(float(getattr(self, f)) for f in FEATURES)
@@ -166,6 +170,26 @@ def _runbook_words(term: str, stats: TermStats) -> bool:
     )
 
 
+def content_terms(terms: Sequence[str], everyday: Container[str], stats: TermStats) -> list[str]:
+    """The question's terms that say what it is about: not everyday words no runbook
+    needs, nor one instance's name."""
+    return [t for t in terms if t not in everyday and not _instance_id(t, stats)]
+
+
+def unquoted_share(
+    evidence: Evidence,
+    terms: Sequence[str],
+    everyday: Container[str],
+    stats: TermStats,
+    quoted: Sequence[str],
+) -> float:
+    """How much of the document's coverage of the question its quotes (with their titles
+    and headings) leave out."""
+    content = content_terms(terms, everyday, stats)
+    inside = coverage(content, frozenset(tokenize("\n".join(quoted))), stats)
+    return max(0.0, evidence.coverage - inside)
+
+
 def gather_evidence(
     *,
     dense: float,
@@ -179,7 +203,7 @@ def gather_evidence(
     """The evidence for one document. ``names``: the index's document names (normalized
     titles and file names); a question term that is one is not missing from the index,
     though no runbook's text spells it (``CPUThrottlingHigh`` only as a file name)."""
-    content = [t for t in terms if t not in everyday and not _instance_id(t, stats)]
+    content = content_terms(terms, everyday, stats)
     share = coverage(content, doc_terms, stats)
     return Evidence(
         dense=dense,

@@ -54,9 +54,13 @@ class SectionWeights:
     symptoms: float = 0.4  # restating the symptoms answers no request for action or a check
     ruled_out: float = 0.4  # a part headed by what the question sets aside ("not a tenant's")
     detail: float = 0.15  # asked for a command or a value: a part that shows it
+    escalation: float = 0.4  # whom to call answers only a question asking for someone
     second_ratio: float = 0.85  # a second part this close to the lead is quoted too
     complement_ratio: float = 0.6  # ... or this close, when it is the complementary step
     complement_min_lexical: float = 0.15  # and holds this share of the question's terms
+    # asked what to do about a pasted error: the fix after the part that only quotes it
+    # leads (1: on, 0: off)
+    quoted_error: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,7 @@ def rank_parts(
     seen: frozenset[str] = frozenset(),
     bare: bool = False,
     titled: frozenset[str] = frozenset(),
+    quoted: frozenset[tuple[str, ...]] = frozenset(),
 ) -> list[ScoredPart]:
     """The document's parts, best answer first.
 
@@ -102,6 +107,7 @@ def rank_parts(
     healthy states the question reports ("the pod is Running"); a part headed by one is
     the check the asker has done or the case they have ruled out, and a section that
     opens on one ("If the pod is running, …") is the branch they are in, its checks with it.
+    ``quoted``: the runs of words the question pastes (:func:`retrieval.reading.token_runs`).
     ``bare``: the question is nothing but an alert's name, or that it fires
     (:func:`retrieval.reading.names.only_names`), perhaps asking what to do; so is one of nothing
     but the document's name. ``titled``: the words of the runbook's title; a part's own
@@ -152,11 +158,51 @@ def rank_parts(
             - weights.ruled_out * (_headed_by(p, ruled_out) or _says_seen(p, seen))
             + weights.ruled_out * any(p.under(b) for b in branches)  # the case it is in
             + weights.detail * shows
+            - weights.escalation * _only_escalation(intent, p, terms)
         )
         own = coverage(body_terms, p.own_terms, stats)
         out.append(ScoredPart(p, score, lexical, own_lexical=own, shows_detail=shows))
     out.sort(key=lambda s: -s.score)
-    return _in_the_runbooks_order(out) if bare else out
+    if bare:
+        return _in_the_runbooks_order(out)
+    if quoted and weights.quoted_error and (intent in ("unspecified", "act") or what_to_do):
+        return _fix_after_quote(out, quoted)
+    return out
+
+
+def _fix_after_quote(
+    ranked: list[ScoredPart], quoted: frozenset[tuple[str, ...]]
+) -> list[ScoredPart]:
+    """Asked what to do about an error pasted from a log or a pipeline: when the part that
+    leads only quotes it ("you will sometimes see errors like this:"), in the runbook's
+    introduction or a section headed as what the problem is (Symptoms, Meaning), numbering
+    no steps, the first
+    thing to do after it leads (a section headed as a check or a fix, else the first that
+    numbers steps or shows a command), among the sections that follow it under the same
+    heading; the quote comes second."""
+    lead = ranked[0].part if ranked else None
+    if lead is None or not lead.word_runs & quoted or lead.facts.has_numbered:
+        return ranked
+    kinds = heading_kinds(lead.own_path)
+    if lead.own_path and not (kinds and kinds <= _RESTATING):
+        return ranked  # a check, a fix, or a case of its own ("Special cases")
+    parent = lead.heading_path[:-1]
+    later = sorted(
+        (s for s in ranked if s.part.start > lead.start and s.part.under(parent)),
+        key=lambda s: s.part.start,
+    )
+    step = next((s for s in later if _something_to_do(s.part)), None)
+    return lead_with(ranked, step.part.heading_path) if step is not None else ranked
+
+
+# sections that tell what the problem is, not what to do about it
+_RESTATING = frozenset({"symptoms", "meaning", "impact"})
+
+
+def _something_to_do(part: Part) -> bool:
+    """A check or a fix: headed as one, or numbering steps, or showing a command."""
+    kinds = heading_kinds(part.own_path)
+    return bool(kinds & {"act", "diagnose"}) or part.facts.has_numbered or part.facts.has_code
 
 
 def _in_the_runbooks_order(ranked: list[ScoredPart]) -> list[ScoredPart]:
@@ -280,6 +326,15 @@ def _opening(parts: Sequence[Part]) -> Part | None:
     answer a question about what the alert means finds first."""
     first = min(parts, key=lambda p: p.start, default=None)
     return first if first is not None and not heading_kinds(first.own_path) else None
+
+
+def _only_escalation(intent: Intent, part: Part, terms: Sequence[str]) -> bool:
+    """Is the part whom to call (an Escalation or Contacts section), when the question
+    neither asks for someone nor names the heading ("where do the on-call people talk"
+    of "On-Call Google Space")? Then it never leads: the human step is on every answer."""
+    if intent == "escalate" or heading_kinds(part.own_path) != {"escalate"}:
+        return False
+    return not set(terms) & part.own_heading_terms
 
 
 def _only_symptoms(intent: Intent, part: Part, what_to_do: bool = False) -> float:

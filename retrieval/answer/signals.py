@@ -41,6 +41,7 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("detail_missing", "checks", "the command or value asked for is not quoted", True),
     Signal("task_missing", "checks", "the quotes never speak of the task asked for", True),
     Signal("steps_missing", "checks", "steps asked for, no quote gives steps", feature=True),
+    Signal("unquoted", "checks", "the question's words the lead holds outside its quotes", True),
     # -- which section leads ------------------------------------------------------------
     Signal("intent", "sections", "the heading offers the kind of answer asked", weight="intent"),
     Signal(
@@ -56,6 +57,18 @@ SIGNALS: tuple[Signal, ...] = (
         "sections",
         "asked for a command or value: the part that shows it",
         weight="detail",
+    ),
+    Signal(
+        "escalation",
+        "sections",
+        "whom to call leads only when someone is asked for",
+        weight="escalation",
+    ),
+    Signal(
+        "quoted-error",
+        "sections",
+        "a pasted error: what to do after the part that only quotes it",
+        weight="quoted_error",
     ),
 )
 

@@ -400,3 +400,23 @@ def test_a_middleman_page_run_through_erb_is_a_markdown_runbook(tmp_path: Path) 
     parsed = parse_one(tmp_path, "source/restore-db.html.md.erb").document
     assert parsed.title == "Restore a database"
     assert parsed.metadata.doc_type == "runbook"
+
+
+@pytest.mark.parametrize(
+    "heading", ["<%= current_page.data.title %>", "{{ .Title }}", "<%- title -%>"]
+)
+def test_a_heading_the_site_fills_in_with_the_title_is_the_title(
+    tmp_path: Path, heading: str
+) -> None:
+    text = (
+        "---\ntitle: Delete terraform state lock\n---\n\n"
+        f"# {heading}\n\nSometimes the pipeline fails.\n\n## Command-line method\n\n1. Run it.\n"
+    )
+    write(tmp_path, "source/delete-state-lock.html.md.erb", text)
+    parsed = parse_one(tmp_path, "source/delete-state-lock.html.md.erb")
+    chunks = chunk_document(parsed.document, parsed.body_start)
+    assert [c.heading_path for c in chunks] == [
+        ("Delete terraform state lock",),
+        ("Delete terraform state lock", "Command-line method"),
+    ]
+    assert parsed.document.text[chunks[0].start : chunks[0].end].startswith(f"# {heading}")
