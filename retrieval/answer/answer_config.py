@@ -14,9 +14,9 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.3697, 0.258, -0.3713, -0.2915, 0.3072, -0.4847, -0.4861, -0.2362, 0.0),
-    means=(0.5397, 0.6036, 0.1902, 0.1334, 0.3516, 0.0429, 0.0782, 0.0169, 0.0),
-    scales=(0.1595, 0.2823, 0.3924, 0.34, 0.2176, 0.2027, 0.2685, 0.1288, 1.0),
+    weights=(0.3697, 0.258, -0.3713, -0.2915, 0.3072, -0.4847, -0.4861, -0.2362),
+    means=(0.5397, 0.6036, 0.1902, 0.1334, 0.3516, 0.0429, 0.0782, 0.0169),
+    scales=(0.1595, 0.2823, 0.3924, 0.34, 0.2176, 0.2027, 0.2685, 0.1288),
     bias=0.3529,
     answer_at=0.45,
     suggest_at=0.29,

@@ -34,7 +34,6 @@ from retrieval.answer.confidence import (
     Evidence,
     everyday_terms,
     gather_evidence,
-    unquoted_share,
     without_labels,
 )
 from retrieval.answer.doc_warnings import document_warnings, superseded_note
@@ -492,16 +491,11 @@ class ExtractiveAnswerer:
         unshown = detail is not None and not any(
             detail.shown_in(c.path, c.quote) for c in citations
         )
-        q = r.question
-        unquoted = unquoted_share(
-            chosen.evidence, q.terms, q.everyday, r.snapshot.term_stats, placed
-        )
         checked = replace(
             chosen.evidence,
             detail_missing=float(unshown),
             task_missing=float(task.task_missing),
             steps_missing=float(task.steps_missing),
-            unquoted=unquoted,
         ).without(self._config.off)
         reason: AbstainReason | None = None
         if checked.detail_missing and detail is not None:

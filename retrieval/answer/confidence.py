@@ -19,11 +19,10 @@ from one corpus:
 - ``grounded``: ``dense`` times ``coverage``: the question's words count as evidence in
   proportion to how much the document is about the question (a linear model cannot
   otherwise let shared words weigh less in a document on another subject);
-- ``detail_missing``, ``task_missing``, ``steps_missing``, ``unquoted``: the answer's
-  checks, read from the quotes once they are chosen (zero until then): the command or
-  value asked for is not quoted, the quotes never speak of the task asked for, steps were
-  asked for and no quote gives any, or the share of the question's words the document
-  holds outside what is quoted (a near miss shares the runbook's words, not its answer).
+- ``detail_missing``, ``task_missing``, ``steps_missing``: the answer's checks, read
+  from the quotes once they are chosen (zero until then): the command or value asked for
+  is not quoted, the quotes never speak of the task asked for, or steps were asked for
+  and no quote gives any.
 
 A logistic model over these, standardized, gives a probability. Its weights and
 the tier thresholds are fitted across several corpora and checked
@@ -65,9 +64,6 @@ class Evidence:
     detail_missing: float = 0.0
     task_missing: float = 0.0
     steps_missing: float = 0.0
-    # the share of the question's words the document holds but its quotes do not: shared
-    # words elsewhere in it, not in what answers
-    unquoted: float = 0.0
 
     def vector(self) -> tuple[float, ...]:
         return tuple(float(getattr(self, f)) for f in FEATURES)
@@ -174,20 +170,6 @@ def content_terms(terms: Sequence[str], everyday: Container[str], stats: TermSta
     """The question's terms that say what it is about: not everyday words no runbook
     needs, nor one instance's name."""
     return [t for t in terms if t not in everyday and not _instance_id(t, stats)]
-
-
-def unquoted_share(
-    evidence: Evidence,
-    terms: Sequence[str],
-    everyday: Container[str],
-    stats: TermStats,
-    quoted: Sequence[str],
-) -> float:
-    """How much of the document's coverage of the question its quotes (with their titles
-    and headings) leave out."""
-    content = content_terms(terms, everyday, stats)
-    inside = coverage(content, frozenset(tokenize("\n".join(quoted))), stats)
-    return max(0.0, evidence.coverage - inside)
 
 
 def gather_evidence(

@@ -41,7 +41,6 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("detail_missing", "checks", "the command or value asked for is not quoted", True),
     Signal("task_missing", "checks", "the quotes never speak of the task asked for", True),
     Signal("steps_missing", "checks", "steps asked for, no quote gives steps", feature=True),
-    Signal("unquoted", "checks", "the question's words the lead holds outside its quotes", True),
     # -- which section leads ------------------------------------------------------------
     Signal("intent", "sections", "the heading offers the kind of answer asked", weight="intent"),
     Signal(
