@@ -14,13 +14,13 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.3697, 0.258, -0.3713, -0.2915, 0.3072, -0.4847, -0.4861, -0.2362),
-    means=(0.5397, 0.6036, 0.1902, 0.1334, 0.3516, 0.0429, 0.0782, 0.0169),
-    scales=(0.1595, 0.2823, 0.3924, 0.34, 0.2176, 0.2027, 0.2685, 0.1288),
-    bias=0.3529,
-    answer_at=0.45,
-    suggest_at=0.29,
-    sure_at=0.7,
+    weights=(0.3926, 0.2666, -0.3595, -0.2659, 0.3139, -0.4295, -0.4827, -0.2149),
+    means=(0.5351, 0.6119, 0.1909, 0.1312, 0.3535, 0.0377, 0.0792, 0.0143),
+    scales=(0.1602, 0.284, 0.393, 0.3376, 0.2171, 0.1904, 0.2701, 0.1187),
+    bias=0.3423,
+    answer_at=0.46,
+    suggest_at=0.28,
+    sure_at=0.71,
 )
 DEFAULT_STALE_AFTER_DAYS = 180
 

@@ -20,7 +20,7 @@ from core.markdown_facts import MarkdownFacts, markdown_facts
 from core.markup import syntax_for
 from core.models import Chunk, normalize_name
 from retrieval.answer.stubs import says_no_steps, stub
-from retrieval.reading import token_runs, tokenize
+from retrieval.reading import tokenize
 from retrieval.search import mostly_links, section_text
 
 
@@ -54,11 +54,6 @@ class Part:
     def terms(self) -> frozenset[str]:
         """Tokens of the part's heading path and body."""
         return frozenset(tokenize(" ".join(self.heading_path) + "\n" + self.body))
-
-    @cached_property
-    def word_runs(self) -> frozenset[tuple[str, ...]]:
-        """Its runs of consecutive tokens, to find the part that quotes a pasted error."""
-        return token_runs(self.text)
 
     @cached_property
     def own_terms(self) -> frozenset[str]:

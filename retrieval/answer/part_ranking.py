@@ -58,9 +58,6 @@ class SectionWeights:
     second_ratio: float = 0.85  # a second part this close to the lead is quoted too
     complement_ratio: float = 0.6  # ... or this close, when it is the complementary step
     complement_min_lexical: float = 0.15  # and holds this share of the question's terms
-    # asked what to do about a pasted error: the fix after the part that only quotes it
-    # leads (1: on, 0: off)
-    quoted_error: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -89,7 +86,6 @@ def rank_parts(
     seen: frozenset[str] = frozenset(),
     bare: bool = False,
     titled: frozenset[str] = frozenset(),
-    quoted: frozenset[tuple[str, ...]] = frozenset(),
 ) -> list[ScoredPart]:
     """The document's parts, best answer first.
 
@@ -107,7 +103,6 @@ def rank_parts(
     healthy states the question reports ("the pod is Running"); a part headed by one is
     the check the asker has done or the case they have ruled out, and a section that
     opens on one ("If the pod is running, …") is the branch they are in, its checks with it.
-    ``quoted``: the runs of words the question pastes (:func:`retrieval.reading.token_runs`).
     ``bare``: the question is nothing but an alert's name, or that it fires
     (:func:`retrieval.reading.names.only_names`), perhaps asking what to do; so is one of nothing
     but the document's name. ``titled``: the words of the runbook's title; a part's own
@@ -163,46 +158,7 @@ def rank_parts(
         own = coverage(body_terms, p.own_terms, stats)
         out.append(ScoredPart(p, score, lexical, own_lexical=own, shows_detail=shows))
     out.sort(key=lambda s: -s.score)
-    if bare:
-        return _in_the_runbooks_order(out)
-    if quoted and weights.quoted_error and (intent in ("unspecified", "act") or what_to_do):
-        return _fix_after_quote(out, quoted)
-    return out
-
-
-def _fix_after_quote(
-    ranked: list[ScoredPart], quoted: frozenset[tuple[str, ...]]
-) -> list[ScoredPart]:
-    """Asked what to do about an error pasted from a log or a pipeline: when the part that
-    leads only quotes it ("you will sometimes see errors like this:"), in the runbook's
-    introduction or a section headed as what the problem is (Symptoms, Meaning), numbering
-    no steps, the first
-    thing to do after it leads (a section headed as a check or a fix, else the first that
-    numbers steps or shows a command), among the sections that follow it under the same
-    heading; the quote comes second."""
-    lead = ranked[0].part if ranked else None
-    if lead is None or not lead.word_runs & quoted or lead.facts.has_numbered:
-        return ranked
-    kinds = heading_kinds(lead.own_path)
-    if lead.own_path and not (kinds and kinds <= _RESTATING):
-        return ranked  # a check, a fix, or a case of its own ("Special cases")
-    parent = lead.heading_path[:-1]
-    later = sorted(
-        (s for s in ranked if s.part.start > lead.start and s.part.under(parent)),
-        key=lambda s: s.part.start,
-    )
-    step = next((s for s in later if _something_to_do(s.part)), None)
-    return lead_with(ranked, step.part.heading_path) if step is not None else ranked
-
-
-# sections that tell what the problem is, not what to do about it
-_RESTATING = frozenset({"symptoms", "meaning", "impact"})
-
-
-def _something_to_do(part: Part) -> bool:
-    """A check or a fix: headed as one, or numbering steps, or showing a command."""
-    kinds = heading_kinds(part.own_path)
-    return bool(kinds & {"act", "diagnose"}) or part.facts.has_numbered or part.facts.has_code
+    return _in_the_runbooks_order(out) if bare else out
 
 
 def _in_the_runbooks_order(ranked: list[ScoredPart]) -> list[ScoredPart]:

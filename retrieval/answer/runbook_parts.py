@@ -93,7 +93,6 @@ class RunbookParts:
             seen=r.question.seen_fine,
             bare=_bare(r, naming, titled),
             titled=titled,
-            quoted=r.question.word_runs,
         )
 
     def bare(self, cand: Candidate, r: Retrieval) -> bool:

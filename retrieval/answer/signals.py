@@ -63,12 +63,6 @@ SIGNALS: tuple[Signal, ...] = (
         "whom to call leads only when someone is asked for",
         weight="escalation",
     ),
-    Signal(
-        "quoted-error",
-        "sections",
-        "a pasted error: what to do after the part that only quotes it",
-        weight="quoted_error",
-    ),
 )
 
 NAMES = frozenset(s.name for s in SIGNALS)

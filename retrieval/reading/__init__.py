@@ -52,7 +52,7 @@ from retrieval.reading.query import (
     load_glossary,
     parse_alert_text,
 )
-from retrieval.reading.question import Question, token_runs
+from retrieval.reading.question import Question
 from retrieval.reading.spelling import Reading, corrected, typo_targets
 from retrieval.reading.team_words import TeamWords, WordsFileError, load_team_words
 from retrieval.reading.tokenize import TOKENIZER_VERSION, tokenize
@@ -108,7 +108,6 @@ __all__ = [
     "set_aside",
     "spelled_words",
     "spells_the_rule",
-    "token_runs",
     "tokenize",
     "typo_targets",
     "unknown_entities",

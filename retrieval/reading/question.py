@@ -23,17 +23,6 @@ from retrieval.reading.intent import (
     question_intent,
     says_what_to_do,
 )
-from retrieval.reading.tokenize import tokenize
-
-# consecutive tokens a question must share with a runbook's text to quote it (an error
-# line, a log message): four are still a phrase anyone might type ("what do i do")
-QUOTED_RUN = 5
-
-
-def token_runs(text: str, n: int = QUOTED_RUN) -> frozenset[tuple[str, ...]]:
-    """Every run of ``n`` consecutive tokens of ``text``."""
-    tokens = tokenize(text)
-    return frozenset(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
 @dataclass(frozen=True)
@@ -93,12 +82,6 @@ class Question:
     def seen_fine(self) -> frozenset[str]:
         """The healthy states it reports ("running" of "the pod is Running")."""
         return seen_fine(self.text)
-
-    @cached_property
-    def word_runs(self) -> frozenset[tuple[str, ...]]:
-        """Every run of QUOTED_RUN consecutive tokens of the text as typed: a pasted error
-        line or log message shares such a run with the runbook that quotes it."""
-        return token_runs(self.text)
 
     @cached_property
     def asking_words(self) -> frozenset[str]:

@@ -146,12 +146,6 @@ def lead_of(rt: Runtime, question: str, off: frozenset[str] = frozenset()) -> st
 # signal, question, the section that leads with the signal, and without it
 LEADS = [
     (
-        "quoted-error",
-        "pipeline failing: Error acquiring the state lock: ConditionalCheckFailedException",
-        "Command-line method",
-        "Delete terraform state lock",
-    ),
-    (
         "escalation",
         "the state lock comes back after deleting it",
         "Command-line method",
