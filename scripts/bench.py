@@ -9,6 +9,8 @@ Every section runs in a subprocess of its own and its peak RSS is that process's
 own (``os.wait4``), so the numbers do not mix and this process stays small.
 
 - ``model``: model load and query embedding.
+- ``text``: tokenizing a large corpus, and redacting ordinary text and inputs that would
+  make a backtracking pattern quadratic.
 - ``embed``: the ingest's embedding path against plain fastembed ``embed()`` calls
   on the same chunk texts, interleaved in one process (the machine is shared).
 - ``ingest``: ``runbook-bot ingest`` of a synthetic corpus (``--corpus-docs``
@@ -180,6 +182,48 @@ def section_model(work: Path) -> Rows:
     for q in QUERIES * 4:
         emb.embed_query(q)
     rows.append(("query embedding ms (mean)", f"{(time.perf_counter() - t) / 32 * 1000:.1f}"))
+    return rows
+
+
+# inputs that would take a backtracking pattern time growing with the square of their
+# length (the redaction of every logged question and every drafted thread runs over them)
+PATHOLOGICAL = {
+    "a_ x 20k": "a_" * 20_000,
+    "key_ x 10k": "key_" * 10_000,
+    "token_ x 8k =x": "token_" * 8_000 + "=x",
+    "-a x 20k": "-a" * 20_000,
+    "a. x 20k": "a." * 20_000,
+    "postgres://a: x 5k": "postgres://a:" * 5_000,
+    "sk- x 10k": "sk-" * 10_000,
+    "xapp- x 10k": "xapp-" * 10_000,
+    "eyJaaaaa. x 5k": "eyJaaaaa." * 5_000,
+    "curl -u x 10k": "curl " + " -u" * 10_000,
+    "password: x 5k": "password: " * 5_000,
+}
+
+
+def section_text(work: Path) -> Rows:
+    """Tokenizing a large corpus, and redacting ordinary and pathological text: the work
+    every ingest and every logged question does, per character."""
+    from core.redact import redact
+    from retrieval.reading import tokenize
+
+    words = [f"word{i % 3000}" for i in range(150)] + ["KubePodCrashLooping", "checkout-api"]
+    texts = [" ".join(words) + f" chunk{i}" for i in range(5000)]  # 760k words
+    t = time.perf_counter()
+    total = sum(len(tokenize(x)) for x in texts)
+    rows = [("tokenize 5,000 chunk texts (760k words) s", f"{time.perf_counter() - t:.2f}")]
+    rows.append(("  tokens", f"{total}"))
+    plain = "kubectl -n checkout rollout restart deploy/checkout-api; token=abc " * 600
+    t = time.perf_counter()
+    redact(plain)
+    base = time.perf_counter() - t
+    rows.append((f"redact ordinary text ({len(plain) // 1000}k chars) ms", f"{base * 1000:.1f}"))
+    for name, text in PATHOLOGICAL.items():
+        t = time.perf_counter()
+        redact(text)
+        took = time.perf_counter() - t
+        rows.append((f"redact {name} ({len(text) // 1000}k chars) ms", f"{took * 1000:.1f}"))
     return rows
 
 
@@ -490,6 +534,7 @@ def section_asks(root: Path, level: int, target: int, part: int, parts: int) -> 
 
 SECTIONS = {
     "model": section_model,
+    "text": section_text,
     "embed": section_embed,
     "store": section_store,
     "snapshot": section_snapshot,
@@ -780,6 +825,9 @@ def main() -> int:
         if wanted("model"):
             got, rss = section(work, "model")
             rows += [*got, ("  process peak RSS MB", f"{rss:.0f}")]
+        if wanted("text"):
+            got, _ = section(work, "text")
+            rows += got
         if wanted("embed"):
             got, rss = section(work, "embed", args.embed_texts)
             rows += [*got, ("  process peak RSS MB (plain fastembed included)", f"{rss:.0f}")]

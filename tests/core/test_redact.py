@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -434,12 +433,11 @@ def test_placeholder_format_and_value_type() -> None:
     ],
     ids=lambda t: repr(t[:12]),
 )
-def test_pathological_input_is_fast(text: str) -> None:
-    # backtracking that grows with the square of the input would take minutes here; a
-    # loaded machine takes a few seconds at most (the speed itself is scripts/bench.py's)
-    started = time.perf_counter()
-    redact(text)
-    assert time.perf_counter() - started < 10.0
+def test_pathological_input_is_redacted_once_and_for_all(text: str) -> None:
+    # inputs that would make a backtracking pattern quadratic (their time is
+    # scripts/bench.py's, section "text"): redacting them finishes, and again changes nothing
+    once = redact(text)
+    assert redact(once) == once
 
 
 _FRAGMENTS = [

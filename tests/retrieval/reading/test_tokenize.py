@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from retrieval.reading.tokenize import STOPWORDS, tokenize
@@ -128,14 +126,3 @@ def test_word_by_word_equals_whole_text() -> None:
         "Run `kubectl -n kube-system get pods --selector=app=checkout-api` (KubePodCrashLooping)."
     )
     assert tokenize(text) == [t for w in text.split() for t in tokenize(w)]
-
-
-def test_fast_on_a_large_corpus() -> None:
-    words = [f"word{i % 3000}" for i in range(150)] + ["KubePodCrashLooping", "checkout-api"]
-    text = " ".join(words)
-    texts = [f"{text} chunk{i}" for i in range(5000)]  # 750k words
-    start = time.perf_counter()
-    total = sum(len(tokenize(t)) for t in texts)
-    elapsed = time.perf_counter() - start
-    assert total > 750_000
-    assert elapsed < 3.0  # ~10x headroom: 50k chunks in well under ~10 s on slow CI
