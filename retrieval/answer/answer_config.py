@@ -14,13 +14,13 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.3926, 0.2666, -0.3595, -0.2659, 0.3139, -0.4295, -0.4827, -0.2149),
-    means=(0.5351, 0.6119, 0.1909, 0.1312, 0.3535, 0.0377, 0.0792, 0.0143),
-    scales=(0.1602, 0.284, 0.393, 0.3376, 0.2171, 0.1904, 0.2701, 0.1187),
-    bias=0.3423,
-    answer_at=0.46,
+    weights=(0.397, 0.2415, -0.3574, -0.2588, 0.3112, -0.3934, -0.4607, -0.2276),
+    means=(0.5362, 0.6207, 0.1892, 0.1295, 0.3591, 0.0338, 0.0788, 0.0146),
+    scales=(0.1639, 0.2857, 0.3917, 0.3358, 0.2194, 0.1807, 0.2695, 0.1201),
+    bias=0.3134,
+    answer_at=0.44,
     suggest_at=0.28,
-    sure_at=0.71,
+    sure_at=0.76,
 )
 DEFAULT_STALE_AFTER_DAYS = 180
 
