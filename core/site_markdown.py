@@ -222,7 +222,10 @@ def _shortcode(lines: list[str], i: int) -> tuple[list[str], int] | None:
         if named.get("title"):
             candidates.insert(0, named["title"])
         kind = next((c for c in candidates if c.lower() in KINDS), name)
-        return _callout(indent, kind, named.get("title"), _trimmed(body)), j + 1
+        # the body is indented as its shortcode is (inside a list item): the quote is
+        # indented so, the body's own lines not again
+        inner = [ln[len(indent) :] if ln.startswith(indent) else ln for ln in body]
+        return _callout(indent, kind, named.get("title"), _trimmed(inner)), j + 1
     return None
 
 

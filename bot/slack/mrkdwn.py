@@ -54,6 +54,9 @@ _BULLET = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<rest>.*)$")
 _NUMBERED = re.compile(r"^(?P<indent>[ \t]*)(?P<n>\d{1,3})[.)][ \t]+(?P<rest>.*)$")
 # a task list's box (GitHub, GitLab): "- [ ] Apply the change", "- [x] Announce it"
 _QUOTE = re.compile(r"^[ \t]{0,3}>[ \t]?(?P<rest>.*)$")
+# ... nested in a list item: indented as the item's text is
+_NESTED_QUOTE = re.compile(r"^(?P<indent>[ \t]{4,8})>[ \t]?(?P<rest>.*)$")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:\d{1,3}[.)]|[-*+])[ \t]")
 _RULE = re.compile(r"^[ \t]{0,3}([-*_])([ \t]*\1){2,}[ \t]*$")
 _ALERT_BOLD = re.compile(
     r"^(?:\*\*|__)(?P<kind>warning|caution|danger|important|note|tip|info)"
@@ -101,6 +104,18 @@ _ITALIC = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")
 _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
 
 
+def _nested_quote(lines: list[str], i: int) -> bool:
+    """Does line ``i`` open a quote inside a list item: indented four to eight, after the
+    item or its indented text (a callout a site generator put under a step)?"""
+    m = _NESTED_QUOTE.match(lines[i])
+    if m is None:
+        return False
+    above = next((ln for ln in reversed(lines[:i]) if ln.strip()), "")
+    width = len(m["indent"].expandtabs(4))
+    indented = len(above) - len(above.lstrip()) >= width and not _QUOTE.match(above)
+    return bool(_LIST_ITEM.match(above)) or indented
+
+
 def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
     """``markdown`` as escaped Slack mrkdwn; ``base_url`` resolves relative links."""
     text = inline_references(without_comments(markdown.replace("\r\n", "\n")))
@@ -134,10 +149,12 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
                 out.extend(["", *(_row_line(table_cells(r), (), base_url) for r in rows), ""])
             joinable = False
             continue
-        if _QUOTE.match(line):
+        nested = _nested_quote(lines, i)
+        if _QUOTE.match(line) or nested:
             steps.number(line)
             quoted = []
-            while i < len(lines) and (m := _QUOTE.match(lines[i])) is not None:
+            pattern = _NESTED_QUOTE if nested else _QUOTE
+            while i < len(lines) and (m := pattern.match(lines[i])) is not None:
                 quoted.append(m["rest"])
                 i += 1
             out.extend(_blockquote(quoted, base_url))

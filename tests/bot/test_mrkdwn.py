@@ -470,3 +470,14 @@ def test_a_link_whose_url_wraps_at_a_slash_stays_one_link() -> None:
     assert (
         out == "• <https://chat.example.com/channels/virtualization|#virtualization Slack channel>"
     )
+
+
+def test_a_callout_under_a_numbered_step_is_a_callout() -> None:
+    md = (
+        "1. Patch the volume:\n\n    where `x` is its name.\n\n    > [!NOTE]\n"
+        "    > On Windows, double quote the template.\n\n1. Verify it.\n"
+    )
+    out = to_mrkdwn(md)
+    assert "*NOTE:* On Windows, double quote the template." in out
+    assert "&gt;" not in out and not leaks(out)
+    assert "2. Verify it." in out

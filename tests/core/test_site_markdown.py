@@ -47,6 +47,24 @@ Tell the incident channel.
     ]
 
 
+def test_a_hugo_note_inside_a_list_item_is_a_quote_there() -> None:
+    text = """1. Patch the volume.
+
+    {{< note >}}
+    On Windows, double quote the template.
+    {{< /note >}}
+
+1. Verify it."""
+    assert as_markdown(text).split("\n") == [
+        "1. Patch the volume.",
+        "",
+        "    > [!NOTE]",
+        "    > On Windows, double quote the template.",
+        "",
+        "1. Verify it.",
+    ]
+
+
 def test_mkdocs_admonitions_take_their_indented_body() -> None:
     text = """!!! warning "Data loss"
     Deleting the claim removes the volume.
