@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from core.models import Chunk, SearchFilter
 from retrieval.reading import TermStats, document_names, tokenize, typo_targets, written_names
+from retrieval.search.blas_threads import one_blas_thread
 from retrieval.search.embeddings import Vectors
 from retrieval.search.keyword_index import KeywordIndex
 from retrieval.search.link_pages import is_link_list
@@ -215,6 +216,8 @@ class SnapshotCache:
         self._vectors = vectors
         self._dir = directory
         self._mirror = mirror_dense
+        if mirror_dense:  # the dense search is a numpy product (see blas_threads)
+            one_blas_thread()
         self._snapshot: Snapshot | None = None
         self._lock = threading.Lock()
 
