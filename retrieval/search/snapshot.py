@@ -20,10 +20,11 @@ import json
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 DENSE_FILE = "dense.npy"
 CHECKSUM_FILE = "checksums.json"
+T = TypeVar("T")
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -124,6 +127,21 @@ class Snapshot:
         """Identifier names of the live documents as written, by normalized name. Built
         on first use."""
         return written_names(self.keyword.chunks)
+
+    @cached_property
+    def _per_document(self) -> dict[tuple[str, str], object]:
+        return {}  # (kind, source_id) -> what a layer above worked out about the document
+
+    def per_document(self, kind: str, source_id: str, build: Callable[[], T]) -> T:
+        """What the layers above work out about one live document from its chunks alone
+        (its outline, the runbooks a file collects: ``kind`` names it), once per
+        generation: built on first use by ``build`` and kept as long as this snapshot,
+        so no question pays for it twice and memory stays bounded by the index."""
+        memo = self._per_document
+        found = memo.get((kind, source_id), _MISSING)
+        if found is _MISSING:
+            found = memo[(kind, source_id)] = build()
+        return cast(T, found)
 
     @cached_property
     def _link_pages(self) -> dict[str, bool]:

@@ -20,6 +20,21 @@ def test_a_page_of_links_is_known_per_document_and_worked_out_once() -> None:
     assert snap.is_link_page("services")
 
 
+def test_what_is_worked_out_about_a_document_is_kept_per_kind_and_snapshot() -> None:
+    snap = snapshot()
+    built: list[str] = []
+
+    def build(value: str) -> str:
+        built.append(value)
+        return value
+
+    assert snap.per_document("outline", "services", lambda: build("a")) == "a"
+    assert snap.per_document("outline", "services", lambda: build("b")) == "a"
+    assert snap.per_document("topics", "services", lambda: build("c")) == "c"
+    assert snapshot().per_document("outline", "services", lambda: build("d")) == "d"
+    assert built == ["a", "c", "d"]
+
+
 def test_the_words_a_typo_may_stand_for_count_documents() -> None:
     words = snapshot().words
     assert words["restart"] == 1 and words["pgbouncer"] == 1
