@@ -139,7 +139,8 @@ class ExtractiveAnswerer:
         # only its file name spells it; so are the words of its file name
         # ("managedclulster" of managedclulster_condition_unknown.md)
         file_words = frozenset(tokenize(PurePosixPath(d.best.chunk.path).stem))
-        doc_terms = doc_terms | ((own_names | file_words) & frozenset(r.question.terms))
+        asked = frozenset(r.question.terms)
+        doc_terms = doc_terms | ((own_names | file_words) & asked)
         evidence = gather_evidence(
             dense=dense,
             terms=r.question.terms,
@@ -147,7 +148,8 @@ class ExtractiveAnswerer:
             stats=snap.term_stats,
             everyday=r.question.everyday,
             unknown=r.question.unknown,
-            names=snap.document_names | file_words,
+            # the question's terms that name a document (only those are looked up)
+            names=(asked & snap.document_names) | file_words,
         ).without(self._config.off)
         confidence = self._config.model.probability(evidence)
         return Candidate(d, confidence, evidence, named)
