@@ -102,12 +102,38 @@ class Snapshot:
         """Live documents: source_id -> indexed revision."""
         return {c.source_id: c.metadata.revision for c in self.keyword.chunks}
 
+    @cached_property
+    def _matrix(self) -> npt.NDArray[np.float32] | None:
+        """The dense rows as a plain array (a memory map's rows each cost a Python-level
+        memmap object to index)."""
+        return None if self.dense is None else np.asarray(self.dense)
+
     def dense_score(self, chunk_id: str, vector: Vectors) -> float | None:
         """Cosine of one live chunk with ``vector`` (None without the dense mirror)."""
         row = self.rows.get(chunk_id)
-        if self.dense is None or row is None:
+        matrix = self._matrix
+        if matrix is None or row is None:
             return None
-        return float(self.dense[row] @ np.asarray(vector, dtype=np.float32))
+        return float(matrix[row] @ np.asarray(vector, dtype=np.float32))
+
+    @cached_property
+    def _last_scores(self) -> list[tuple[bytes, npt.NDArray[np.float32]]]:
+        return []  # the cosines of every row with the vector searched last
+
+    def _scores(self, vector: Vectors) -> npt.NDArray[np.float32]:
+        """The cosine of every row with ``vector``, one product over the whole matrix; an
+        ask searches the runbooks and then the incident write-ups with the same vector,
+        so the last one is kept (one vector's worth of memory). Never changed in place."""
+        query = np.asarray(vector, dtype=np.float32)
+        key = query.tobytes()
+        last = self._last_scores
+        found = last[0] if last else None
+        if found is not None and found[0] == key:
+            return found[1]
+        assert self._matrix is not None
+        scores: npt.NDArray[np.float32] = self._matrix @ query
+        last[:] = [(key, scores)]
+        return scores
 
     @cached_property
     def document_names(self) -> frozenset[str]:
@@ -116,6 +142,19 @@ class Snapshot:
         for c in self.keyword.chunks:
             names |= document_names(c)
         return frozenset(names)
+
+    @cached_property
+    def _chunk_names(self) -> dict[str, frozenset[str]]:
+        return {}  # chunk_id -> what its document is called
+
+    def names_of(self, chunk: Chunk) -> frozenset[str]:
+        """What the document of a live chunk is called (:func:`document_names`: its
+        title, top heading, file name), once per chunk and generation."""
+        memo = self._chunk_names
+        found = memo.get(chunk.chunk_id)
+        if found is None:
+            found = memo[chunk.chunk_id] = document_names(chunk)
+        return found
 
     @cached_property
     def titles(self) -> frozenset[str]:
@@ -173,7 +212,7 @@ class Snapshot:
     ) -> list[tuple[Chunk, float]]:
         if self.dense is None or len(self.dense) == 0 or k <= 0:
             return []
-        scores = self.dense @ np.asarray(vector, dtype=np.float32)
+        scores = self._scores(vector)
         eligible = self.keyword.eligible(flt)
         if eligible is not None:
             if not eligible.any():
