@@ -121,7 +121,7 @@ class ExtractiveAnswerer:
 
     def _candidate(self, d: DocumentHits, r: Retrieval, names: frozenset[str]) -> Candidate:
         snap = r.snapshot
-        own_names = document_names(d.best.chunk)
+        own_names = snap.names_of(d.best.chunk)
         named = bool(names & own_names)
         dense_scores = [h.dense_score for h in d.hits if h.dense_score is not None]
         if not dense_scores:  # keyword-only hits: score them from the dense mirror

@@ -91,7 +91,7 @@ class Part:
         merely by being the part headed by them."""
         return frozenset(tokenize(" ".join(self.own_path)))
 
-    @property
+    @cached_property
     def own_path(self) -> tuple[str, ...]:
         """The heading path below a top heading that merely repeats the title."""
         path = self.heading_path

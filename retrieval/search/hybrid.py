@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -30,8 +30,10 @@ def group_by_document(
     per_doc: int = SECTIONS_PER_DOCUMENT,
     names: frozenset[str] = frozenset(),
     name_bonus: float = 0.0,
+    names_of: Callable[[Chunk], frozenset[str]] = document_names,
 ) -> list[DocumentHits]:
-    """Hits grouped per document; a document named by the query gets ``name_bonus``."""
+    """Hits grouped per document; a document named by the query gets ``name_bonus``
+    (``names_of``: what a chunk's document is called, :func:`document_names`)."""
     groups: dict[str, list[Hit]] = {}
     for h in hits:
         groups.setdefault(h.chunk.source_id, []).append(h)
@@ -41,7 +43,7 @@ def group_by_document(
         first = hs[0].chunk
         # best section decides; further matching sections add a little
         score = hs[0].fused_score + 0.25 * sum(h.fused_score for h in hs[1:per_doc])
-        if names and names & document_names(first):
+        if names and names & names_of(first):
             score += name_bonus
         docs.append(
             DocumentHits(
@@ -138,6 +140,7 @@ class HybridSearcher:
         ``named``: normalized names the query gave in another form (an alert name read as
         the title it spells)."""
         bonus = 1.0 / (self._config.rrf_k + 1)
-        stats = self.snapshot().term_stats
+        snap = self.snapshot()
+        stats = snap.term_stats
         names = query_names(query, stats.doc_freq, stats.n_docs) | named
-        return group_by_document(hits, names=names, name_bonus=bonus)
+        return group_by_document(hits, names=names, name_bonus=bonus, names_of=snap.names_of)
