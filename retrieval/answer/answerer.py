@@ -9,7 +9,7 @@ the lower tiers from :mod:`retrieval.answer.not_answered`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import replace
 from datetime import date
 from pathlib import PurePosixPath
@@ -54,7 +54,6 @@ from retrieval.reading import (
     tokenize,
     unknown_entities,
     with_long_forms,
-    written_in,
 )
 from retrieval.search import HybridSearcher, Snapshot, Vectors, group_by_document
 
@@ -229,12 +228,12 @@ class ExtractiveAnswerer:
         asked = Question(
             text=question,
             query=query,
-            terms=tuple(query_terms(self._long_forms(query, doc_freq))),
+            terms=tuple(query_terms(self._long_forms(query, snap))),
             # shorthand the runbooks write in full ("crashlooping": CrashLoopBackOff)
             # names nothing unknown
             unknown=tuple(
                 unknown_entities(
-                    self._long_forms(without_labels(query), doc_freq),
+                    self._long_forms(without_labels(query), snap),
                     doc_freq,
                     self._vocabulary,
                     snap.document_names,
@@ -266,11 +265,11 @@ class ExtractiveAnswerer:
             incidents=self._candidates(incidents, r, names),
         )
 
-    def _long_forms(self, text: str, doc_freq: Mapping[str, int]) -> str:
+    def _long_forms(self, text: str, snap: Snapshot) -> str:
         """``text`` with the runbooks' long forms of its shorthand, unless switched off."""
         if not self._config.on("long-forms"):
             return text
-        return with_long_forms(text, written_in(doc_freq))
+        return with_long_forms(text, snap.uses)
 
     @staticmethod
     def _pinned(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.models import Chunk, DocumentHits, Hit, SearchFilter
-from retrieval.reading import document_names, query_names, with_long_forms, written_in
+from retrieval.reading import document_names, query_names, with_long_forms
 from retrieval.search.embeddings import Embedder, Vectors
 from retrieval.search.fusion import DEFAULT_RRF_K, rrf
 from retrieval.search.snapshot import Snapshot, SnapshotCache
@@ -98,8 +98,7 @@ class HybridSearcher:
         else:
             dense = self._vectors.search(vector, n, flt)
         # "prod" finds "production" too; the dense model reads shorthand as it is typed
-        used = written_in(snap.term_stats.doc_freq)
-        keyword = snap.keyword.search(with_long_forms(query, used), n, flt)
+        keyword = snap.keyword.search(with_long_forms(query, snap.uses), n, flt)
         chunks: dict[str, Chunk] = {}
         dense_scores: dict[str, float] = {}
         kw_scores: dict[str, float] = {}

@@ -30,7 +30,14 @@ import numpy as np
 import numpy.typing as npt
 
 from core.models import Chunk, SearchFilter
-from retrieval.reading import TermStats, document_names, tokenize, typo_targets, written_names
+from retrieval.reading import (
+    TermStats,
+    document_names,
+    tokenize,
+    typo_targets,
+    written_in,
+    written_names,
+)
 from retrieval.search.blas_threads import one_blas_thread
 from retrieval.search.embeddings import Vectors
 from retrieval.search.keyword_index import KeywordIndex
@@ -142,6 +149,19 @@ class Snapshot:
         for c in self.keyword.chunks:
             names |= document_names(c)
         return frozenset(names)
+
+    @cached_property
+    def _used(self) -> dict[str, bool]:
+        return {}  # word -> do the live documents use it
+
+    def uses(self, word: str) -> bool:
+        """Do the live documents use ``word``, every token of it (:func:`written_in`)?
+        Asked of the lexicon's shorthand, long forms and compounds (a fixed list), for
+        every question: kept per generation."""
+        found = self._used.get(word)
+        if found is None:
+            found = self._used[word] = written_in(self.term_stats.doc_freq)(word)
+        return found
 
     @cached_property
     def _chunk_names(self) -> dict[str, frozenset[str]]:

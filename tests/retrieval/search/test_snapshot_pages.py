@@ -66,3 +66,9 @@ def test_the_dense_search_scores_a_vector_once_for_both_searches_of_an_ask() -> 
     assert other[0][0].chunk_id == "doc1#s"
     for chunk, score in first:  # one row's dot product: the same cosine, to rounding
         assert snap.dense_score(chunk.chunk_id, vector) == pytest.approx(score, abs=1e-6)
+
+
+def test_whether_the_documents_use_a_word_is_read_from_the_index() -> None:
+    snap = snapshot()
+    assert snap.uses("pgbouncer") and snap.uses("Restart")
+    assert not snap.uses("production") and not snap.uses("")
