@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO
+from typing import Protocol
 
 from bot.runtime import Runtime
 from bot.settings import load_settings
@@ -42,6 +42,12 @@ from retrieval.search import FastEmbedder
 QUESTIONS_FILE = "eval.jsonl"
 # a question set's own description, next to its runbooks: never indexed as one
 SET_FILES = ("MANIFEST.md",)
+
+
+class LineSink(Protocol):
+    """Where :func:`evaluate` writes its JSON lines: a text file, or :class:`Labelled`."""
+
+    def write(self, text: str, /) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -94,7 +100,7 @@ def evaluate(
     k: int = 10,
     flt: SearchFilter | None = None,
     answerer: ExtractiveAnswerer | None = None,
-    out: IO[str] | None = None,
+    out: LineSink | None = None,
 ) -> list[Outcome]:
     """Answer every question as the bot would (what leads decided as on every surface:
     :mod:`retrieval.reading.leading`); one JSON line per question to ``out``."""
@@ -128,6 +134,10 @@ def evaluate(
                 "cited": [[c.path, c.section, c.start, c.end] for c in cited],
                 "section_hit": section_hit,
                 "lead_hit": lead_hit,
+                "confidence": answer.confidence,
+                "sure": answer.sure,
+                "suggested": [s.path for s in answer.suggestions],
+                "text": answer.text,
             }
             out.write(json.dumps(row) + "\n")
     return outcomes
@@ -200,6 +210,18 @@ def with_model(
     return base.with_config(config)
 
 
+class Labelled:
+    """A sink for :func:`evaluate`'s JSON lines that puts the run and the question set in
+    front of each row's fields."""
+
+    def __init__(self, out: LineSink, run: str, qset: str) -> None:
+        self.out, self.run, self.qset = out, run, qset
+
+    def write(self, line: str) -> int:
+        row = {"run": self.run, "set": self.qset, **json.loads(line)}
+        return self.out.write(json.dumps(row) + "\n")
+
+
 @dataclass(frozen=True)
 class HeldOut:
     name: str
@@ -211,9 +233,11 @@ def leave_one_out(
     prepared: Sequence[Prepared],
     off: frozenset[str] = frozenset(),
     fitted: Mapping[str, Sequence[Sample]] | None = None,
+    rows: LineSink | None = None,
 ) -> list[HeldOut]:
     """For each set: fit on all the others, score it. ``off``: signals switched off, with
-    ``fitted`` the samples gathered so (by set name); else each set's own."""
+    ``fitted`` the samples gathered so (by set name); else each set's own. ``rows``: one
+    JSON line per question (:func:`evaluate`), each a ``held out`` row of its set."""
     out = []
     for held in prepared:
         training = {
@@ -223,18 +247,25 @@ def leave_one_out(
         }
         model = fit(training)
         answerer = with_model(held.runtime, model, off)
-        outcomes = evaluate(held.runtime, held.questions, [held.qset.root], answerer=answerer)
+        sink = Labelled(rows, "held out", held.qset.name) if rows is not None else None
+        outcomes = evaluate(
+            held.runtime, held.questions, [held.qset.root], answerer=answerer, out=sink
+        )
         out.append(HeldOut(held.qset.name, model, compute(outcomes)))
     return out
 
 
-def in_sample(prepared: Sequence[Prepared]) -> tuple[ConfidenceModel, list[HeldOut]]:
-    """The model fitted on every set, scored on each (the shipped calibration)."""
+def in_sample(
+    prepared: Sequence[Prepared], rows: LineSink | None = None
+) -> tuple[ConfidenceModel, list[HeldOut]]:
+    """The model fitted on every set, scored on each (the shipped calibration); ``rows``:
+    one JSON line per question, each an ``in sample`` row of its set."""
     model = fit({p.qset.name: p.samples for p in prepared})
     scored = []
     for p in prepared:
         answerer = with_model(p.runtime, model)
-        outcomes = evaluate(p.runtime, p.questions, [p.qset.root], answerer=answerer)
+        sink = Labelled(rows, "in sample", p.qset.name) if rows is not None else None
+        outcomes = evaluate(p.runtime, p.questions, [p.qset.root], answerer=answerer, out=sink)
         scored.append(HeldOut(p.qset.name, model, compute(outcomes)))
     return model, scored
 

@@ -1,7 +1,7 @@
 """Answer quality across corpora: leave-one-corpus-out and in-sample, side by side.
 
     .venv/bin/python scripts/quality.py [--corpora ../shared/corpora] [--data data/quality]
-        [--ablate [SIGNAL ...]] [--lockbox]
+        [--ablate [SIGNAL ...]] [--lockbox] [--rows FILE]
 
 Every folder of ``--corpora`` with an ``eval.jsonl`` is a question set, and so are
 the repository's own: the extra corpora under ``tests/fixtures/corpora`` and the sample
@@ -15,6 +15,9 @@ set is scored; then the model fitted on every set (the one to freeze in
 refits, and prints what every held-out set loses or gains without it. ``--lockbox``
 scores the sealed first-contact sets under ``tests/fixtures/lockbox`` with the model
 fitted on every other set: run it once, at the end of a round of quality work.
+``--rows`` writes one JSON line per question and run (held out, in sample): the answer's
+state, reason, ranked runbooks, quotes in answer order (the lead first), confidence and
+text, to compare two versions question by question.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import itertools
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -68,6 +72,12 @@ def arguments(description: str) -> argparse.Namespace:
         "--fit-sections",
         action="store_true",
         help="fit the section weights leave-one-corpus-out over a grid, and print both",
+    )
+    parser.add_argument(
+        "--rows",
+        type=Path,
+        metavar="FILE",
+        help="one JSON line per question and run (held out, in sample) to FILE",
     )
     return parser.parse_args()
 
@@ -154,7 +164,16 @@ def main() -> int:
         print("## Section weights, leave one corpus out (questions naming a section)\n")
         print("\n".join(fit_sections(prepared)))
         return 0
-    held = leave_one_out(prepared)
+    rows = args.rows.open("w", encoding="utf-8") if args.rows is not None else None
+    try:
+        return report(args, prepared, rows)
+    finally:
+        if rows is not None:
+            rows.close()
+
+
+def report(args: argparse.Namespace, prepared: list[Prepared], rows: IO[str] | None) -> int:
+    held = leave_one_out(prepared, rows=rows)
     print("## Leave one corpus out (fitted on the others, scored on this one)\n")
     print("\n".join(table(held)))
     if args.lockbox:
@@ -166,7 +185,7 @@ def main() -> int:
         print("\n## Ablation: each signal off (F1 / section_hit / lead_hit change, questions)\n")
         print("\n".join(ablation_table(held, ablate(prepared, signals, log))))
         return 0
-    model, scored = in_sample(prepared)
+    model, scored = in_sample(prepared, rows)
     print("\n## In sample (fitted on every set, the shipped calibration)\n")
     print("\n".join(table(scored)))
     print("\n## Fitted model (retrieval/answer/answer_config.py CALIBRATED_MODEL)\n")

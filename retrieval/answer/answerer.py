@@ -9,7 +9,7 @@ the lower tiers from :mod:`retrieval.answer.not_answered`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import replace
 from datetime import date
 from pathlib import PurePosixPath
@@ -59,7 +59,6 @@ from retrieval.reading import (
     tokenize,
     unknown_entities,
     with_long_forms,
-    written_in,
 )
 from retrieval.search import HybridSearcher, Snapshot, Vectors, group_by_document
 
@@ -126,7 +125,7 @@ class ExtractiveAnswerer:
 
     def _candidate(self, d: DocumentHits, r: Retrieval, names: frozenset[str]) -> Candidate:
         snap = r.snapshot
-        own_names = document_names(d.best.chunk)
+        own_names = snap.names_of(d.best.chunk)
         named = bool(names & own_names)
         dense_scores = [h.dense_score for h in d.hits if h.dense_score is not None]
         if not dense_scores:  # keyword-only hits: score them from the dense mirror
@@ -144,7 +143,8 @@ class ExtractiveAnswerer:
         # only its file name spells it; so are the words of its file name
         # ("managedclulster" of managedclulster_condition_unknown.md)
         file_words = frozenset(tokenize(PurePosixPath(d.best.chunk.path).stem))
-        doc_terms = doc_terms | ((own_names | file_words) & frozenset(r.question.terms))
+        asked = frozenset(r.question.terms)
+        doc_terms = doc_terms | ((own_names | file_words) & asked)
         evidence = gather_evidence(
             dense=dense,
             terms=r.question.terms,
@@ -152,7 +152,8 @@ class ExtractiveAnswerer:
             stats=snap.term_stats,
             everyday=r.question.everyday,
             unknown=r.question.unknown,
-            names=snap.document_names | file_words,
+            # the question's terms that name a document (only those are looked up)
+            names=(asked & snap.document_names) | file_words,
         ).without(self._config.off)
         confidence = self._config.model.probability(evidence)
         return Candidate(d, confidence, evidence, named)
@@ -232,12 +233,12 @@ class ExtractiveAnswerer:
         asked = Question(
             text=question,
             query=query,
-            terms=tuple(query_terms(self._long_forms(query, doc_freq))),
+            terms=tuple(query_terms(self._long_forms(query, snap))),
             # shorthand the runbooks write in full ("crashlooping": CrashLoopBackOff)
             # names nothing unknown
             unknown=tuple(
                 unknown_entities(
-                    self._long_forms(without_labels(query), doc_freq),
+                    self._long_forms(without_labels(query), snap),
                     doc_freq,
                     self._vocabulary,
                     snap.document_names,
@@ -269,11 +270,11 @@ class ExtractiveAnswerer:
             incidents=self._candidates(incidents, r, names),
         )
 
-    def _long_forms(self, text: str, doc_freq: Mapping[str, int]) -> str:
+    def _long_forms(self, text: str, snap: Snapshot) -> str:
         """``text`` with the runbooks' long forms of its shorthand, unless switched off."""
         if not self._config.on("long-forms"):
             return text
-        return with_long_forms(text, written_in(doc_freq))
+        return with_long_forms(text, snap.uses)
 
     @staticmethod
     def _pinned(

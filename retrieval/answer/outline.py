@@ -8,8 +8,6 @@ quote exactly the subsection that answers, with offsets into the original file.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -21,7 +19,7 @@ from core.markup import syntax_for
 from core.models import Chunk, normalize_name
 from retrieval.answer.stubs import says_no_steps, stub
 from retrieval.reading import tokenize
-from retrieval.search import mostly_links, section_text
+from retrieval.search import Snapshot, mostly_links, section_text
 
 
 def within(path: tuple[str, ...], heading: tuple[str, ...]) -> bool:
@@ -93,7 +91,7 @@ class Part:
         merely by being the part headed by them."""
         return frozenset(tokenize(" ".join(self.own_path)))
 
-    @property
+    @cached_property
     def own_path(self) -> tuple[str, ...]:
         """The heading path below a top heading that merely repeats the title."""
         path = self.heading_path
@@ -173,27 +171,14 @@ def document_parts(chunks: Sequence[Chunk]) -> list[Part]:
     return out
 
 
-class OutlineCache:
-    """Parts per (generation, document), kept for the documents answered most recently."""
-
-    def __init__(self, size: int = 256) -> None:
-        self._size = size
-        self._items: OrderedDict[tuple[int, str], list[Part]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def parts(self, generation: int, source_id: str, chunks: Sequence[Chunk]) -> list[Part]:
-        key = (generation, source_id)
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-                return found
-        parts = document_parts(chunks)
-        with self._lock:
-            self._items[key] = parts
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
-        return parts
+def outline(snapshot: Snapshot, source_id: str, chunk: Chunk | None = None) -> list[Part]:
+    """The parts of the live document ``source_id``, worked out once per index generation
+    (kept by its snapshot); of ``chunk`` alone when the document is not live. Shared by
+    every caller: never to be changed in place."""
+    chunks = snapshot.chunks_by_source.get(source_id)
+    if not chunks:
+        return document_parts([chunk]) if chunk is not None else []
+    return snapshot.per_document("outline", source_id, lambda: document_parts(chunks))
 
 
 def _repeats_title(heading: str, title: str) -> bool:

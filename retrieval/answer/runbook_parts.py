@@ -9,7 +9,7 @@ from core.heading_text import without_title_label
 from core.link_references import link_definitions
 from core.models import Chunk, normalize_name
 from retrieval.answer.composer import shared_depth
-from retrieval.answer.outline import OutlineCache, Part
+from retrieval.answer.outline import Part, outline
 from retrieval.answer.part_ranking import (
     ScoredPart,
     SectionWeights,
@@ -18,7 +18,7 @@ from retrieval.answer.part_ranking import (
     rank_parts,
 )
 from retrieval.answer.retrieved import Candidate, Retrieval
-from retrieval.answer.topics import rank_topics
+from retrieval.answer.topics import rank_groups, topics
 from retrieval.reading import (
     document_names,
     naming_terms,
@@ -31,45 +31,55 @@ from retrieval.reading import (
 class RunbookParts:
     def __init__(self, sections: SectionWeights) -> None:
         self._sections = sections
-        self._outline = OutlineCache()
 
     def parts(self, source_id: str, chunk: Chunk, r: Retrieval) -> list[Part]:
-        """The document's parts, in the order ranked chunks gave them."""
-        chunks = r.snapshot.chunks_by_source.get(source_id, [chunk])
-        return self._outline.parts(r.generation, source_id, chunks)
+        """The document's parts, in the document's order (once per index generation)."""
+        return outline(r.snapshot, source_id, chunk)
 
     def link_definitions(self, part: Part, r: Retrieval) -> dict[str, str]:
         """The ``[label]: url`` definitions of the part's document, for its reference links."""
         parts = self.parts(part.chunk.source_id, part.chunk, r)
         return link_definitions("\n\n".join(p.body for p in parts))
 
+    def collection(
+        self, source_id: str, chunk: Chunk, r: Retrieval, *, by_name: bool = False
+    ) -> dict[str, list[Part]] | None:
+        """In a file of several runbooks, its runbooks by heading (:func:`topics`; None for
+        one runbook), worked out once per document and index generation."""
+        kind = "runbooks by name" if by_name else "runbooks"
+        if not r.snapshot.chunks_by_source.get(source_id):
+            return topics(self.parts(source_id, chunk, r), by_name=by_name)
+        return r.snapshot.per_document(
+            kind, source_id, lambda: topics(self.parts(source_id, chunk, r), by_name=by_name)
+        )
+
     def topics(
-        self, parts: Sequence[Part], r: Retrieval, *, by_name: bool = False
+        self, source_id: str, chunk: Chunk, r: Retrieval, *, by_name: bool = False
     ) -> list[tuple[str, list[Part]]] | None:
         """In a file of several runbooks, its runbooks, the one asked about first."""
-        return rank_topics(
-            parts,
+        return rank_groups(
+            self.collection(source_id, chunk, r, by_name=by_name),
             r.question.terms,
             r.snapshot.term_stats,
             lambda p: r.snapshot.dense_score(p.chunk.chunk_id, r.vector) or 0.0,
             r.question.names,
             self._sections,
-            by_name=by_name,
         )
 
     def topic(self, source_id: str, chunk: Chunk, r: Retrieval) -> tuple[str, list[Part]] | None:
         """In a file of several runbooks, the one the question is about: its evidence is
         the answer's, not the whole file's (a file of playbooks by alert name included,
         though its quotes may come from any of them)."""
-        ranked = self.topics(self.parts(source_id, chunk, r), r, by_name=True)
+        ranked = self.topics(source_id, chunk, r, by_name=True)
         return ranked[0] if ranked else None
 
     def runbooks(self, cand: Candidate, r: Retrieval) -> list[list[Part]]:
         """The candidate document's runbooks, closest first: its own parts for a single
         runbook, its runbooks' in a collection (:mod:`topics`)."""
-        parts = self.parts(cand.doc.source_id, cand.chunk, r)
-        ranked = self.topics(parts, r)
-        return [members for _heading, members in ranked] if ranked else [parts]
+        ranked = self.topics(cand.doc.source_id, cand.chunk, r)
+        if ranked:
+            return [members for _heading, members in ranked]
+        return [self.parts(cand.doc.source_id, cand.chunk, r)]
 
     def rank(
         self, parts: Sequence[Part], r: Retrieval, cand: Candidate | None = None

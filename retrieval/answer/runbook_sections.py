@@ -22,7 +22,7 @@ from datetime import date
 
 from core.models import Answer, Citation, normalize_name
 from retrieval.answer.citations import chunk_url, lead_text, make_citation
-from retrieval.answer.outline import OutlineCache, Part
+from retrieval.answer.outline import Part, outline
 from retrieval.answer.quote_spans import quote_part, quote_parts
 from retrieval.answer.topics import topic_of
 from retrieval.reading import (
@@ -78,14 +78,11 @@ class RunbookSections:
     ) -> None:
         self._snapshot = snapshot
         self._today = today
-        self._outline = OutlineCache()
 
     def _parts(self, snap: Snapshot, source_id: str, section: str | None = None) -> list[Part]:
         """The document's parts; in a file of several runbooks, only those of the runbook
         that ``section`` (a citation's) lies in."""
-        chunks = snap.chunks_by_source.get(source_id)
-        parts = self._outline.parts(snap.generation, source_id, chunks) if chunks else []
-        return topic_of(parts, section)
+        return topic_of(outline(snap, source_id), section)
 
     def escalation(self, source_id: str, section: str | None = None) -> Section | None:
         """The document's Escalation section (its first part whose heading path is about

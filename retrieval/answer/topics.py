@@ -26,7 +26,7 @@ introduction, belongs to none.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from core.heading_text import plain_heading
 from core.models import normalize_name
@@ -122,7 +122,19 @@ def rank_topics(
     first: the one the question names, or else the one holding the part with the best
     evidence (the question's words in it and in its heading, its dense score) plus its
     own heading's words. None for a single runbook."""
-    groups = topics(parts, by_name=by_name)
+    return rank_groups(topics(parts, by_name=by_name), terms, stats, dense_of, names, weights)
+
+
+def rank_groups(
+    groups: Mapping[str, list[Part]] | None,
+    terms: Sequence[str],
+    stats: TermStats,
+    dense_of: Callable[[Part], float],
+    names: frozenset[str],
+    weights: SectionWeights,
+) -> list[tuple[str, list[Part]]] | None:
+    """:func:`rank_topics` for the runbooks :func:`topics` found in a document (None: a
+    single runbook), worked out once per document and index generation."""
     if groups is None:
         return None
 

@@ -12,7 +12,6 @@ from retrieval.answer.outline import Part
 from retrieval.answer.retrieved import Candidate, Retrieval
 from retrieval.answer.runbook_parts import RunbookParts
 from retrieval.answer.stubs import stub
-from retrieval.answer.topics import topics
 from retrieval.reading import heading_kinds
 
 
@@ -20,10 +19,11 @@ def unwritten_runbook(parts: RunbookParts, cand: Candidate, r: Retrieval) -> lis
     """The parts of the runbook the answer would come from, when not one of them is
     written ("_TODO: this playbook has not been written yet._"): in a file of
     playbooks, the one the question names; else the document's runbook."""
-    whole = parts.parts(cand.doc.source_id, cand.chunk, r)
     named = [
         members
-        for heading, members in (topics(whole, by_name=True) or {}).items()
+        for heading, members in (
+            parts.collection(cand.doc.source_id, cand.chunk, r, by_name=True) or {}
+        ).items()
         if normalize_name(heading) in r.question.names
     ]
     runbook = named[0] if named else parts.runbooks(cand, r)[0]

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Container, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from core.models import normalize_name
 from retrieval.reading.names import written_as_name
@@ -159,9 +160,19 @@ class TermStats:
             df.update(set(terms))
         return cls(dict(df), max(1, len(per_doc)))
 
+    @cached_property
+    def _idf(self) -> dict[str, float]:
+        return {}  # term -> idf, for terms of the index only: bounded by its vocabulary
+
     def idf(self, term: str) -> float:
+        found = self._idf.get(term)
+        if found is not None:
+            return found
         df = self.doc_freq.get(term, 0)
-        return math.log(1 + (self.n_docs - df + 0.5) / (df + 0.5))
+        value = math.log(1 + (self.n_docs - df + 0.5) / (df + 0.5))
+        if df:
+            self._idf[term] = value
+        return value
 
 
 def query_terms(question: str) -> list[str]:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.models import Chunk, DocumentHits, Hit, SearchFilter
-from retrieval.reading import document_names, query_names, with_long_forms, written_in
+from retrieval.reading import document_names, query_names, with_long_forms
 from retrieval.search.embeddings import Embedder, Vectors
 from retrieval.search.fusion import DEFAULT_RRF_K, rrf
 from retrieval.search.snapshot import Snapshot, SnapshotCache
@@ -30,8 +30,10 @@ def group_by_document(
     per_doc: int = SECTIONS_PER_DOCUMENT,
     names: frozenset[str] = frozenset(),
     name_bonus: float = 0.0,
+    names_of: Callable[[Chunk], frozenset[str]] = document_names,
 ) -> list[DocumentHits]:
-    """Hits grouped per document; a document named by the query gets ``name_bonus``."""
+    """Hits grouped per document; a document named by the query gets ``name_bonus``
+    (``names_of``: what a chunk's document is called, :func:`document_names`)."""
     groups: dict[str, list[Hit]] = {}
     for h in hits:
         groups.setdefault(h.chunk.source_id, []).append(h)
@@ -41,7 +43,7 @@ def group_by_document(
         first = hs[0].chunk
         # best section decides; further matching sections add a little
         score = hs[0].fused_score + 0.25 * sum(h.fused_score for h in hs[1:per_doc])
-        if names and names & document_names(first):
+        if names and names & names_of(first):
             score += name_bonus
         docs.append(
             DocumentHits(
@@ -96,8 +98,7 @@ class HybridSearcher:
         else:
             dense = self._vectors.search(vector, n, flt)
         # "prod" finds "production" too; the dense model reads shorthand as it is typed
-        used = written_in(snap.term_stats.doc_freq)
-        keyword = snap.keyword.search(with_long_forms(query, used), n, flt)
+        keyword = snap.keyword.search(with_long_forms(query, snap.uses), n, flt)
         chunks: dict[str, Chunk] = {}
         dense_scores: dict[str, float] = {}
         kw_scores: dict[str, float] = {}
@@ -138,6 +139,7 @@ class HybridSearcher:
         ``named``: normalized names the query gave in another form (an alert name read as
         the title it spells)."""
         bonus = 1.0 / (self._config.rrf_k + 1)
-        stats = self.snapshot().term_stats
+        snap = self.snapshot()
+        stats = snap.term_stats
         names = query_names(query, stats.doc_freq, stats.n_docs) | named
-        return group_by_document(hits, names=names, name_bonus=bonus)
+        return group_by_document(hits, names=names, name_bonus=bonus, names_of=snap.names_of)

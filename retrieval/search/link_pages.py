@@ -45,7 +45,9 @@ def mostly_links(text: str) -> bool:
 
 
 def _visible(text: str) -> int:
-    return sum(1 for ch in text if not ch.isspace())
+    """Non-space characters: ``str.split`` breaks at exactly the characters
+    ``str.isspace`` calls space, in C rather than a loop per character."""
+    return sum(map(len, text.split()))
 
 
 def link_share(text: str) -> float:

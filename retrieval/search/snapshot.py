@@ -20,16 +20,25 @@ import json
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from core.models import Chunk, SearchFilter
-from retrieval.reading import TermStats, document_names, tokenize, typo_targets, written_names
+from retrieval.reading import (
+    TermStats,
+    document_names,
+    tokenize,
+    typo_targets,
+    written_in,
+    written_names,
+)
+from retrieval.search.blas_threads import one_blas_thread
 from retrieval.search.embeddings import Vectors
 from retrieval.search.keyword_index import KeywordIndex
 from retrieval.search.link_pages import is_link_list
@@ -41,6 +50,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 DENSE_FILE = "dense.npy"
 CHECKSUM_FILE = "checksums.json"
+T = TypeVar("T")
+_MISSING = object()
 
 
 @dataclass(frozen=True)
@@ -98,12 +109,38 @@ class Snapshot:
         """Live documents: source_id -> indexed revision."""
         return {c.source_id: c.metadata.revision for c in self.keyword.chunks}
 
+    @cached_property
+    def _matrix(self) -> npt.NDArray[np.float32] | None:
+        """The dense rows as a plain array (a memory map's rows each cost a Python-level
+        memmap object to index)."""
+        return None if self.dense is None else np.asarray(self.dense)
+
     def dense_score(self, chunk_id: str, vector: Vectors) -> float | None:
         """Cosine of one live chunk with ``vector`` (None without the dense mirror)."""
         row = self.rows.get(chunk_id)
-        if self.dense is None or row is None:
+        matrix = self._matrix
+        if matrix is None or row is None:
             return None
-        return float(self.dense[row] @ np.asarray(vector, dtype=np.float32))
+        return float(matrix[row] @ np.asarray(vector, dtype=np.float32))
+
+    @cached_property
+    def _last_scores(self) -> list[tuple[bytes, npt.NDArray[np.float32]]]:
+        return []  # the cosines of every row with the vector searched last
+
+    def _scores(self, vector: Vectors) -> npt.NDArray[np.float32]:
+        """The cosine of every row with ``vector``, one product over the whole matrix; an
+        ask searches the runbooks and then the incident write-ups with the same vector,
+        so the last one is kept (one vector's worth of memory). Never changed in place."""
+        query = np.asarray(vector, dtype=np.float32)
+        key = query.tobytes()
+        last = self._last_scores
+        found = last[0] if last else None
+        if found is not None and found[0] == key:
+            return found[1]
+        assert self._matrix is not None
+        scores: npt.NDArray[np.float32] = self._matrix @ query
+        last[:] = [(key, scores)]
+        return scores
 
     @cached_property
     def document_names(self) -> frozenset[str]:
@@ -112,6 +149,32 @@ class Snapshot:
         for c in self.keyword.chunks:
             names |= document_names(c)
         return frozenset(names)
+
+    @cached_property
+    def _used(self) -> dict[str, bool]:
+        return {}  # word -> do the live documents use it
+
+    def uses(self, word: str) -> bool:
+        """Do the live documents use ``word``, every token of it (:func:`written_in`)?
+        Asked of the lexicon's shorthand, long forms and compounds (a fixed list), for
+        every question: kept per generation."""
+        found = self._used.get(word)
+        if found is None:
+            found = self._used[word] = written_in(self.term_stats.doc_freq)(word)
+        return found
+
+    @cached_property
+    def _chunk_names(self) -> dict[str, frozenset[str]]:
+        return {}  # chunk_id -> what its document is called
+
+    def names_of(self, chunk: Chunk) -> frozenset[str]:
+        """What the document of a live chunk is called (:func:`document_names`: its
+        title, top heading, file name), once per chunk and generation."""
+        memo = self._chunk_names
+        found = memo.get(chunk.chunk_id)
+        if found is None:
+            found = memo[chunk.chunk_id] = document_names(chunk)
+        return found
 
     @cached_property
     def titles(self) -> frozenset[str]:
@@ -123,6 +186,21 @@ class Snapshot:
         """Identifier names of the live documents as written, by normalized name. Built
         on first use."""
         return written_names(self.keyword.chunks)
+
+    @cached_property
+    def _per_document(self) -> dict[tuple[str, str], object]:
+        return {}  # (kind, source_id) -> what a layer above worked out about the document
+
+    def per_document(self, kind: str, source_id: str, build: Callable[[], T]) -> T:
+        """What the layers above work out about one live document from its chunks alone
+        (its outline, the runbooks a file collects: ``kind`` names it), once per
+        generation: built on first use by ``build`` and kept as long as this snapshot,
+        so no question pays for it twice and memory stays bounded by the index."""
+        memo = self._per_document
+        found = memo.get((kind, source_id), _MISSING)
+        if found is _MISSING:
+            found = memo[(kind, source_id)] = build()
+        return cast(T, found)
 
     @cached_property
     def _link_pages(self) -> dict[str, bool]:
@@ -154,7 +232,7 @@ class Snapshot:
     ) -> list[tuple[Chunk, float]]:
         if self.dense is None or len(self.dense) == 0 or k <= 0:
             return []
-        scores = self.dense @ np.asarray(vector, dtype=np.float32)
+        scores = self._scores(vector)
         eligible = self.keyword.eligible(flt)
         if eligible is not None:
             if not eligible.any():
@@ -215,6 +293,8 @@ class SnapshotCache:
         self._vectors = vectors
         self._dir = directory
         self._mirror = mirror_dense
+        if mirror_dense:  # the dense search is a numpy product (see blas_threads)
+            one_blas_thread()
         self._snapshot: Snapshot | None = None
         self._lock = threading.Lock()
 

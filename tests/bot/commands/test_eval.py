@@ -35,6 +35,7 @@ def test_eval_writes_ranked_lines(
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(rows) == len(QUESTIONS.read_text().splitlines())
     keys = {"id", "ranked", "answered", "state", "reason", "cited", "section_hit", "lead_hit"}
+    keys |= {"confidence", "sure", "suggested", "text"}
     assert all(set(r) == keys for r in rows)
     answered = [r for r in rows if r["answered"]]
     assert answered and all(r["cited"] and r["state"] == "answer" for r in answered)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from core.models import Document
 from ingest.chunker import chunk_document
-from retrieval.answer.outline import OutlineCache, document_parts
+from retrieval.answer.outline import document_parts, outline
+from retrieval.search.keyword_index import KeywordIndex
+from retrieval.search.snapshot import Snapshot
 from tests.conftest import markdown_document
 
 TEXT = """# Orders DB
@@ -62,12 +64,17 @@ def test_a_deep_heading_carries_over_into_the_next_piece_of_a_split_section() ->
     assert tail and tail[0].heading_path[-1] == "Alerting rules"
 
 
-def test_outline_cache_returns_the_same_parts_per_generation() -> None:
+def test_a_documents_outline_is_worked_out_once_per_generation() -> None:
     chunks = chunk_document(doc(), 0)
-    cache = OutlineCache(size=1)
-    first = cache.parts(1, "orders/db", chunks)
-    assert cache.parts(1, "orders/db", chunks) is first
-    assert cache.parts(2, "orders/db", chunks) is not first
+    source_id = chunks[0].source_id
+    snap = Snapshot(generation=1, keyword=KeywordIndex(chunks), dense=None)
+    first = outline(snap, source_id)
+    assert first == document_parts(chunks)
+    assert outline(snap, source_id) is first
+    again = Snapshot(generation=2, keyword=KeywordIndex(chunks), dense=None)
+    assert outline(again, source_id) is not first  # a new generation works it out anew
+    assert outline(snap, "gone") == []  # no longer indexed
+    assert outline(snap, "gone", chunks[0]) == document_parts(chunks[:1])
 
 
 def test_a_part_names_its_section_without_markdown_decoration() -> None:
