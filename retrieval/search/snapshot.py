@@ -150,31 +150,16 @@ class Snapshot:
             names |= document_names(c)
         return frozenset(names)
 
-    @cached_property
-    def _used(self) -> dict[str, bool]:
-        return {}  # word -> do the live documents use it
-
     def uses(self, word: str) -> bool:
         """Do the live documents use ``word``, every token of it (:func:`written_in`)?
         Asked of the lexicon's shorthand, long forms and compounds (a fixed list), for
         every question: kept per generation."""
-        found = self._used.get(word)
-        if found is None:
-            found = self._used[word] = written_in(self.term_stats.doc_freq)(word)
-        return found
-
-    @cached_property
-    def _chunk_names(self) -> dict[str, frozenset[str]]:
-        return {}  # chunk_id -> what its document is called
+        return self._kept("uses", word, lambda: written_in(self.term_stats.doc_freq)(word))
 
     def names_of(self, chunk: Chunk) -> frozenset[str]:
         """What the document of a live chunk is called (:func:`document_names`: its
         title, top heading, file name), once per chunk and generation."""
-        memo = self._chunk_names
-        found = memo.get(chunk.chunk_id)
-        if found is None:
-            found = memo[chunk.chunk_id] = document_names(chunk)
-        return found
+        return self._kept("names", chunk.chunk_id, lambda: document_names(chunk))
 
     @cached_property
     def titles(self) -> frozenset[str]:
@@ -188,32 +173,30 @@ class Snapshot:
         return written_names(self.keyword.chunks)
 
     @cached_property
-    def _per_document(self) -> dict[tuple[str, str], object]:
-        return {}  # (kind, source_id) -> what a layer above worked out about the document
+    def _memo(self) -> dict[tuple[str, str], object]:
+        return {}  # (kind, key) -> what was worked out about a live document or word
+
+    def _kept(self, kind: str, key: str, build: Callable[[], T]) -> T:
+        """``build()``, worked out on first use and kept as long as this snapshot (one
+        index generation): no question pays for it twice, and memory stays bounded by
+        the index."""
+        memo = self._memo
+        found = memo.get((kind, key), _MISSING)
+        if found is _MISSING:
+            found = memo[(kind, key)] = build()
+        return cast(T, found)
 
     def per_document(self, kind: str, source_id: str, build: Callable[[], T]) -> T:
         """What the layers above work out about one live document from its chunks alone
         (its outline, the runbooks a file collects: ``kind`` names it), once per
-        generation: built on first use by ``build`` and kept as long as this snapshot,
-        so no question pays for it twice and memory stays bounded by the index."""
-        memo = self._per_document
-        found = memo.get((kind, source_id), _MISSING)
-        if found is _MISSING:
-            found = memo[(kind, source_id)] = build()
-        return cast(T, found)
-
-    @cached_property
-    def _link_pages(self) -> dict[str, bool]:
-        return {}  # source_id -> mostly links, filled as documents are asked about
+        generation."""
+        return self._kept(f"document:{kind}", source_id, build)
 
     def is_link_page(self, source_id: str) -> bool:
         """Is this live document mostly links (an index, not an answer)? Worked out once
         per document and generation, on first use."""
-        memo = self._link_pages
-        found = memo.get(source_id)
-        if found is None:
-            found = memo[source_id] = is_link_list(self.chunks_by_source.get(source_id, []))
-        return found
+        chunks = self.chunks_by_source.get(source_id, [])
+        return self._kept("link-page", source_id, lambda: is_link_list(chunks))
 
     @cached_property
     def site_pages(self) -> SitePages:
