@@ -54,7 +54,6 @@ class SectionWeights:
     symptoms: float = 0.4  # restating the symptoms answers no request for action or a check
     ruled_out: float = 0.4  # a part headed by what the question sets aside ("not a tenant's")
     detail: float = 0.15  # asked for a command or a value: a part that shows it
-    escalation: float = 0.4  # whom to call answers only a question asking for someone
     second_ratio: float = 0.85  # a second part this close to the lead is quoted too
     complement_ratio: float = 0.6  # ... or this close, when it is the complementary step
     complement_min_lexical: float = 0.15  # and holds this share of the question's terms
@@ -153,7 +152,6 @@ def rank_parts(
             - weights.ruled_out * (_headed_by(p, ruled_out) or _says_seen(p, seen))
             + weights.ruled_out * any(p.under(b) for b in branches)  # the case it is in
             + weights.detail * shows
-            - weights.escalation * _only_escalation(intent, p, terms)
         )
         own = coverage(body_terms, p.own_terms, stats)
         out.append(ScoredPart(p, score, lexical, own_lexical=own, shows_detail=shows))
@@ -282,15 +280,6 @@ def _opening(parts: Sequence[Part]) -> Part | None:
     answer a question about what the alert means finds first."""
     first = min(parts, key=lambda p: p.start, default=None)
     return first if first is not None and not heading_kinds(first.own_path) else None
-
-
-def _only_escalation(intent: Intent, part: Part, terms: Sequence[str]) -> bool:
-    """Is the part whom to call (an Escalation or Contacts section), when the question
-    neither asks for someone nor names the heading ("where do the on-call people talk"
-    of "On-Call Google Space")? Then it never leads: the human step is on every answer."""
-    if intent == "escalate" or heading_kinds(part.own_path) != {"escalate"}:
-        return False
-    return not set(terms) & part.own_heading_terms
 
 
 def _only_symptoms(intent: Intent, part: Part, what_to_do: bool = False) -> float:

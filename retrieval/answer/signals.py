@@ -57,12 +57,6 @@ SIGNALS: tuple[Signal, ...] = (
         "asked for a command or value: the part that shows it",
         weight="detail",
     ),
-    Signal(
-        "escalation",
-        "sections",
-        "whom to call leads only when someone is asked for",
-        weight="escalation",
-    ),
 )
 
 NAMES = frozenset(s.name for s in SIGNALS)

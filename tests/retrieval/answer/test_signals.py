@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -16,8 +15,6 @@ from retrieval.answer.answer_config import CALIBRATED_MODEL, AnswerConfig
 from retrieval.answer.confidence import FEATURES
 from retrieval.answer.signals import SIGNALS
 from retrieval.errors import UnknownSignalError
-from retrieval.search import FastEmbedder
-from tests.conftest import runtime_over
 
 QUESTION = "checkout-api database connection refused"
 
@@ -104,67 +101,3 @@ def test_each_signal_moves_how_sure_its_examples_are(
     on = sample_runtime.extractive.answer(question).confidence
     off = sample_runtime.extractive.with_config(without).answer(question).confidence
     assert (on > off) if surer else (on < off)
-
-
-STATE_LOCK = """---
-title: Delete terraform state lock
----
-
-# Delete terraform state lock
-
-In the build pipeline you will sometimes see errors like this:
-
-```
-Error: Error locking state: Error acquiring the state lock: ConditionalCheckFailedException
-```
-
-A previous run failed to release the lock. To fix this, delete the lock record.
-
-## Command-line method
-
-1. Find the lock id in the pipeline output.
-2. Run `terraform force-unlock <lock-id>` in the namespace folder.
-
-## AWS console method
-
-1. Open the DynamoDB table of locks.
-2. Delete the row of the namespace.
-
-## Escalation
-
-Page the platform team in #platform-oncall if the lock comes back after deleting it.
-"""
-
-
-def lead_of(rt: Runtime, question: str, off: frozenset[str] = frozenset()) -> str:
-    config = replace(rt.answer_config, off=off, model=replace(CALIBRATED_MODEL, answer_at=0.0))
-    answer = rt.extractive.with_config(config).answer(question)
-    assert answer.state == "answer", answer
-    return answer.citations[0].section
-
-
-# signal, question, the section that leads with the signal, and without it
-LEADS = [
-    (
-        "escalation",
-        "the state lock comes back after deleting it",
-        "Command-line method",
-        "Escalation",
-    ),
-]
-
-
-@pytest.mark.parametrize(("name", "question", "on", "off"), LEADS)
-def test_each_section_signal_moves_what_leads(
-    tmp_path: Path, embedder: FastEmbedder, name: str, question: str, on: str, off: str
-) -> None:
-    with runtime_over({"platform/delete-state-lock.md": STATE_LOCK}, tmp_path, embedder) as rt:
-        assert lead_of(rt, question) == on
-        assert lead_of(rt, question, frozenset({name})) == off
-
-
-def test_asked_whom_to_call_the_escalation_leads(tmp_path: Path, embedder: FastEmbedder) -> None:
-    with runtime_over({"platform/delete-state-lock.md": STATE_LOCK}, tmp_path, embedder) as rt:
-        assert lead_of(rt, "who do i call when the state lock keeps coming back").endswith(
-            "Escalation"
-        )
