@@ -97,7 +97,9 @@ _TEMPLATED_LINK = re.compile(
     r"!?\[(?P<text>[^\]\n]*)\]\(\(?(?P<target>[^()\n]*(?:\{[{%]|[%}]\})[^()\n]*)\)"
 )
 _OPEN_TARGET = re.compile(r"\]\(<?https?://[^\s()<>]*/$")
-_TEMPLATE_TAG = re.compile(r"[ \t]?\{%-?.*?-?%\}")
+# ... and a Hugo shortcode left in the text ("{{% whatsnext-heading %}}", "{{< param x >}}"),
+# whole: without it, the tag's pattern would leave its outer braces behind
+_TEMPLATE_TAG = re.compile(r"[ \t]?(?:\{\{[<%]-?.*?-?[>%]\}\}|\{%-?.*?-?%\})")
 _BOLD_ITALIC = re.compile(r"(\*\*\*|___)(?=\S)(.+?)(?<=\S)\1")
 _BOLD = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _ITALIC = re.compile(r"(?<![\w*])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?![\w*])")

@@ -481,3 +481,11 @@ def test_a_callout_under_a_numbered_step_is_a_callout() -> None:
     assert "*NOTE:* On Windows, double quote the template." in out
     assert "&gt;" not in out and not leaks(out)
     assert "2. Verify it." in out
+
+
+def test_a_hugo_shortcode_left_in_the_text_shows_as_nothing() -> None:
+    out = to_mrkdwn(
+        "Done.\n\n{{% whatsnext-heading %}}\n\n* Learn more about {{< param x >}} volumes."
+    )
+    assert "{" not in out and "}" not in out
+    assert "Done." in out and "Learn more about volumes." in out
