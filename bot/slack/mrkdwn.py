@@ -19,7 +19,9 @@ show up raw. :func:`to_mrkdwn` converts what runbooks use:
   any other quote is converted whole and its prose lines quoted (``> …``), its fenced code
   shown as code;
 * fenced code (nested in list items too) -> an un-indented ``` block without the language
-  tag; tables -> aligned columns in a code block, or one line per row when too wide;
+  tag; so is indented code (CommonMark's: four spaces past the margin, or past a list
+  item's text, after a blank line; wrapped lines of a paragraph or item are no code);
+  tables -> aligned columns in a code block, or one line per row when too wide;
 * HTML comments are dropped, ``<br>`` is a line break; the HTML GitHub renders in
   Markdown shows as what it stands for: ``<a href>`` a link, ``<img>`` its alt text
   linked, ``<summary>`` (of a collapsed ``<details>`` block) a bold label, and block tags
@@ -35,6 +37,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 
+from markdown_it import MarkdownIt
+
 from bot.quote_links import resolve_link
 from bot.slack.blockkit import FENCE, escape, safe_url
 from core.github_html import HTML_BREAK, HTML_INLINE, html_as_markdown, without_comments
@@ -47,6 +51,14 @@ from core.markdown import SETEXT_UNDERLINE, TABLE_ROW, TABLE_SEPARATOR, TASK_BOX
 from core.wiki_links import as_words
 
 TABLE_WIDTH = 60  # wider tables are shown one row per line
+
+# where indented code is: CommonMark's block structure (a list item's text, a paragraph's
+# wrapped lines) decides it, not a line's indent alone
+_PARSER = MarkdownIt("commonmark")
+_INDENTED = re.compile(r"^(?: {4}|[ ]{0,3}\t)", re.MULTILINE)
+_CODE_MARK = "\ue002"  # a private-use character no runbook holds
+# the one line that stands for an indented code block while the rest is converted
+_CODE_SLOT = re.compile(r"^[ \t]*" + _CODE_MARK + r"(\d+)$")
 
 _FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
@@ -120,8 +132,9 @@ def _nested_quote(lines: list[str], i: int) -> bool:
 
 def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
     """``markdown`` as escaped Slack mrkdwn; ``base_url`` resolves relative links."""
-    text = inline_references(without_comments(markdown.replace("\r\n", "\n")))
-    lines = text.split("\n")
+    # a lone carriage return ends a line too, as CommonMark (and the parser) reads it
+    text, indented = _set_aside_code(markdown.replace("\r\n", "\n").replace("\r", "\n"))
+    lines = inline_references(without_comments(text)).split("\n")
     out: list[str] = []
     joinable = False  # the last line out is prose a soft-wrapped line continues
     source = ""  # that prose as written: a link or emphasis may span its line breaks
@@ -130,6 +143,12 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
+        slot = _CODE_SLOT.match(line)
+        if slot is not None:
+            _code(indented[int(slot[1])].split("\n"), out)
+            joinable = False
+            i += 1
+            continue
         fence = _FENCE_OPEN.match(line)
         if fence is not None and "`" not in fence["info"]:
             steps.number(line)  # at the margin, the fence ends the list above
@@ -241,11 +260,44 @@ def _code_block(lines: Sequence[str], start: int, fence: re.Match[str], out: lis
             break
         body.append(_dedent(lines[i], indent))
         i += 1
+    _code(body, out)
+    return i
+
+
+def _code(body: Sequence[str], out: list[str]) -> None:
+    """Emit the lines of a code block as a ``` block of their own, escaped."""
     content = "\n".join(body).replace(FENCE, "`\u200b``")
     if out and out[-1].strip():
         out.append("")  # Slack shows a code block right after text on the same line
     out.append(f"{FENCE}\n{escape(content)}\n{FENCE}" if body else f"{FENCE} {FENCE}")
-    return i
+
+
+def _set_aside_code(markdown: str) -> tuple[str, list[str]]:
+    """``markdown`` with each indented code block outside a quote as one line (indented
+    as the block's first, :data:`_CODE_SLOT`), and those blocks' code as CommonMark reads
+    it: byte for byte, less the indent that makes it code. A quote's own code is set
+    aside when the quote is converted; a fence indented too deep is left to show as the
+    fenced code it was meant to be."""
+    if not _INDENTED.search(markdown):
+        return markdown, []
+    lines = markdown.split("\n")
+    blocks = [b for b in _indented_code(markdown) if not _FENCE_OPEN.match(b[2].split("\n")[0])]
+    for n, (start, end, _body) in reversed(list(enumerate(blocks))):
+        lead = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
+        lines[start:end] = [f"{lead}{_CODE_MARK}{n}"]
+    return "\n".join(lines), [body for _start, _end, body in blocks]
+
+
+def _indented_code(markdown: str) -> Iterator[tuple[int, int, str]]:
+    """(first line, line after it, code) of each indented code block outside a quote."""
+    depth = 0  # of block quotes
+    for t in _PARSER.parse(markdown):
+        if t.type == "blockquote_open":
+            depth += 1
+        elif t.type == "blockquote_close":
+            depth -= 1
+        elif t.type == "code_block" and depth == 0 and t.map is not None:
+            yield t.map[0], t.map[1], t.content.rstrip("\n")
 
 
 def _dedent(line: str, width: int) -> str:

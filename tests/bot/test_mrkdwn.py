@@ -188,6 +188,80 @@ def test_code_nested_in_a_list_is_unindented_and_byte_for_byte() -> None:
     assert out.endswith("```\n2. Kill them.")
 
 
+def test_indented_code_in_a_list_item_is_code_and_its_wrapped_lines_are_not() -> None:
+    md = (
+        "1. Check the pod. If it is not\n"
+        "   running, look at its events:\n\n"
+        "   ```shell\n   kubectl get pod web-0\n   ```\n\n"
+        "   The output is similar to this:\n\n"
+        "           NAME    READY   STATUS    NOMINATED NODE\n"
+        "           web-0   0/1     Pending   <none>\n\n"
+        "1. Describe it\n"
+        "    - with `kubectl describe pod web-0`, whose events\n"
+        "      say why it waits\n"
+    )
+    assert to_mrkdwn(md) == (
+        "1. Check the pod. If it is not running, look at its events:\n\n"
+        "```\nkubectl get pod web-0\n```\n\n"
+        "    The output is similar to this:\n\n"
+        # the item's text indent and four more are what make it code: the rest is kept
+        "```\n"
+        "    NAME    READY   STATUS    NOMINATED NODE\n"
+        "    web-0   0/1     Pending   &lt;none&gt;\n"
+        "```\n\n"
+        "2. Describe it\n"
+        "        ◦ with `kubectl describe pod web-0`, whose events say why it waits"
+    )
+
+
+def test_indented_code_at_the_margin_is_code_byte_for_byte() -> None:
+    md = (
+        "Check the nodes which should have the ovnkube-node running\n"
+        "and are not Windows nodes:\n\n"
+        "    oc get node -l kubernetes.io/os!=windows\n"
+        "    oc get po ovnkube-node-x -n openshift-ovn-kubernetes -o json |\n"
+        '      python3 -c \'import json,sys; print(json.load(sys.stdin)["spec"]["nodeName"])\'\n\n'
+        "The config map keeps the operator's comment:\n\n"
+        "    <config>\n      <!-- set by the operator -->\n      <level>debug</level>\n"
+        "    </config>\n\n"
+        "Describe the pod if it is not running,\n"
+        "    then read its events.\n"
+    )
+    assert to_mrkdwn(md) == (
+        "Check the nodes which should have the ovnkube-node running and are not Windows nodes:"
+        "\n\n```\n"
+        "oc get node -l kubernetes.io/os!=windows\n"
+        "oc get po ovnkube-node-x -n openshift-ovn-kubernetes -o json |\n"
+        '  python3 -c \'import json,sys; print(json.load(sys.stdin)["spec"]["nodeName"])\'\n'
+        "```\n\n"
+        "The config map keeps the operator's comment:\n\n```\n"
+        "&lt;config&gt;\n  &lt;!-- set by the operator --&gt;\n  &lt;level&gt;debug&lt;/level&gt;\n"
+        "&lt;/config&gt;\n```\n\n"
+        # an indented line that goes on with a paragraph is no code
+        "Describe the pod if it is not running, then read its events."
+    )
+
+
+def test_indented_code_in_a_warning_is_code() -> None:
+    md = (
+        "> **WARNING:** deleting the pod drops its connections.\n>\n"
+        ">     oc delete po <ovnkube-node> -n openshift-ovn-kubernetes\n"
+    )
+    out = to_mrkdwn(md)
+    assert out == (
+        ":warning: *WARNING:* deleting the pod drops its connections.\n"
+        "```\noc delete po &lt;ovnkube-node&gt; -n openshift-ovn-kubernetes\n```"
+    )
+
+
+def test_a_fence_indented_past_a_list_items_text_is_still_fenced_code() -> None:
+    md = (
+        "- Restart it\n  - on the primary:\n\n"
+        "        ```bash\n        systemctl restart x\n        ```\n"
+    )
+    assert to_mrkdwn(md) == "• Restart it\n    ◦ on the primary:\n\n```\nsystemctl restart x\n```"
+
+
 def test_hard_wrapped_paragraphs_and_items_are_joined() -> None:
     md = (
         "checkout-api talks to the `checkout-db` cluster\nthrough pgbouncer.\n\n"
