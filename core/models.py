@@ -209,7 +209,9 @@ class Citation(Frozen):
     # a quoted table row's header and separator lines, verbatim from the same table
     header: str | None = None
     # the quote's links to other runbooks, as written, with that runbook's URL (a site
-    # address such as "/manual/purge-cache" does not resolve on the code host)
+    # address such as "/manual/purge-cache" does not resolve on the code host); and its
+    # reference links by "[label]", with the target their definition elsewhere in the
+    # document gives (the runbook's URL when it names one)
     links: tuple[tuple[str, str], ...] = ()
 
     @property

@@ -11,10 +11,11 @@ show up raw. :func:`to_mrkdwn` converts what runbooks use:
 * ``[t](u)`` and ``![t](u)`` -> ``<u|t>`` (relative links resolved against the quoted
   file's URL), bare (balanced parentheses kept) and ``<…>`` URLs -> links; reference
   links (``[t][r]``, ``[t]``) too when the quote holds their ``[r]: u`` line, which is
-  dropped, and shown as their text when it does not; a link or emphasis wrapped over two
-  lines is one, and so is emphasis around code or a link (``**Note the `date`
-  field.**``); a link's text may hold brackets (``[\\[Daily\\]Job](u)``), and one with
-  no target shows its text;
+  dropped, or when an answer's quote carries the definition from the rest of its runbook
+  (``Citation.links``, applied by :func:`bot.quote_layout.quote_markdown`), and shown as
+  their text when neither does; a link or emphasis wrapped over two lines is one, and
+  so is emphasis around code or a link (``**Note the `date` field.**``); a link's text
+  may hold brackets (``[\\[Daily\\]Job](u)``), and one with no target shows its text;
 * ``> **WARNING:** …`` and ``> [!WARNING]`` -> one visible ``:warning: *WARNING:* …`` line;
   any other quote is converted whole and its prose lines quoted (``> …``), its fenced code
   shown as code;

@@ -122,15 +122,17 @@ class Quoter:
             cited = make_citation(
                 p.chunk, q.start, q.end, q.text, line, today, p.section, q.note, q.header
             )
-            links = self._runbook_urls(p, q.text, r)
+            links = self._quote_links(p, q.text, r)
             out.append(cited.model_copy(update={"links": links}) if links else cited)
         return out
 
-    def _runbook_urls(self, part: Part, text: str, r: Retrieval) -> tuple[tuple[str, str], ...]:
+    def _quote_links(self, part: Part, text: str, r: Retrieval) -> tuple[tuple[str, str], ...]:
         """The quote's links to other runbooks (by file path, site address or reference),
         each with the URL of that runbook at its indexed revision (of the section its
         #anchor names): a site address would not resolve on the code host. Only runbooks
-        that whoever may read the quoting one may read too."""
+        that whoever may read the quoting one may read too. And its reference links
+        whose ``[label]: url`` definition is elsewhere in the document (often at its
+        end), by their label: they link as the inline link they stand for would."""
         body = syntax_for(part.chunk.path).as_markdown(text)
         # the document's definitions, read only when the quote may use one
         refs = self._parts.link_definitions(part, r) if REFERENCE_LINK.search(body) else {}
@@ -148,12 +150,13 @@ class Quoter:
             url = chunk_url(section.chunk) if section else chunk_url(chunks[0], 1)
             if url:
                 out[target] = url
-        # a reference link ("[the restore][restore]") by its label, in brackets
+        # a reference link ("[the restore][restore]") by its label, in brackets: to the
+        # runbook its definition names, else to the definition's target as written
         for m in REFERENCE_LINK.finditer(body):
             label = ref_key(m["ref"] or m["text"])
-            url = out.get(refs.get(label, ""))
-            if url is not None:
-                out[f"[{label}]"] = url
+            defined = refs.get(label)
+            if defined is not None:
+                out[f"[{label}]"] = out.get(defined, defined)
         return tuple(out.items())
 
     def _followed(

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import json
+from datetime import date
 from pathlib import Path
 
 import pytest
 
+from bot.slack.answer_view import render_answer
 from bot.slack.mrkdwn import code_blocks, first_command, plain_text, to_mrkdwn
+from bot.web.quote_html import quote_html
 from core.link_references import with_links
 from core.markup import DOCUMENT_SUFFIXES, syntax_for
+from retrieval.search.embeddings import FastEmbedder
 from tests.bot.block_checks import markdown_leaks
-from tests.conftest import SAMPLE_RUNBOOKS
+from tests.conftest import SAMPLE_RUNBOOKS, runtime_over
 
 BASE = "https://git.example.com/runbooks/blob/abc123/checkout/db.md#L40"
 
@@ -563,3 +568,38 @@ def test_a_hugo_shortcode_left_in_the_text_shows_as_nothing() -> None:
     )
     assert "{" not in out and "}" not in out
     assert "Done." in out and "Learn more about volumes." in out
+
+
+CHECKOUT_LATENCY = """# Checkout API latency
+
+## Mitigation
+
+1. Open the [latency dashboard][dash] and find the slowest endpoint.
+2. If the database is the cause, follow the [failover procedure].
+3. Page the [DBA on-call][dba] when the failover does not help.
+
+## References
+
+[dash]: https://grafana.example.com/d/checkout-latency
+[failover procedure]: ../db/failover.md
+[dba]: <https://pagerduty.example.com/schedules/DBA> "DBA rota"
+"""
+
+
+def test_a_reference_defined_at_the_runbooks_end_links_in_the_answer(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    files = {"checkout/latency.md": CHECKOUT_LATENCY}
+    url = "https://git.example/ops/runbooks/blob/main/{path}#L{line}"
+    with runtime_over(files, tmp_path, embedder, source_url_template=url) as rt:
+        answer = rt.extractive.answer("checkout api latency is high, what do i do")
+    assert answer.citations and "[latency dashboard][dash]" in answer.citations[0].quote
+    message = render_answer(answer, request_id="r-1", today=date(2026, 11, 29))
+    shown = json.dumps(message.blocks, ensure_ascii=False)
+    assert "<https://grafana.example.com/d/checkout-latency|latency dashboard>" in shown
+    # a relative target resolves against the runbook's own URL, as an inline link's does
+    failover = "https://git.example/ops/runbooks/blob/main/db/failover.md"
+    assert f"<{failover}|failover procedure>" in shown
+    assert "<https://pagerduty.example.com/schedules/DBA|DBA on-call>" in shown
+    page = quote_html(answer.citations[0])  # the web page's quote links them alike
+    assert f'<a href="{failover}" rel="noopener noreferrer">failover procedure</a>' in page
