@@ -40,8 +40,9 @@ from retrieval.reading import AskContext
 from retrieval.search import FastEmbedder
 
 QUESTIONS_FILE = "eval.jsonl"
-# a question set's own description, next to its runbooks: never indexed as one
-SET_FILES = ("MANIFEST.md",)
+# a question set's own description and its copied licence, next to its runbooks: never
+# indexed as one
+SET_FILES = ("MANIFEST.md", "LICENSE.md")
 
 
 class LineSink(Protocol):

@@ -14,13 +14,13 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.397, 0.2415, -0.3574, -0.2588, 0.3112, -0.3934, -0.4607, -0.2276),
-    means=(0.5362, 0.6207, 0.1892, 0.1295, 0.3591, 0.0338, 0.0788, 0.0146),
-    scales=(0.1639, 0.2857, 0.3917, 0.3358, 0.2194, 0.1807, 0.2695, 0.1201),
-    bias=0.3134,
+    weights=(0.4294, 0.2188, -0.3121, -0.2363, 0.3265, -0.3597, -0.4212, -0.2278),
+    means=(0.5386, 0.6252, 0.1809, 0.1282, 0.3628, 0.0298, 0.0726, 0.0149),
+    scales=(0.1639, 0.2875, 0.3849, 0.3343, 0.2203, 0.1701, 0.2594, 0.1212),
+    bias=0.2954,
     answer_at=0.44,
-    suggest_at=0.28,
-    sure_at=0.76,
+    suggest_at=0.21,
+    sure_at=0.74,
 )
 DEFAULT_STALE_AFTER_DAYS = 180
 
