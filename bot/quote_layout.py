@@ -9,7 +9,8 @@ procedure cut for length says which steps are shown, above the quote.
 A long quote is trimmed the same way everywhere, never rewritten: the answer's first
 quote shows about :data:`LEAD_LINES` lines, cut where a block starts (never inside code),
 the rest behind "Show more"; sample output, logs and long YAML or JSON examples fold
-behind "Show example" (:func:`example_blocks`).
+behind "Show example" (:func:`example_blocks`), in a fenced block or an indented one
+(:mod:`core.code_blocks`: the output Kubernetes' task pages indent under a step).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from core.code_blocks import CodeBlock, code_blocks, in_code
 from core.link_references import with_links
 from core.markup import syntax_for
 from core.models import Citation
@@ -86,7 +88,6 @@ _SAYS_EXAMPLE = re.compile(
     r"[^\n]*:[*_]*\s*$",
     re.I,
 )
-_FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\s]*)")
 # a line that starts a block of its own, not indented: a list item, a heading, a fence,
 # a quote, a table
 _TOP_BLOCK = re.compile(r"^(?:\d{1,3}[.)]\s|[-*+]\s|#{1,6}\s|```|~~~|>|\|)")
@@ -104,30 +105,17 @@ def is_example(info: str, body: str, above: str = "") -> bool:
     return bool(_SAYS_EXAMPLE.search(above.strip())) and lines >= FOLD_AT_LEAST
 
 
-def example_blocks(markdown: str) -> list[tuple[int, int]]:
-    """The fenced code blocks of ``markdown`` that are examples (:func:`is_example`), as
-    (first line, line after the closing fence), 0-based."""
+def example_blocks(markdown: str) -> list[CodeBlock]:
+    """The code blocks of ``markdown`` outside a quote, fenced or indented
+    (:func:`core.code_blocks.code_blocks`), that are examples (:func:`is_example`)."""
     lines = markdown.split("\n")
-    out: list[tuple[int, int]] = []
-    i, above = 0, ""
-    while i < len(lines):
-        fence = _FENCE.match(lines[i])
-        if fence is None:
-            if lines[i].strip():
-                above = lines[i]
-            i += 1
-            continue
-        marker = fence["fence"]
-        end = i + 1
-        while end < len(lines):
-            stripped = lines[end].strip()
-            if stripped.startswith(marker) and not stripped.strip(marker[0]):
-                break
-            end += 1
-        body = "\n".join(lines[i + 1 : end])
-        if is_example(fence["info"], body, above):
-            out.append((i, min(end + 1, len(lines))))
-        i, above = end + 1, ""
+    out: list[CodeBlock] = []
+    after = 0  # the line after the code block above: prose over a block is below it
+    for block in code_blocks(markdown):
+        above = next((ln for ln in reversed(lines[after : block.start]) if ln.strip()), "")
+        if is_example(block.language, block.text, above):
+            out.append(block)
+        after = block.end
     return out
 
 
@@ -139,8 +127,8 @@ def lead_cut(markdown: str, limit: int = LEAD_LINES) -> int | None:
     lines = markdown.rstrip("\n").split("\n")
     if len(lines) < limit + FOLD_AT_LEAST:
         return None
-    examples = example_blocks(markdown)
-    in_code = _code_lines(lines)
+    examples = [(b.start, b.end) for b in example_blocks(markdown)]
+    code = in_code(markdown)
     best = None
     for n in range(1, len(lines)):
         if n > limit and best is not None:
@@ -148,26 +136,8 @@ def lead_cut(markdown: str, limit: int = LEAD_LINES) -> int | None:
         line = lines[n]
         starts = _TOP_BLOCK.match(line) or (not lines[n - 1].strip() and line.strip())
         folded = any(a <= n < b for a, b in examples)
-        if starts and not in_code[n] and not folded and line[:1] not in (" ", "\t"):
+        if starts and not code[n] and not folded and line[:1] not in (" ", "\t"):
             best = n
     if best is None or len(lines) - best < FOLD_AT_LEAST:
         return None
     return sum(len(line) + 1 for line in lines[:best])
-
-
-def _code_lines(lines: Sequence[str]) -> list[bool]:
-    """Per line: is it inside a fenced code block (its fences included)?"""
-    out, marker = [], ""
-    for line in lines:
-        fence = _FENCE.match(line)
-        if marker:
-            out.append(True)
-            stripped = line.strip()
-            if stripped.startswith(marker) and not stripped.strip(marker[0]):
-                marker = ""
-        elif fence is not None:
-            out.append(True)
-            marker = fence["fence"]
-        else:
-            out.append(False)
-    return out

@@ -40,7 +40,7 @@ from bot.slack.blockkit import (
     section,
 )
 from bot.slack.human_step_view import human_step_blocks
-from bot.slack.mrkdwn import code_blocks, first_command
+from bot.slack.mrkdwn import command_block, first_command
 from bot.slack.presentation import View
 from bot.web.links import runbook_url
 from core.models import Answer, Citation
@@ -55,14 +55,15 @@ def runbook_page_url(public_url: str | None, source_id: str) -> str | None:
 
 
 def first_commands(citation: Citation) -> str | None:
-    """The first lines of the lead's first code block, as written ("…" when it goes on);
-    else its first command."""
+    """The first lines of the lead's first code block that shows a command
+    (:func:`bot.slack.mrkdwn.command_block`), as written ("…" when it goes on); else its
+    first command."""
     shown = quote_markdown(citation)
-    for block in code_blocks(shown):
-        lines = [ln for ln in block.split("\n") if ln.strip()]
-        if lines:
-            more = ["…"] if len(lines) > MAX_COMMAND_LINES else []
-            return "\n".join(lines[:MAX_COMMAND_LINES] + more)
+    block = command_block(shown)
+    if block is not None:
+        lines = [ln for ln in block.text.split("\n") if ln.strip()]
+        more = ["…"] if len(lines) > MAX_COMMAND_LINES else []
+        return "\n".join(lines[:MAX_COMMAND_LINES] + more)
     return first_command(shown)
 
 

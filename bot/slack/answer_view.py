@@ -137,10 +137,12 @@ def _quote_mrkdwn(citation: Citation, *, lead: bool = False, fold: bool = True) 
         hidden += body[cut:].count("\n") + 1
         body = body[:cut].rstrip("\n")
     lines = body.split("\n")
-    for start, end in reversed(example_blocks(body)):
-        hidden += end - start
-        size = plural(end - start - 2, "line")
-        lines[start:end] = [f"_Example folded ({size}): Show more to see it._"]
+    for block in reversed(example_blocks(body)):
+        hidden += block.end - block.start
+        size = plural(block.text.count("\n") + 1, "line")
+        lines[block.start : block.end] = [
+            f"{' ' * block.indent}_Example folded ({size}): Show more to see it._"
+        ]
     return to_mrkdwn("\n".join(lines), base_url=citation.url), hidden
 
 

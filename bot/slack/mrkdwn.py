@@ -21,7 +21,9 @@ show up raw. :func:`to_mrkdwn` converts what runbooks use:
   shown as code;
 * fenced code (nested in list items too) -> an un-indented ``` block without the language
   tag; so is indented code (CommonMark's: four spaces past the margin, or past a list
-  item's text, after a blank line; wrapped lines of a paragraph or item are no code);
+  item's text, after a blank line; wrapped lines of a paragraph or item are no code).
+  Where code is comes from CommonMark's block structure (:mod:`core.code_blocks`), so a
+  fence left open in a list item ends with the item, as the code host shows it;
   tables -> aligned columns in a code block, or one line per row when too wide;
 * HTML comments are dropped, ``<br>`` is a line break; the HTML GitHub renders in
   Markdown shows as what it stands for: ``<a href>`` a link, ``<img>`` its alt text
@@ -31,17 +33,21 @@ show up raw. :func:`to_mrkdwn` converts what runbooks use:
 Commands and code stay byte for byte (only ``&``, ``<`` and ``>`` are escaped, which
 Slack shows as the characters themselves). The answer contract keeps the verbatim
 Markdown; this is for display only.
+
+:func:`first_command` (a notification's, a minimal answer's) and :func:`command_block`
+(an alert card's first commands) read the same code blocks, fenced or indented: the
+first whose first line is a command, not prose (an alert's message shown as code).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator, Sequence
-
-from markdown_it import MarkdownIt
+from collections.abc import Callable, Sequence
 
 from bot.quote_links import resolve_link
 from bot.slack.blockkit import FENCE, escape, safe_url
+from core.code_blocks import CodeBlock, code_blocks
+from core.fences import fence_open
 from core.github_html import HTML_BREAK, HTML_INLINE, html_as_markdown, without_comments
 from core.link_references import (
     CODE_SPAN,
@@ -53,15 +59,12 @@ from core.wiki_links import as_words
 
 TABLE_WIDTH = 60  # wider tables are shown one row per line
 
-# where indented code is: CommonMark's block structure (a list item's text, a paragraph's
-# wrapped lines) decides it, not a line's indent alone
-_PARSER = MarkdownIt("commonmark")
-_INDENTED = re.compile(r"^(?: {4}|[ ]{0,3}\t)", re.MULTILINE)
+# where code is: CommonMark's block structure (a list item's text, a paragraph's wrapped
+# lines) decides it, not a line's indent alone (core.code_blocks)
+_MAY_HOLD_CODE = re.compile(r"^(?: {4}|[ ]{0,3}\t)|```|~~~", re.MULTILINE)
 _CODE_MARK = "\ue002"  # a private-use character no runbook holds
-# the one line that stands for an indented code block while the rest is converted
+# the one line that stands for a code block while the rest is converted
 _CODE_SLOT = re.compile(r"^[ \t]*" + _CODE_MARK + r"(\d+)$")
-
-_FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _BULLET = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?P<rest>.*)$")
 _NUMBERED = re.compile(r"^(?P<indent>[ \t]*)(?P<n>\d{1,3})[.)][ \t]+(?P<rest>.*)$")
@@ -134,7 +137,7 @@ def _nested_quote(lines: list[str], i: int) -> bool:
 def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
     """``markdown`` as escaped Slack mrkdwn; ``base_url`` resolves relative links."""
     # a lone carriage return ends a line too, as CommonMark (and the parser) reads it
-    text, indented = _set_aside_code(markdown.replace("\r\n", "\n").replace("\r", "\n"))
+    text, code = _set_aside_code(markdown.replace("\r\n", "\n").replace("\r", "\n"))
     lines = inline_references(without_comments(text)).split("\n")
     out: list[str] = []
     joinable = False  # the last line out is prose a soft-wrapped line continues
@@ -146,15 +149,10 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
         line = lines[i]
         slot = _CODE_SLOT.match(line)
         if slot is not None:
-            _code(indented[int(slot[1])].split("\n"), out)
+            steps.number(line)  # at the margin, a fenced block ends the list above
+            _code(code[int(slot[1])], out)
             joinable = False
             i += 1
-            continue
-        fence = _FENCE_OPEN.match(line)
-        if fence is not None and "`" not in fence["info"]:
-            steps.number(line)  # at the margin, the fence ends the list above
-            i = _code_block(lines, i, fence, out)
-            joinable = False
             continue
         headed = i + 1 < len(lines) and bool(TABLE_SEPARATOR.match(lines[i + 1]))
         if TABLE_ROW.match(line) and (headed or len(table_cells(line)) > 1):
@@ -248,63 +246,28 @@ def _continues(line: str) -> bool:
     )
 
 
-def _code_block(lines: Sequence[str], start: int, fence: re.Match[str], out: list[str]) -> int:
-    """Emit the fenced block opening at ``start``, un-indented; the index after it."""
-    indent = len(fence["indent"].expandtabs(4))
-    marker = fence["fence"]
-    body: list[str] = []
-    i = start + 1
-    while i < len(lines):
-        stripped = lines[i].strip()
-        if stripped.startswith(marker[0] * len(marker)) and not stripped.strip(marker[0]):
-            i += 1
-            break
-        body.append(_dedent(lines[i], indent))
-        i += 1
-    _code(body, out)
-    return i
-
-
-def _code(body: Sequence[str], out: list[str]) -> None:
-    """Emit the lines of a code block as a ``` block of their own, escaped."""
-    content = "\n".join(body).replace(FENCE, "`\u200b``")
+def _code(block: CodeBlock, out: list[str]) -> None:
+    """Emit a code block as a ``` block of its own, un-indented, escaped."""
+    content = block.text.replace(FENCE, "`\u200b``")
     if out and out[-1].strip():
         out.append("")  # Slack shows a code block right after text on the same line
-    out.append(f"{FENCE}\n{escape(content)}\n{FENCE}" if body else f"{FENCE} {FENCE}")
+    out.append(f"{FENCE}\n{escape(content)}\n{FENCE}" if block.text else f"{FENCE} {FENCE}")
 
 
-def _set_aside_code(markdown: str) -> tuple[str, list[str]]:
-    """``markdown`` with each indented code block outside a quote as one line (indented
-    as the block's first, :data:`_CODE_SLOT`), and those blocks' code as CommonMark reads
-    it: byte for byte, less the indent that makes it code. A quote's own code is set
-    aside when the quote is converted; a fence indented too deep is left to show as the
-    fenced code it was meant to be."""
-    if not _INDENTED.search(markdown):
+def _set_aside_code(markdown: str) -> tuple[str, list[CodeBlock]]:
+    """``markdown`` with each code block outside a quote, fenced or indented, as one line
+    (indented as the block's first, :data:`_CODE_SLOT`), and those blocks
+    (:func:`core.code_blocks.code_blocks`). A quote's own code is set aside when the quote
+    is converted."""
+    if not _MAY_HOLD_CODE.search(markdown):
         return markdown, []
     lines = markdown.split("\n")
-    blocks = [b for b in _indented_code(markdown) if not _FENCE_OPEN.match(b[2].split("\n")[0])]
-    for n, (start, end, _body) in reversed(list(enumerate(blocks))):
-        lead = lines[start][: len(lines[start]) - len(lines[start].lstrip())]
-        lines[start:end] = [f"{lead}{_CODE_MARK}{n}"]
-    return "\n".join(lines), [body for _start, _end, body in blocks]
-
-
-def _indented_code(markdown: str) -> Iterator[tuple[int, int, str]]:
-    """(first line, line after it, code) of each indented code block outside a quote."""
-    depth = 0  # of block quotes
-    for t in _PARSER.parse(markdown):
-        if t.type == "blockquote_open":
-            depth += 1
-        elif t.type == "blockquote_close":
-            depth -= 1
-        elif t.type == "code_block" and depth == 0 and t.map is not None:
-            yield t.map[0], t.map[1], t.content.rstrip("\n")
-
-
-def _dedent(line: str, width: int) -> str:
-    expanded = line.expandtabs(4)
-    lead = len(expanded) - len(expanded.lstrip(" "))
-    return expanded[min(lead, width) :]
+    blocks = list(code_blocks(markdown))
+    for n, block in reversed(list(enumerate(blocks))):
+        first = lines[block.start]
+        lead = first[: len(first) - len(first.lstrip())]
+        lines[block.start : block.end] = [f"{lead}{_CODE_MARK}{n}"]
+    return "\n".join(lines), blocks
 
 
 def _blockquote(lines: list[str], base_url: str | None) -> list[str]:
@@ -332,7 +295,7 @@ def _blockquote(lines: list[str], base_url: str | None) -> list[str]:
 def _starts_block(line: str) -> bool:
     """A blank line, a fence or a list item: the end of a quote's first paragraph."""
     return not line.strip() or bool(
-        _FENCE_OPEN.match(line) or _BULLET.match(line) or _NUMBERED.match(line)
+        fence_open(line) or _BULLET.match(line) or _NUMBERED.match(line)
     )
 
 
@@ -536,16 +499,20 @@ def plain_text(markdown: str, *, references: bool = True) -> str:
 _CONTINUED = re.compile(r"\\\s*$")
 _PROMPT = re.compile(r"^\s*(?:\$|#|>)\s+")
 _COMMAND_SPAN = re.compile(r"^[a-z][\w.-]*(?:\s+\S+)+$")
+# a code line that reads as prose or Markdown is no command: a sentence (an alert's
+# message shown as code, a note), a list item or a link (a list of links indented as
+# code by mistake), a diff's changed line
+_PROSE = re.compile(r"^(?:[A-Z][a-z]+,?\s+[a-z]|[-*+]\s|\d{1,3}[.)]\s|.*\]\()")
 
 
 def first_command(markdown: str) -> str | None:
-    """The first command a quote shows: the first line of its first code block (with its
-    ``\\`` continuations, without a ``$`` prompt), else an inline code span that reads as
-    a command (a tool and a flag or argument); None when it shows none."""
-    for block in code_blocks(markdown):
-        command = _first_code_line(block)
-        if command:
-            return command
+    """The first command a quote shows: the first line of its first code block, fenced
+    or indented, that shows one (:func:`command_block`; with its ``\\`` continuations,
+    without a ``$`` prompt), else an inline code span that reads as a command (a tool and
+    a flag or argument); None when it shows none."""
+    block = command_block(markdown)
+    if block is not None:
+        return _first_code_line(block.text)
     for m in CODE_SPAN.finditer(markdown):
         span = " ".join(m.group(2).split())
         if _COMMAND_SPAN.match(span) and re.search(r"\s-{1,2}[A-Za-z]|\s\w+/\w", span):
@@ -553,27 +520,11 @@ def first_command(markdown: str) -> str | None:
     return None
 
 
-def code_blocks(markdown: str) -> Iterator[str]:
-    """The bodies of the fenced code blocks in ``markdown``, un-indented, in order."""
-    lines = markdown.split("\n")
-    i = 0
-    while i < len(lines):
-        fence = _FENCE_OPEN.match(lines[i])
-        if fence is None or "`" in fence["info"]:
-            i += 1
-            continue
-        indent = len(fence["indent"].expandtabs(4))
-        marker = fence["fence"]
-        body = []
-        i += 1
-        while i < len(lines):
-            stripped = lines[i].strip()
-            if stripped.startswith(marker[0] * len(marker)) and not stripped.strip(marker[0]):
-                break
-            body.append(_dedent(lines[i], indent))
-            i += 1
-        i += 1
-        yield "\n".join(body)
+def command_block(markdown: str) -> CodeBlock | None:
+    """The first code block of ``markdown`` outside a quote, fenced or indented
+    (:func:`core.code_blocks.code_blocks`), whose first line (past comments and blank
+    lines) is a command rather than prose; None when none is."""
+    return next((b for b in code_blocks(markdown) if _first_code_line(b.text)), None)
 
 
 def _first_code_line(block: str) -> str | None:
@@ -583,6 +534,8 @@ def _first_code_line(block: str) -> str | None:
         if not parts and (not line or line.startswith("#")):
             continue
         line = _PROMPT.sub("", line) if not parts else line
+        if not parts and _PROSE.match(line):
+            return None
         continued = bool(_CONTINUED.search(line))
         parts.append(_CONTINUED.sub("", line).strip())
         if not continued:

@@ -67,17 +67,18 @@ def markdown_html(markdown: str, base_url: str | None, *, title: str | None = No
     for token in tokens:
         if token.children:
             token.children = _links(token.children, base_url)
-    tokens = _fold_examples(tokens, {a for a, _ in example_blocks(source)})
+    tokens = _fold_examples(tokens, {b.start for b in example_blocks(source)})
     if title is not None:
         _anchor_headings(tokens, title)
     return Markup(_MARKDOWN.renderer.render(tokens, _MARKDOWN.options, {}))
 
 
 def _fold_examples(tokens: list[Token], starts: set[int]) -> list[Token]:
-    """Each code block that starts on a line of ``starts`` inside a folded "Show example"."""
+    """Each code block, fenced or indented, that starts on a line of ``starts`` inside a
+    folded "Show example"."""
     out: list[Token] = []
     for t in tokens:
-        if t.type == "fence" and t.map and t.map[0] in starts:
+        if t.type in ("fence", "code_block") and t.map and t.map[0] in starts:
             lines = t.content.rstrip("\n").count("\n") + 1
             summary = f"Show example ({lines} line{'s' if lines != 1 else ''})"
             out.append(_html(f'<details class="example"><summary>{summary}</summary>\n'))

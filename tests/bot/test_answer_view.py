@@ -1,4 +1,5 @@
-"""bot.slack.answer_view and notices: what an on-call engineer reads, within Slack's limits."""
+"""bot.slack.answer_view, notices and the alert card: what an on-call engineer reads,
+within Slack's limits."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 import pytest
 
 from bot.slack import actions as ids
+from bot.slack.alert_card import render_alert_card
 from bot.slack.answer_view import CLOSEST_OTHER_SERVICE, contact_text, render_answer
 from bot.slack.blockkit import MAX_MESSAGE_CHARS, Message, block_chars
 from bot.slack.notices import (
@@ -25,6 +27,7 @@ from bot.slack.presentation import Contact, DocFacts, Link, View
 from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL
 from core.models import Answer, AnswerWarning, Citation, Suggestion
 from tests.bot.block_checks import assert_valid_blocks, block_violations, markdown_leaks
+from tests.bot.corpus_quotes import OVN_NODE, POD_FAILURE, section
 
 TODAY = date(2026, 11, 29)
 RID = "r-abc123"
@@ -165,6 +168,38 @@ def test_markdown_is_shown_as_slack_shows_it_and_commands_stay_verbatim() -> Non
     assert "```\nkubectl -n checkout rollout restart deploy/checkout-pgbouncer\n```" in body
     assert "2. If pgbouncer itself is unhealthy, *restart it*:" in body
     assert ":warning: *WARNING:* never raise `default_pool_size` above 60." in body
+
+
+def test_indented_commands_and_sample_output_read_as_code() -> None:
+    """OpenShift runbooks indent their commands, Kubernetes task pages their commands and
+    sample output under "1." steps (CommonMark's indented code): the first command is
+    one of them, and the output folds as a fenced sample output does."""
+    ovn = cite(1, path=OVN_NODE, section="Diagnosis", quote=section(OVN_NODE, "Diagnosis"))
+    heading = "Writing and reading a termination message"
+    pods = cite(2, path=POD_FAILURE, section=heading, quote=section(POD_FAILURE, heading))
+    message = render(answer(citations=(ovn, pods)))
+    assert message.text.endswith(": `oc get node -l kubernetes.io/os!=windows`")
+    body = shown(message)
+    assert "```\noc get node -l kubernetes.io/os!=windows\n```" in body
+    assert 'The output includes the "Sleep expired" message:\n\n' in body
+    assert "    _Example folded (11 lines): Show more to see it._" in body
+    assert "apiVersion: v1" not in body and "Sleep expired\n" not in body
+    # still in the step: the steps after it keep their numbers
+    assert "4. Use a Go template to filter the output" in body
+    # the step's text indent and four make it code; a space past them is kept
+    assert "```\n kubectl get pod termination-demo --output=yaml\n```" in body
+    whole = shown(render(answer(citations=(ovn, pods)), view=View(expanded=True)))
+    assert "```\n apiVersion: v1\n kind: Pod\n" in whole
+
+    minimal = render_minimal(answer(citations=(ovn,)), RID)
+    assert minimal.blocks[0]["text"]["text"].endswith(
+        "```\noc get node -l kubernetes.io/os!=windows\n```"
+    )
+    card = render_alert_card(answer(citations=(pods,)), request_id=RID, today=TODAY, view=View())
+    lead = next(b for b in card.blocks if b.get("block_id") == "lead")["text"]["text"]
+    assert lead.endswith(
+        "```\n kubectl apply -f https://k8s.io/examples/debug/termination.yaml\n```"
+    )
 
 
 RST_STEPS = """Restart the monitor

@@ -9,12 +9,20 @@ from pathlib import Path
 import pytest
 
 from bot.slack.answer_view import render_answer
-from bot.slack.mrkdwn import code_blocks, first_command, plain_text, to_mrkdwn
+from bot.slack.mrkdwn import first_command, plain_text, to_mrkdwn
 from bot.web.quote_html import quote_html
+from core.code_blocks import code_blocks
 from core.link_references import with_links
 from core.markup import DOCUMENT_SUFFIXES, syntax_for
 from retrieval.search.embeddings import FastEmbedder
 from tests.bot.block_checks import markdown_leaks
+from tests.bot.corpus_quotes import (
+    CEPH_NODE_DOWN,
+    OVN_NODE,
+    POD_FAILURE,
+    document,
+    section,
+)
 from tests.conftest import SAMPLE_RUNBOOKS, runtime_over
 
 BASE = "https://git.example.com/runbooks/blob/abc123/checkout/db.md#L40"
@@ -485,7 +493,7 @@ def test_no_sample_runbook_leaks_raw_markdown(path: Path) -> None:
     for block in code_blocks(body):
         from bot.slack.blockkit import escape
 
-        assert escape(block) in out
+        assert escape(block.text) in out
 
 
 CORPORA = Path(__file__).resolve().parents[1] / "fixtures" / "corpora"
@@ -523,6 +531,37 @@ def test_first_command() -> None:
         first_command("- logs show `dial tcp 10.0.0.1:6432: connect: connection refused`") is None
     )
     assert first_command("Alert `CheckoutApiDbConnectionErrors` fires") is None
+
+
+def test_the_first_command_may_be_indented_code() -> None:
+    """Runbooks that indent their commands four spaces (CommonMark's indented code) have
+    a first command too; an alert's message shown as code is none."""
+    assert first_command(section(OVN_NODE, "Diagnosis")) == (
+        "oc get node -l kubernetes.io/os!=windows"
+    )
+    # eight spaces in under a numbered step: it comes before the fenced command below
+    assert first_command(section(POD_FAILURE, "Writing and reading a termination message")) == (
+        "kubectl apply -f https://k8s.io/examples/debug/termination.yaml"
+    )
+    # "Storage node <nod-name> went down. Please check the node immediately."
+    assert first_command(section(CEPH_NODE_DOWN, "Diagnosis")) is None
+    assert first_command(document(CEPH_NODE_DOWN)) == "oc -n openshift-storage get pods"
+
+
+def test_a_fence_left_open_in_a_list_item_ends_with_the_item() -> None:
+    """As CommonMark and the code host read it: the steps after it are steps, and the
+    next fence opens a code block rather than closing the open one."""
+    md = section("kubevirt-runbooks/docs/runbooks/GuestVCPUQueueHighCritical.md", "Diagnosis")
+    assert "\n   ``\n" in md  # step 2's closing fence is one backtick short
+    out = to_mrkdwn(md)
+    assert "3. *Inspect guest processes* `virtctl console &lt;vm&gt;`" in out
+    assert "4. *Verify vCPU allocation*\n\n```\n$ oc get vmi $VM -ojsonpath=" in out
+    assert not leaks(out) and out.count("```") % 2 == 0
+
+
+def test_a_fenced_blocks_tabs_stay_tabs() -> None:
+    out = to_mrkdwn("1. Add the rule:\n\n   ```\n   -A INPUT\t-p tcp\t--dport 6432\n   ```\n")
+    assert "```\n-A INPUT\t-p tcp\t--dport 6432\n```" in out
 
 
 def test_setext_headings_are_bold_lines() -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from bot.quote_layout import by_runbook, cut_note
+from bot.quote_layout import by_runbook, cut_note, example_blocks, lead_cut
+from tests.bot.corpus_quotes import POD_FAILURE, section
 from tests.bot.test_answer_view import cite
 
 
@@ -41,3 +42,29 @@ def test_blank_lines_between_two_pieces_are_no_gap() -> None:
 def test_a_cut_procedure_says_which_steps_as_a_sentence() -> None:
     assert cut_note(cite(1, note="steps 1-3 of 7")) == "Steps 1-3 of 7"
     assert cut_note(cite(1)) is None
+
+
+def test_indented_sample_output_under_a_step_is_an_example() -> None:
+    """A Kubernetes task page's output, indented eight spaces under a "1." step after
+    "The output includes …:", folds as a fenced sample output does; the commands above
+    and below it do not."""
+    steps = section(POD_FAILURE, "Writing and reading a termination message")
+    lines = steps.split("\n")
+    (example,) = example_blocks(steps)
+    assert lines[example.start - 2] == '    The output includes the "Sleep expired" message:'
+    # less the step's text indent ("1. ": three) and the four that make it code
+    assert example.text.startswith(" apiVersion: v1\n kind: Pod\n ...\n     lastState:\n")
+    assert example.text.endswith("           Sleep expired\n         ...")
+    assert example.end - example.start == 11 and not example.fenced
+    assert example.indent == 4  # the step's text: a line standing for it stays in the step
+
+
+def test_a_long_lead_is_not_cut_inside_quoted_code() -> None:
+    quoted = ["> **WARNING:** only on the primary:", ">", "> ```bash"]
+    quoted += [f"> kubectl -n db exec db-0 -- psql -c 'SELECT {n};'" for n in range(8)]
+    quoted += ["> ```"]
+    steps = [f"{n}. Step {n}." for n in range(1, 8)]
+    markdown = "\n".join([*steps, "", *quoted, "", *steps])
+    cut = lead_cut(markdown)
+    assert cut is not None and cut < markdown.index("> ```bash")
+    assert markdown[:cut].count("```") == 0  # a command is never cut: before the quote's code

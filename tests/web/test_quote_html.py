@@ -7,6 +7,7 @@ import html
 import re
 
 from bot.web.quote_html import quote_html
+from tests.bot.corpus_quotes import POD_FAILURE, section
 from tests.web.test_present import citation
 
 URL = "https://github.com/acme/runbooks/blob/abc/ops/db.md#L4"
@@ -89,3 +90,15 @@ def test_a_task_lists_boxes_show_as_boxes() -> None:
     out = shown("- [ ] Drain the node\n- [x] Page the owner\n\nKeep `- [ ] literal` as code.")
     assert "<li>☐ Drain the node</li>" in out and "<li>☑ Page the owner</li>" in out
     assert "<code>- [ ] literal</code>" in out
+
+
+def test_indented_sample_output_folds_behind_show_example_as_in_slack() -> None:
+    heading = "Writing and reading a termination message"
+    out = shown(section(POD_FAILURE, heading))
+    folded = re.search(r'<details class="example">(.*?)</details>', out, re.S)
+    assert folded is not None
+    assert "<summary>Show example (11 lines)</summary>" in folded.group(1)
+    assert "<pre><code> apiVersion: v1\n kind: Pod\n" in folded.group(1)
+    # the commands around it are no example, and the steps stay one list
+    assert out.count('<details class="example">') == 1 and out.count("<ol>") == 1
+    assert "<pre><code> kubectl get pod termination-demo --output=yaml\n</code></pre>" in out
