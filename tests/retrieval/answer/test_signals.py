@@ -67,7 +67,7 @@ def declined(a: Answer) -> bool:
 EXAMPLES = [
     ("written-names", "checkoutapidbconnectionerrors firing", answered_from(CHECKOUT), declined),
     ("long-forms", "pgbouncer crashlooping", answered_from(CHECKOUT), declined),
-    ("absent", "zorblax queue backlog growing", declined, answered_from(ORDERS)),
+    ("absent", "zorblax orders queue backlog growing", declined, answered_from(ORDERS)),
     ("task_missing", "how do i decommission the orders queue", declined, answered_from(ORDERS)),
 ]
 
