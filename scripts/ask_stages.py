@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench import QUERIES as WARM  # the bench's warm-up questions (scripts/bench.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -139,18 +140,6 @@ def main() -> int:
             per = watch.seconds[label] / n * 1000
             print(f"{label:40}  {per:10.2f}  {watch.calls[label] / n:13.2f}")
     return 0
-
-
-WARM = (  # scripts/bench.py QUERIES
-    "database connection refused on checkout",
-    "KubePodCrashLooping in payments namespace",
-    "disk almost full on node what to delete",
-    "certificate expires soon how to renew",
-    "queue consumer lag keeps growing",
-    "etcd leader changes and slow fsync",
-    "node_filesystem_avail_bytes below threshold",
-    "rollback a bad deploy of svc-7",
-)
 
 
 if __name__ == "__main__":
