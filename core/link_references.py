@@ -1,9 +1,9 @@
 """Markdown's reference links: ``[text][ref]``, ``[text][]`` and ``[text]`` with a
 ``[ref]: url`` definition anywhere in the document (often at its end).
 
-Labels match case-insensitively, whitespace collapsed (CommonMark). Code is never read
-for definitions, and brackets inside inline code (``node['gitaly']['token']``) are no
-reference.
+Labels match case-insensitively, whitespace collapsed (CommonMark). Code, fenced or
+indented, is never read for definitions, and brackets inside inline code
+(``node['gitaly']['token']``) are no reference.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from core.fences import fence_closes, fence_open
+from core.code_blocks import in_code
 from core.wiki_links import WIKI_LINK, page_half, shown_text
 
 # a definition line: "[label]: url" or "[label]: <url> "title""
@@ -48,18 +48,10 @@ def ref_key(label: str) -> str:
 
 
 def prose_lines(lines: list[str]) -> list[bool]:
-    """Per line: is it prose, neither a fence line nor inside a fenced block?"""
-    out: list[bool] = []
-    marker: str | None = None
-    for line in lines:
-        if marker is not None:
-            out.append(False)
-            if fence_closes(line, marker):
-                marker = None
-            continue
-        marker = fence_open(line)
-        out.append(marker is None)
-    return out
+    """Per line: is it prose, not a line of a code block? Code is what CommonMark reads
+    as code (:mod:`core.code_blocks`): fenced, and indented four spaces past the margin
+    or a list item's text, such as sample output under a numbered step."""
+    return [not code for code in in_code("\n".join(lines))]
 
 
 def link_definitions(text: str) -> dict[str, str]:

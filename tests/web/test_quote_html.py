@@ -102,3 +102,14 @@ def test_indented_sample_output_folds_behind_show_example_as_in_slack() -> None:
     # the commands around it are no example, and the steps stay one list
     assert out.count('<details class="example">') == 1 and out.count("<ol>") == 1
     assert "<pre><code> kubectl get pod termination-demo --output=yaml\n</code></pre>" in out
+
+
+def test_indented_code_stays_as_written_like_fenced_code() -> None:
+    out = shown(
+        "1. Render the config:\n\n       <!-- generated -->\n       echo a<br>b [x][y]\n\n"
+        "   Then apply it.\n\n[y]: https://y.example/\n"
+    )
+    code = re.search(r"<pre><code>(.*?)</code></pre>", out, re.S)
+    assert code is not None
+    assert html.unescape(code.group(1)) == "<!-- generated -->\necho a<br>b [x][y]\n"
+    assert "Then apply it." in out
