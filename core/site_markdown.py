@@ -12,13 +12,17 @@ constructs that plain Markdown (and Slack) show as noise:
   ``???`` and ``???+``) over a body indented four spaces;
 - Docusaurus and VitePress admonitions: ``:::danger[Title]`` (or ``::: danger Title``)
   … ``:::``, and MDX components on lines of their own: ``<Admonition type="warning">``,
-  ``<Tabs>`` with a ``<TabItem label="AWS">`` per tab.
+  ``<Tabs>`` with a ``<TabItem label="AWS">`` per tab;
+- MyST (Sphinx, Jupyter Book) directives, fenced with backticks or colons: an admonition
+  as ```` ```{note} ```` or ``:::{warning}`` (``{admonition} Title`` with its own
+  title), code as ```` ```{code-block} bash ````, a figure as ```` ```{figure} path ````
+  over its caption; their option lines (``:class: tip``) are no text.
 
 :func:`as_markdown` rewrites them as CommonMark: a ref as the path it names (so the
 link resolves, and a step that only points at that page is followed like any link),
-code as a fenced block, a callout as a quote that opens with GitHub's alert marker
-(``> [!WARNING]``), or with its title in bold for a kind GitHub has no marker for; a
-tab as its label in bold, other components' tags dropped.
+code as a fenced block, a figure as its image, a callout as a quote that opens with
+GitHub's alert marker (``> [!WARNING]``), or with its title in bold for a kind GitHub
+has no marker for; a tab as its label in bold, other components' tags dropped.
 Fenced code is left as it is. Quotes keep the file's own text; this is for reading it.
 """
 
@@ -48,7 +52,7 @@ _MKDOCS = re.compile(
 )
 # Docusaurus / VitePress: :::danger[Title], ::: warning Title, :::tip{title="Title"}
 _COLONS_OPEN = re.compile(
-    r"^(?P<indent>[ \t]*)(?P<colons>:{3,})[ \t]*(?P<kind>[A-Za-z][\w-]*)"
+    r"^(?P<indent>[ \t]*)(?P<colons>:{3,})[ \t]*(?P<brace>\{)?(?P<kind>[A-Za-z][\w-]*)(?(brace)\})"
     r"(?:\[(?P<bracket>[^\]\n]*)\]|\{[^}\n]*?title=\"(?P<attr>[^\"]*)\"[^}\n]*\}|\{[^}\n]*\})?"
     r"(?:[ \t]+(?P<title>[^\n]*?))?[ \t]*$"
 )
@@ -98,7 +102,7 @@ def as_markdown(text: str, *, jsx: bool = False) -> str:
         fence = fence_open(line)
         if fence is not None:
             end = _fence_end(lines, i, fence)
-            out.extend(lines[i:end])
+            out.extend(_directive(lines[i:end], fence) or lines[i:end])
             i = end
             continue
         if _ERB_LINE.match(line):  # an ERB tag alone on its line: template logic, no text
@@ -114,6 +118,37 @@ def as_markdown(text: str, *, jsx: bool = False) -> str:
             out.append(_REF.sub(_ref_target, line))
             i += 1
     return "\n".join(out)
+
+
+# MyST: ```{name} arguments, whose first lines may be options (":class: tip")
+_DIRECTIVE = re.compile(
+    r"^(?P<indent>[ \t]*)[`~]{3,}[ \t]*\{(?P<name>[\w-]+)\}[ \t]*(?P<args>.*?)[ \t]*$"
+)
+_OPTION = re.compile(r"^[ \t]*:[\w-]+:(?:[ \t].*)?$")
+_CODE_DIRECTIVES = frozenset(("code", "code-block", "sourcecode"))
+
+
+def _directive(block: list[str], marker: str) -> list[str] | None:
+    """A MyST directive fenced as code (its lines, fences included) as CommonMark: an
+    admonition as a callout, code as a fenced block in its language, a figure as its
+    image; None for any other fence, which stays as written."""
+    m = _DIRECTIVE.match(block[0])
+    if m is None:
+        return None
+    closed = len(block) > 1 and fence_closes(block[-1], marker)
+    body = block[1 : -1 if closed else None]
+    while body and _OPTION.match(body[0]):
+        body = body[1:]
+    indent, name, args = m["indent"], m["name"].lower(), m["args"]
+    body = [ln[len(indent) :] if ln.startswith(indent) else ln for ln in body]
+    if name in _CODE_DIRECTIVES:
+        return [f"{indent}```{args}", *(indent + ln for ln in body), f"{indent}```"]
+    if name == "figure" and args:
+        caption = " ".join(ln.strip() for ln in body if ln.strip())
+        return [f"{indent}![{caption}]({args})"]
+    if name == "admonition" or name in KINDS:
+        return _callout(indent, name, args if name == "admonition" else None, _trimmed(body))
+    return None
 
 
 def _fence_end(lines: list[str], i: int, marker: str) -> int:
@@ -187,6 +222,8 @@ def _colons(lines: list[str], i: int) -> tuple[list[str], int] | None:
     if j >= len(lines):
         return None  # never closed: not an admonition
     body = [ln[len(m["indent"]) :] if ln.startswith(m["indent"]) else ln for ln in lines[i + 1 : j]]
+    while m["brace"] and body and _OPTION.match(body[0]):  # MyST: ":class: tip" is no text
+        body = body[1:]
     title = m["bracket"] or m["attr"] or m["title"]
     return _callout(m["indent"], m["kind"], title, _trimmed(body)), j + 1
 

@@ -642,3 +642,11 @@ def test_a_reference_defined_at_the_runbooks_end_links_in_the_answer(
     assert "<https://pagerduty.example.com/schedules/DBA|DBA on-call>" in shown
     page = quote_html(answer.citations[0])  # the web page's quote links them alike
     assert f'<a href="{failover}" rel="noopener noreferrer">failover procedure</a>' in page
+
+
+def test_a_myst_admonition_is_a_callout_and_its_options_no_command() -> None:
+    path = "2i2c-infrastructure/docs/howto/event-prep.md"
+    shown = syntax_for(path).as_markdown(section(path, "3.1. Using node sharing"))
+    assert first_command(shown) != ":class: tip"
+    out = to_mrkdwn(shown)
+    assert ":class:" not in out and "> *Action to take*" in out

@@ -178,3 +178,29 @@ Text with <Inline /> in it."""
         "",
         "Text with <Inline /> in it.",  # inside a line: left as written
     ]
+
+
+def test_myst_directives_read_as_callouts_code_and_figures() -> None:
+    text = (
+        "```{note}\n:class: tip\nRemember to **save**.\n```\n\n"
+        "````{warning}\nDanger here.\n````\n\n"
+        "```{code-block} bash\n:linenos:\nkubectl get pods\n```\n\n"
+        "```{figure} ../img/a.png\nThe console\n```\n\n"
+        ":::{admonition} Before you start\n:class: tip\nHave access.\n:::\n\n"
+        "```{include} ../x.md\n```"
+    )
+    assert as_markdown(text) == (
+        "> [!NOTE]\n> Remember to **save**.\n\n"
+        "> [!WARNING]\n> Danger here.\n\n"
+        "```bash\nkubectl get pods\n```\n\n"
+        "![The console](../img/a.png)\n\n"
+        "> **Before you start**\n>\n> Have access.\n\n"
+        "```{include} ../x.md\n```"  # a directive that shows nothing of its own: as written
+    )
+
+
+def test_a_myst_admonition_in_a_list_item_stays_in_it() -> None:
+    text = "1. Check the pods.\n\n   ```{admonition} Action to take\n   :class: tip\n\n   Resize.\n   ```\n"
+    assert as_markdown(text) == (
+        "1. Check the pods.\n\n   > **Action to take**\n   >\n   > Resize.\n"
+    )
