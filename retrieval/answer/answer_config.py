@@ -14,13 +14,13 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.4294, 0.2188, -0.3121, -0.2363, 0.3265, -0.3597, -0.4212, -0.2278),
-    means=(0.5386, 0.6252, 0.1809, 0.1282, 0.3628, 0.0298, 0.0726, 0.0149),
-    scales=(0.1639, 0.2875, 0.3849, 0.3343, 0.2203, 0.1701, 0.2594, 0.1212),
-    bias=0.2954,
-    answer_at=0.44,
-    suggest_at=0.21,
-    sure_at=0.74,
+    weights=(0.4065, 0.2089, -0.3156, -0.2592, 0.3105, -0.3299, -0.408, -0.2136),
+    means=(0.5376, 0.6257, 0.1779, 0.129, 0.3624, 0.0294, 0.0721, 0.0133),
+    scales=(0.1656, 0.2868, 0.3825, 0.3352, 0.2209, 0.1688, 0.2586, 0.1147),
+    bias=0.2739,
+    answer_at=0.43,
+    suggest_at=0.25,
+    sure_at=0.75,
 )
 DEFAULT_STALE_AFTER_DAYS = 180
 
