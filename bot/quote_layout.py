@@ -4,7 +4,9 @@ Quotes are grouped by runbook, runbooks in the order the answer cites them: a ru
 owner and age are shown once, under its quotes. A section quoted in pieces (a long
 procedure over several indexed chunks) has one heading; when text of the section is
 left out between two pieces, the second is marked as continuing after a gap. A
-procedure cut for length says which steps are shown, above the quote.
+procedure cut for length says which steps are shown, above the quote; one that its
+runbook's "Prerequisites" governs names that section, linked, above the quote
+(:data:`BEFORE_YOU_START`, once per answer).
 
 A long quote is trimmed the same way everywhere, never rewritten: the answer's first
 quote shows about :data:`LEAD_LINES` lines, cut where a block starts (never inside code),
@@ -25,6 +27,9 @@ from core.markup import syntax_for
 from core.models import Citation
 
 ADJACENT = 2  # characters between two quotes of one section that follow each other
+#: the words above quoted steps that name what must be in place first: "Before you start:
+#: Prerequisites", the section's heading linked (``Citation.before``)
+BEFORE_YOU_START = "Before you start"
 
 
 @dataclass(frozen=True)

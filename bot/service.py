@@ -337,12 +337,17 @@ class AnswerService:
         return Delivery(request_id, public, private, hit, latencies, self.human_step(public))
 
     def _lead(self, answer: Answer, question: str, context: AskContext) -> Answer:
-        """``answer`` led as asked (:meth:`RunbookSections.lead`); as it is when its
-        runbook's sections cannot be read."""
+        """``answer`` led as asked (:meth:`RunbookSections.lead`), its quoted procedures
+        with what they need in place first (:meth:`RunbookSections.preconditions`); as it
+        is when its runbook's sections cannot be read."""
         try:
-            return self._sections.lead(answer, question, context)
+            answer = self._sections.lead(answer, question, context)
         except Exception:  # showing the answer as it is beats failing
             log.exception("could not find the action section; showing the answer as is")
+        try:
+            return self._sections.preconditions(answer)
+        except Exception:
+            log.exception("could not find the prerequisites; showing the answer without them")
             return answer
 
     def _record(

@@ -7,14 +7,15 @@ offered for posting to the channel.
 
 The terminal shows the same order as Slack: the best-guess label, the runbook and
 section first, warnings, the quotes (as written in the runbook; a section quoted in
-pieces under one heading), one "owner | updated" line per document; for the "not sure"
+pieces under one heading; "Before you start: Prerequisites" and its link above quoted
+steps that need it), one "owner | updated" line per document; for the "not sure"
 and "none" tiers the closest runbooks with their owners and the search link.
 """
 
 from __future__ import annotations
 
 from bot.oncall import HumanStep
-from bot.quote_layout import by_runbook
+from bot.quote_layout import BEFORE_YOU_START, by_runbook
 from core.heading_text import shown_section
 from core.models import Answer, Citation
 
@@ -60,6 +61,9 @@ def _documents(citations: tuple[Citation, ...]) -> list[str]:
                 out[-1] = "  |"
                 if shown.gap:
                     out += ["  | …", "  |"]
+            if c.before is not None:  # what must be in place first: above the steps
+                where = c.before.url or f"{c.path}:{c.before.line}"
+                out.append(f"  {BEFORE_YOU_START}: {c.before.heading}  {where}")
             out += [f"  | {ln}" for ln in c.shown_text.splitlines()]
             if c.note:
                 out.append(f"  ({c.note}; the rest is in the runbook)")

@@ -186,6 +186,16 @@ class SearchFilter(Frozen):
     anchor: str | None = None
 
 
+class Precondition(Frozen):
+    """A section of the cited runbook that says what must be in place before the quoted
+    steps ("Prerequisites", "Before you begin"), named and linked above them."""
+
+    heading: str  # its own heading, as written without decoration ("Prerequisites")
+    section: str  # its heading path, as citations name sections
+    url: str | None  # the source at the indexed revision, at its heading's line
+    line: int
+
+
 class Citation(Frozen):
     source_id: str
     title: str
@@ -213,6 +223,9 @@ class Citation(Frozen):
     # reference links by "[label]", with the target their definition elsewhere in the
     # document gives (the runbook's URL when it names one)
     links: tuple[tuple[str, str], ...] = ()
+    # what the runbook says must be in place before these steps (the nearest
+    # "Prerequisites" before them), shown above the quote; on the first quote it governs
+    before: Precondition | None = None
 
     @property
     def shown_text(self) -> str:

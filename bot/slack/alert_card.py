@@ -2,10 +2,11 @@
 the rest.
 
 Top to bottom: why this runbook (and a link to the alert's own ``runbook_url``), the
-warnings that change what to do, the lead section as one link, its first commands
-(byte for byte), the human step, and buttons: "Full runbook" (the whole answer in place,
-or the runbook's web page when the web pages have an address), "Page on-call" and
-"Escalate". When the alert resolves, the card collapses to one line with the runbook's
+warnings that change what to do, the lead section as one link, "Before you start:
+<Prerequisites>" when its runbook says the steps need something in place first, its
+first commands (byte for byte), the human step, and buttons: "Full runbook" (the whole
+answer in place, or the runbook's web page when the web pages have an address), "Page
+on-call" and "Escalate". When the alert resolves, the card collapses to one line with the runbook's
 link (:func:`render_resolved_card`).
 """
 
@@ -19,6 +20,7 @@ from bot.quote_layout import quote_markdown
 from bot.slack import actions as ids
 from bot.slack.answer_view import (
     answer_warnings,
+    before_line,
     lead_link,
     notification_text,
     resolved_line,
@@ -98,6 +100,9 @@ def render_alert_card(
     if warnings is not None:
         blocks.append(warnings)
     lines = [":arrow_forward: " + lead_link(lead)]
+    before = before_line(lead)
+    if before:  # what must be in place before the first command
+        lines.append(before)
     commands = first_commands(lead)
     if commands:
         lines.append(f"{FENCE}\n{escape(commands.replace(FENCE, '`'))}\n{FENCE}")

@@ -8,10 +8,12 @@ Layout of a confident answer, top to bottom:
    answerer is not sure of, the one-line "Best guess" label (:data:`bot.text.BEST_GUESS`);
 2. warnings that change what to do (stale, superseded), in bold;
 3. the quotes, converted from Markdown to what Slack shows (:mod:`bot.slack.mrkdwn`),
-   "steps 1-3 of 7" above a cut one, a further section of the same runbook under its own
-   linked heading, and one "owner · updated N days ago" line per document (the revision
-   is in the links); the first quote's lines past about 15 and sample output folded,
-   with a "Show more" button that renders the message again, in place, with them;
+   "steps 1-3 of 7" above a cut one, "Before you start: <Prerequisites>" above steps
+   that the runbook says need something in place first, a further section of the same
+   runbook under its own linked heading, and one "owner · updated N days ago" line per
+   document (the revision is in the links); the first quote's lines past about 15 and
+   sample output folded, with a "Show more" button that renders the message again, in
+   place, with them;
 4. the runbook's Escalation section, or the owner (for an ownerless runbook a fallback
    contact), related incidents in incident channels, "Asked: …" only where the question
    is not visible above;
@@ -31,7 +33,14 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-from bot.quote_layout import by_runbook, cut_note, example_blocks, lead_cut, quote_markdown
+from bot.quote_layout import (
+    BEFORE_YOU_START,
+    by_runbook,
+    cut_note,
+    example_blocks,
+    lead_cut,
+    quote_markdown,
+)
 from bot.slack import actions as ids
 from bot.slack.blockkit import (
     MENTION_BLOCK,
@@ -217,6 +226,16 @@ def _rest_note(citation: Citation) -> str | None:
     return f"{note} · {rest}" if rest else note
 
 
+def before_line(citation: Citation) -> str | None:
+    """ "Before you start: <link|Prerequisites>": the section of the runbook that says what
+    must be in place before the quoted steps, linked at the indexed revision; None when
+    none governs them (``Citation.before``)."""
+    before = citation.before
+    if before is None:
+        return None
+    return f"{BEFORE_YOU_START}: {link(before.url, clip(before.heading, _TITLE_MAX))}"
+
+
 def _show_more(folded: int, request_id: str) -> dict[str, Any]:
     """ "Show more": the message again, in place, with the folded lines shown."""
     label = f"Show more ({plural(folded, 'line')})" if folded else "Show more"
@@ -326,6 +345,9 @@ def _add_documents(
                 after.append(_show_more(hidden, request_id))
                 offered = True
             folded = folded or bool(hidden)
+            before = before_line(citation)
+            if before:  # what must be in place first: above the steps
+                heading.append(context(before, block_id=f"before{shown}"))
             note = _rest_note(citation)
             if note:  # which part of the section is shown: above the quote
                 heading.append(context(note))

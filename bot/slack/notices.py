@@ -8,6 +8,7 @@ from bot.oncall import HumanStep, Incident
 from bot.quote_layout import quote_markdown
 from bot.slack import actions as ids
 from bot.slack.answer_view import (
+    before_line,
     best_guess_line,
     contact_text,
     lead_link,
@@ -142,8 +143,8 @@ def restricted_private_note(documents: int) -> str:
 
 
 def render_minimal(answer: Answer, request_id: str) -> Message:
-    """What to post when Slack rejects the full answer: the runbook link and its first
-    command."""
+    """What to post when Slack rejects the full answer: the runbook link, what must be in
+    place first when its runbook says so, and its first command."""
     if answer.state != "answer" or not answer.citations:
         link_text = lead_link(answer.suggestions[0]) if answer.suggestions else ""
         text = "No runbook answered this with confidence."
@@ -151,6 +152,9 @@ def render_minimal(answer: Answer, request_id: str) -> Message:
         return Message(text=text, blocks=[section(body)])
     lead: Citation = answer.citations[0]
     lines = [":arrow_forward: " + lead_link(lead)]
+    before = before_line(lead)
+    if before:  # what must be in place before the first command
+        lines.append(before)
     command = first_command(quote_markdown(lead))
     if command:
         lines.append(f"{FENCE}\n{escape(command.replace(FENCE, '`'))}\n{FENCE}")

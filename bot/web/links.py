@@ -76,14 +76,21 @@ def runbook_url(base_url: str, source_id: str, section: str | None = None) -> st
 def with_page_links(answer: Answer, base_url: str | None) -> Answer:
     """``answer`` with every citation and suggestion that has no source link (a folder
     outside git, a template without the commit) linked to its runbook's page, at its
-    section: no title is ever unclickable. Unchanged when ``base_url`` is unset."""
+    section, and so is a citation's precondition section: no title is ever unclickable.
+    Unchanged when ``base_url`` is unset."""
     if not base_url or not base_url.strip():
         return answer
     base = base_url.strip()
 
     def cited(c: Citation) -> Citation:
         url = c.url or runbook_url(base, c.source_id, c.section if c.section != c.title else None)
-        return c if url == c.url else c.model_copy(update={"url": url})
+        before = c.before
+        if before is not None and not before.url:  # its precondition section, likewise
+            linked = runbook_url(base, c.source_id, before.section)
+            before = before.model_copy(update={"url": linked})
+        if url == c.url and before == c.before:
+            return c
+        return c.model_copy(update={"url": url, "before": before})
 
     def suggested(s: Suggestion) -> Suggestion:
         url = s.url or runbook_url(base, s.source_id, s.section if s.section != s.title else None)

@@ -34,7 +34,7 @@ from bot.drafts import DRAFTS_PATH, DraftTracker, gaps_with_drafts, stored_draft
 from bot.example_question import example_question
 from bot.logs import bind_request_id, new_request_id
 from bot.metrics import Metrics
-from bot.quote_layout import by_runbook, cut_note
+from bot.quote_layout import BEFORE_YOU_START, by_runbook, cut_note
 from bot.reports import (
     GapGroup,
     GapReader,
@@ -178,6 +178,7 @@ def _environment() -> jinja2.Environment:
         shown_section=shown_section,
         by_runbook=by_runbook,
         cut_note=cut_note,
+        before_you_start=BEFORE_YOU_START,
         quote_html=quote_html,
         markdown_html=markdown_html,
         runbook_url=runbook_url,

@@ -10,7 +10,9 @@ quote:
   introduction) opens with the runbook's first action section instead (the author's
   first step), quoted verbatim with offsets like any other citation;
 * :meth:`RunbookSections.actions`: the document's action sections, linked under the
-  answer so that the other fixes are one click away.
+  answer so that the other fixes are one click away;
+* :meth:`RunbookSections.preconditions`: what a quoted procedure needs in place first
+  (its "Prerequisites"), named above it (:mod:`retrieval.answer.preconditions`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from datetime import date
 from core.models import Answer, Citation, normalize_name
 from retrieval.answer.citations import chunk_url, lead_text, make_citation
 from retrieval.answer.outline import Part, outline
+from retrieval.answer.preconditions import with_preconditions
 from retrieval.answer.quote_spans import quote_part, quote_parts
 from retrieval.answer.topics import topic_of
 from retrieval.reading import (
@@ -187,7 +190,16 @@ class RunbookSections:
             )
             for q in quote_parts(pick, parts, _terms(question), snap.term_stats)
         )
-        return answer.model_copy(update={"citations": citations, "related": ()})
+        nxt = answer.model_copy(update={"citations": citations, "related": ()})
+        return self.preconditions(nxt, shown)
+
+    def preconditions(self, answer: Answer, shown: Sequence[str] = ()) -> Answer:
+        """``answer`` with each quoted procedure's precondition section (the nearest
+        "Prerequisites" or "Before you begin" that governs it) named on its first quote,
+        read from the live documents' outlined parts; ``shown``: sections a thread has
+        shown already (:func:`retrieval.answer.preconditions.with_preconditions`)."""
+        snap = self._snapshot()
+        return with_preconditions(answer, lambda source_id: outline(snap, source_id), shown)
 
     def actions(self, source_id: str, section: str | None = None) -> list[Section]:
         """The document's action sections, in the document's order (one per heading);

@@ -25,7 +25,7 @@ from bot.slack.notices import (
 )
 from bot.slack.presentation import Contact, DocFacts, Link, View
 from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL
-from core.models import Answer, AnswerWarning, Citation, Suggestion
+from core.models import Answer, AnswerWarning, Citation, Precondition, Suggestion
 from tests.bot.block_checks import assert_valid_blocks, block_violations, markdown_leaks
 from tests.bot.corpus_quotes import OVN_NODE, POD_FAILURE, section
 
@@ -309,6 +309,42 @@ def test_the_typos_the_search_corrected_are_said_below_the_answer() -> None:
 def test_a_cut_procedure_says_so_and_links_the_rest() -> None:
     body = shown(render(answer(citations=(cite(note="steps 1-2 of 7"),))))
     assert f"Steps 1-2 of 7 · <{URL}#L1|the rest in the runbook>" in body
+
+
+PREREQUISITES = Precondition(
+    heading="Prerequisites <admin>", section="Prerequisites <admin>", url=f"{URL}#L5", line=5
+)
+
+
+def test_the_prerequisites_are_named_above_the_steps_on_every_slack_message() -> None:
+    before = f"Before you start: <{URL}#L5|Prerequisites &lt;admin&gt;>"
+    message = render(answer(citations=(cite(before=PREREQUISITES, note="steps 1-2 of 7"),)))
+    body = texts(message)
+    # a context line of its own, under the lead and above the cut note and the steps
+    assert message.blocks[1] == {
+        "type": "context",
+        "block_id": "before0",
+        "elements": [{"type": "mrkdwn", "text": before, "verbatim": True}],
+    }
+    assert body.index(before) < next(i for i, t in enumerate(body) if t.startswith("Steps 1-2"))
+    # a further runbook's quote: above its quote, under its heading
+    two = render(answer(citations=(cite(), cite(2, before=PREREQUISITES))))
+    lines = texts(two)
+    heading = next(i for i, t in enumerate(lines) if "Checkout DB connection failures 2" in t)
+    assert heading < lines.index(before) < heading + 2
+    assert shown(render(answer())).count("Before you start") == 0
+    # the alert card and the minimal answer: between the runbook's link and its command
+    card = render_alert_card(
+        answer(citations=(cite(before=PREREQUISITES),)), request_id=RID, today=TODAY, view=View()
+    )
+    lead = next(b for b in card.blocks if b.get("block_id") == "lead")["text"]["text"]
+    assert f"\n{before}\n```\n" in lead
+    minimal = render_minimal(answer(citations=(cite(before=PREREQUISITES),)), RID)
+    assert f"\n{before}\n```\n" in minimal.blocks[0]["text"]["text"]
+    # without a link (no source link, no web pages): the heading as it is
+    unlinked = PREREQUISITES.model_copy(update={"url": None})
+    plain = render(answer(citations=(cite(before=unlinked),)))
+    assert "Before you start: Prerequisites &lt;admin&gt;" in texts(plain)
 
 
 def test_a_quoted_table_row_is_shown_under_its_header_and_says_which_row() -> None:

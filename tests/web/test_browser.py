@@ -18,6 +18,16 @@ from retrieval.answer.answer_config import CALIBRATED_MODEL, AnswerConfig
 from retrieval.search.embeddings import FastEmbedder
 from tests.conftest import RedisServer, free_port
 from tests.fakes.slack_openid import AUTHORIZE_METHOD, FakeSlackOpenID
+from tests.preconditions_index import (
+    FIRST_STEP,
+    PREREQUISITES_LINE,
+    RESTORE_PATH,
+    RESTORE_QUESTION,
+    ROTATE_QUESTION,
+    PreconditionsIndex,
+    preconditions_data_dir,  # noqa: F401
+    preconditions_index,  # noqa: F401
+)
 from tests.web.conftest import (
     ALICE,
     BREAK_GLASS,
@@ -220,3 +230,47 @@ def test_a_best_guess_is_labelled_above_the_answer(page: Page, guessing: Site) -
     assert above is not None and below is not None
     assert above["y"] + above["height"] <= below["y"]
     expect(page.locator("article.citation .quote").first).not_to_be_empty()
+
+
+@pytest.fixture()
+def restores(
+    preconditions_data_dir: Path,  # noqa: F811
+    redis_server: RedisServer,
+    fake: FakeSlackOpenID,
+    embedder: FastEmbedder,
+) -> Iterator[Site]:
+    """The pages in local mode over runbooks whose procedures need something first."""
+    port = free_port()
+    settings = site_settings(
+        preconditions_data_dir, redis_server.url, fake, port, web_local_mode=True, public_url=None
+    )
+    running = start_site(settings, fake, embedder, port)
+    yield running
+    running.server.stop()
+    running.runtime.close()
+
+
+def test_the_prerequisites_are_linked_above_the_steps(
+    page: Page,
+    restores: Site,
+    preconditions_index: PreconditionsIndex,  # noqa: F811
+) -> None:
+    page.goto(restores.base + "/")
+    ask(page, RESTORE_QUESTION)
+    citation = page.locator("article.citation").first
+    before = citation.locator(".before")
+    expect(before).to_have_count(1)
+    expect(before).to_have_text("Before you start: Prerequisites")
+    link = before.get_by_role("link", name="Prerequisites")
+    href = preconditions_index.link(RESTORE_PATH, PREREQUISITES_LINE)
+    expect(link).to_have_attribute("href", href)
+    steps = citation.locator(".quote ol > li").first  # the first step, a list item
+    expect(steps).to_contain_text(FIRST_STEP.removeprefix("1. ").rstrip(":"))
+    above, below = before.bounding_box(), steps.bounding_box()
+    assert above is not None and below is not None
+    assert above["y"] + above["height"] <= below["y"]  # read before the first step
+
+    # another procedure's steps in a file whose first procedure has "Before you begin"
+    ask(page, ROTATE_QUESTION)
+    expect(page.locator("article.citation .quote").first).to_contain_text("ledgerctl keys rotate")
+    expect(page.locator(".before")).to_have_count(0)

@@ -1,4 +1,5 @@
-"""The "Open in browser" link of an answer: the same question, redacted, fitting Slack."""
+"""The "Open in browser" link of an answer: the same question, redacted, fitting Slack; and
+the runbook pages that link what has no source link."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.web import web_answer_url
-from bot.web.links import MAX_LINK_CHARS
+from bot.web.links import MAX_LINK_CHARS, with_page_links
+from core.models import Answer, Citation, Precondition
 
 BASE = "https://runbooks.example.org"
 
@@ -53,3 +55,42 @@ def test_the_link_always_fits_a_slack_button(question: str) -> None:
         return
     assert len(url) <= MAX_LINK_CHARS
     assert url.startswith(BASE + "/ask?q=")
+
+
+def test_a_precondition_without_a_source_link_links_to_its_section_on_the_runbook_page() -> None:
+    before = Precondition(
+        heading="Prerequisites",
+        section="Restore from backup > Prerequisites",
+        url=None,
+        line=15,
+    )
+    cited = Citation(
+        source_id="runbooks:orders/restore",
+        title="Orders DB: restore",
+        section="Restore from backup > Steps",
+        path="orders/restore.md",
+        url=None,
+        revision="r1",
+        start=0,
+        end=10,
+        line=20,
+        quote="1. `pgbackrest restore`",
+        owner=None,
+        updated=None,
+        age_days=None,
+        before=before,
+    )
+    linked = with_page_links(Answer(state="answer", text="", citations=(cited,)), BASE)
+    page = f"{BASE}/runbooks/runbooks:orders/restore"
+    (shown,) = linked.citations
+    assert shown.url == f"{page}#restore-from-backup-steps"
+    assert shown.before == before.model_copy(
+        update={"url": f"{page}#restore-from-backup-prerequisites"}
+    )
+    # a source link is kept as it is
+    sourced = before.model_copy(update={"url": "https://git.example.com/x.md#L15"})
+    kept = with_page_links(
+        Answer(state="answer", text="", citations=(cited.model_copy(update={"before": sourced}),)),
+        BASE,
+    )
+    assert kept.citations[0].before == sourced
