@@ -200,7 +200,10 @@ def test_myst_directives_read_as_callouts_code_and_figures() -> None:
 
 
 def test_a_myst_admonition_in_a_list_item_stays_in_it() -> None:
-    text = "1. Check the pods.\n\n   ```{admonition} Action to take\n   :class: tip\n\n   Resize.\n   ```\n"
+    text = (
+        "1. Check the pods.\n\n"
+        "   ```{admonition} Action to take\n   :class: tip\n\n   Resize.\n   ```\n"
+    )
     assert as_markdown(text) == (
         "1. Check the pods.\n\n   > **Action to take**\n   >\n   > Resize.\n"
     )
