@@ -31,14 +31,18 @@ HTML_ATTR = re.compile(r"\b(?P<name>src|alt)\s*=\s*(?:\"(?P<dq>[^\"]*)\"|'(?P<sq
 HTML_SUMMARY = re.compile(r"<summary\b[^>]*>(?P<text>.*?)</summary\s*>", re.I | re.S)
 HTML_BLOCK = re.compile(
     r"</?(?:details|summary|p|div|center|section|article|font|small|big|u|ins|del|s|"
-    r"strike|mark|abbr|dl|dt|dd|figure|figcaption|picture|source|hr)\b[^>]*>",
+    r"strike|mark|abbr|dl|dt|dd|figure|figcaption|picture|source|hr|ul|ol|li|nav)\b[^>]*>",
     re.I,
 )
+# what is left of a link whose tags stand on lines of their own (a site's tabs: "<a
+# href=...>" above its text, "</a>" below): its text stays, the tags go
+HTML_ANCHOR_TAG = re.compile(r"</?a\b[^>]*>", re.I)
 
 
 def html_as_markdown(text: str) -> str:
     """GitHub-rendered HTML in a line as the Markdown it stands for: ``<a href>`` a link,
-    ``<img>`` an image link, ``<summary>`` a bold label; block tags dropped."""
+    ``<img>`` an image link, ``<summary>`` a bold label; block and list tags dropped, and
+    the tags of a link whose text is on another line."""
     if "<" not in text:
         return text
 
@@ -58,7 +62,7 @@ def html_as_markdown(text: str) -> str:
     text = HTML_ANCHOR.sub(anchor, text)
     text = HTML_IMAGE.sub(image, text)
     text = HTML_SUMMARY.sub(lambda m: f"**{m['text'].strip()}**" if m["text"].strip() else "", text)
-    return HTML_BLOCK.sub("", text)
+    return HTML_ANCHOR_TAG.sub("", HTML_BLOCK.sub("", text))
 
 
 def without_comments(markdown: str) -> str:

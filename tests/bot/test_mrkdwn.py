@@ -24,6 +24,7 @@ from tests.bot.corpus_quotes import (
     section,
 )
 from tests.conftest import SAMPLE_RUNBOOKS, runtime_over
+from tests.web.test_present import citation
 
 BASE = "https://git.example.com/runbooks/blob/abc123/checkout/db.md#L40"
 
@@ -650,3 +651,14 @@ def test_a_myst_admonition_is_a_callout_and_its_options_no_command() -> None:
     assert first_command(shown) != ":class: tip"
     out = to_mrkdwn(shown)
     assert ":class:" not in out and "> *Action to take*" in out
+
+
+def test_a_sites_tabs_read_as_their_text_in_slack_and_on_the_web() -> None:
+    tabs = (
+        '<ul class="nav nav-tabs-alt">\n  <li>\n    <a href="../vm/" class="nav-link active">\n'
+        '      <i class="fa-solid fa-building"></i>\n      Virtual machine</a>\n  </li>\n</ul>\n\n'
+        "Most of these issues are related to connections."
+    )
+    for out in (to_mrkdwn(tabs), str(quote_html(citation(quote=tabs, url=None, path="ops/vm.md")))):
+        assert "Virtual machine" in out and "related to connections" in out
+        assert "&lt;" not in out and "<li" not in out and "nav-link" not in out
