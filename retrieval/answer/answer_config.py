@@ -14,12 +14,12 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.4065, 0.2089, -0.3156, -0.2592, 0.3105, -0.3299, -0.408, -0.2136),
-    means=(0.5376, 0.6257, 0.1779, 0.129, 0.3624, 0.0294, 0.0721, 0.0133),
-    scales=(0.1656, 0.2868, 0.3825, 0.3352, 0.2209, 0.1688, 0.2586, 0.1147),
-    bias=0.2739,
-    answer_at=0.43,
-    suggest_at=0.25,
+    weights=(0.3935, 0.213, -0.3218, -0.2658, 0.3044, -0.3272, -0.4046, -0.2163, 0.1438),
+    means=(0.5376, 0.6257, 0.1779, 0.129, 0.3624, 0.0294, 0.0721, 0.0133, 0.2277),
+    scales=(0.1656, 0.2868, 0.3825, 0.3352, 0.2209, 0.1688, 0.2586, 0.1147, 0.1746),
+    bias=0.286,
+    answer_at=0.44,
+    suggest_at=0.24,
     sure_at=0.75,
 )
 DEFAULT_STALE_AFTER_DAYS = 180

@@ -41,6 +41,12 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("detail_missing", "checks", "the command or value asked for is not quoted", True),
     Signal("task_missing", "checks", "the quotes never speak of the task asked for", True),
     Signal("steps_missing", "checks", "steps asked for, no quote gives steps", feature=True),
+    Signal(
+        "unexplained",
+        "confidence",
+        "the question's words the lead never uses, by meaning: their cosine with it",
+        feature=True,
+    ),
     # -- which section leads ------------------------------------------------------------
     Signal("intent", "sections", "the heading offers the kind of answer asked", weight="intent"),
     Signal(
