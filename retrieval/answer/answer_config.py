@@ -14,12 +14,12 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.3935, 0.213, -0.3218, -0.2658, 0.3044, -0.3272, -0.4046, -0.2163, 0.1438),
-    means=(0.5376, 0.6257, 0.1779, 0.129, 0.3624, 0.0294, 0.0721, 0.0133, 0.2277),
-    scales=(0.1656, 0.2868, 0.3825, 0.3352, 0.2209, 0.1688, 0.2586, 0.1147, 0.1746),
-    bias=0.286,
+    weights=(0.4032, 0.2194, -0.3307, -0.2867, 0.3097, -0.3105, -0.3912, -0.2113, 0.1369),
+    means=(0.5364, 0.6187, 0.1868, 0.1393, 0.3587, 0.029, 0.0725, 0.0129, 0.2288),
+    scales=(0.1662, 0.2867, 0.3897, 0.3463, 0.2211, 0.1678, 0.2593, 0.1128, 0.172),
+    bias=0.2964,
     answer_at=0.44,
-    suggest_at=0.24,
+    suggest_at=0.17,
     sure_at=0.75,
 )
 DEFAULT_STALE_AFTER_DAYS = 180

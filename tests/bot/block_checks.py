@@ -188,7 +188,7 @@ _CODE_BLOCK = re.compile(r"```.*?```", re.S)
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 _LINK_MARKUP = re.compile(r"<[^<>]*>")
 _RAW_MARKDOWN = (
-    ("bold **x**", re.compile(r"\*\*\S")),
+    ("bold **x**", re.compile(r"(?<!\*)\*{2,3}[^\s*]")),  # a run of 3+ before a space is literal
     ("bold __x__", re.compile(r"(?<!\w)__\S.*?__(?!\w)")),
     ("link [t](u)", re.compile(r"\]\(")),
     ("heading", re.compile(r"^\s*#{1,6}\s", re.M)),

@@ -65,7 +65,7 @@ def declined(a: Answer) -> bool:
 
 # signal, question, what the answer is with the signal, and without it
 EXAMPLES = [
-    ("written-names", "checkoutapidbconnectionerrors firing", answered_from(CHECKOUT), declined),
+    ("written-names", "checkoutapidbconnectionerrors", answered_from(CHECKOUT), declined),
     ("long-forms", "pgbouncer crashlooping", answered_from(CHECKOUT), declined),
     ("absent", "zorblax orders queue backlog growing", declined, answered_from(ORDERS)),
     ("task_missing", "how do i decommission the orders queue", declined, answered_from(ORDERS)),
