@@ -17,21 +17,21 @@ with the rest.
 
 from __future__ import annotations
 
-import re
+import string
 from collections.abc import Callable, Container, Sequence
 
 from retrieval.reading import tokenize
 from retrieval.search import Snapshot, Vectors
 
-# a word as typed: letters, digits and the punctuation inside names and versions
-_WORD = re.compile(r"\w[\w'./-]*")
+# what ends a sentence or encloses a word, not what is inside a name ("db-0", "v1.15")
+_AROUND = string.punctuation.replace("_", "")
 
 
 def unexplained_words(question: str, doc_terms: Container[str]) -> list[str]:
     """The question's words, in order, with a search term that the runbook never uses
     (words that carry no term, "the", "how", are left out)."""
     out = []
-    for word in _WORD.findall(question):
+    for word in (w.strip(_AROUND) for w in question.split()):
         terms = tokenize(word)
         if terms and not all(t in doc_terms for t in terms):
             out.append(word)
