@@ -48,6 +48,8 @@ NOT_HELPFUL = "not_helpful"
 #: Abstentions that say nothing about missing documentation: the bot failed, or the
 #: answer exists but the asker may not read it.
 DEFAULT_GAP_EXCLUDED_REASONS: tuple[str, ...] = ("error", "access-denied")
+# the answers that quote nothing: no runbook covers it, or none surely does
+UNANSWERED_STATES = frozenset({"abstain", "unsure"})
 
 _KIND_ORDER: dict[str, int] = {
     "superseded": 0,
@@ -426,7 +428,8 @@ def gaps_report(
     exclude_reasons: Iterable[str] = DEFAULT_GAP_EXCLUDED_REASONS,
     reader: GapReader | None = None,
 ) -> list[GapGroup]:
-    """Questions that ended in an abstention or ``not_helpful`` feedback, by service.
+    """Questions that ended in an abstention, a "not sure" or ``not_helpful`` feedback, by
+    service.
 
     A request that abstained and was also marked not helpful counts once. Feedback without
     a service takes it from its query record. With a ``reader``, only the rows they may
@@ -440,7 +443,9 @@ def gaps_report(
     seen: set[str] = set()
     entries: list[tuple[str, str, str]] = []  # (service, question, reason)
     for rec in records:
-        if rec.state != "abstain" or (rec.reason or "abstain") in excluded:
+        # "not sure" answered no more than an abstention did: it offers the closest
+        # runbooks and a draft of the missing one, as an abstention does
+        if rec.state not in UNANSWERED_STATES or (rec.reason or rec.state) in excluded:
             continue
         seen.add(rec.request_id)
         if reader is not None and not reader.may_read(rec.service, rec.cited, rec.cited_access):

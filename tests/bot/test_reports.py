@@ -344,6 +344,20 @@ def test_gaps_grouped_by_service_most_frequent_first() -> None:
     assert [q.question for q in groups[2].questions] == ["what is the vpn"]
 
 
+def test_gaps_count_a_not_sure_as_unanswered_and_an_answer_not() -> None:
+    groups = gaps_report(
+        [
+            record("u1", "zookeeper quorum lost", state="unsure", reason="low-confidence"),
+            record("u2", "whats the cmd to fail over", state="unsure", reason="no-command"),
+            record("a1", "disk full on db-1", state="answer", service="platform"),
+        ],
+        [],
+    )
+    shown = {q.question: dict(g.reasons) for g in groups for q in g.questions}
+    assert set(shown) == {"zookeeper quorum lost", "whats the cmd to fail over"}
+    assert {r for g in groups for r in dict(g.reasons)} == {"low-confidence", "no-command"}
+
+
 def test_gaps_leave_out_errors_and_access_denied_and_redact() -> None:
     groups = gaps_report(GAP_RECORDS, GAP_FEEDBACK)
     assert "platform" not in {g.service for g in groups}
