@@ -17,7 +17,8 @@ The rule, over a document's parts in document order:
 * of several, the nearest governs (the last before the steps, which is the deepest);
 * none for a quoted part that is itself in a precondition section, nor when the answer
   quotes the precondition section, nor in a thread that has shown it already;
-* it is named once per answer, above the first quote it governs.
+* it is named once per answer, above the first quote it governs (the first piece of
+  that quote's section, when the section is quoted in pieces).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def with_preconditions(
             outlined[c.source_id] = parts if current else ()
     quoted = [(c, _part_at(outlined[c.source_id], c)) for c in answer.citations]
     named: set[tuple[str, Path]] = set()
-    out: list[Citation] = []
+    out = list(answer.citations)
     for c, part in quoted:
         found = governing(outlined[c.source_id], part) if part is not None else None
         if found is not None:
@@ -102,8 +103,14 @@ def with_preconditions(
             )
             if key not in named and not cited and not _was_shown(path, first, shown):
                 named.add(key)
-                c = c.model_copy(update={"before": precondition(path, first)})
-        out.append(c)
+                # above the section's first piece: a section quoted in pieces (its steps
+                # in a later indexed chunk than its opening words) is read from the top
+                at = next(
+                    i
+                    for i, d in enumerate(out)
+                    if (d.source_id, d.section) == (c.source_id, c.section)
+                )
+                out[at] = out[at].model_copy(update={"before": precondition(path, first)})
     return answer.model_copy(update={"citations": tuple(out)})
 
 

@@ -216,3 +216,19 @@ def test_none_for_another_revision_or_a_document_no_longer_indexed() -> None:
     assert with_preconditions(older, lambda _: parts).citations[0].before is None
     gone = Answer(state="answer", text="", citations=(steps,))
     assert with_preconditions(gone, lambda _: []).citations[0].before is None
+
+
+def test_a_section_quoted_in_pieces_names_it_above_its_first_piece() -> None:
+    # the opening words fill one indexed chunk, the steps fall in the next
+    opening = " ".join(["The restore replays the archived WAL onto a fresh data directory."] * 30)
+    text = (
+        "# Orders DB\n\n## Prerequisites\n\n- The `orders-db-restore` role in Vault.\n\n"
+        f"## Restore\n\n{opening}\n\n1. `pgbackrest --stanza=orders-db --delta restore`\n"
+    )
+    parts = parts_of(text)
+    pieces = [p for p in parts if p.section == "Restore"]
+    assert len(pieces) == 2 and not pieces[0].shows_steps and pieces[1].shows_steps
+    shown = with_preconditions(answered(*pieces), lambda _: parts)
+    first, second = shown.citations
+    assert first.before is not None and first.before.heading == "Prerequisites"
+    assert second.before is None
