@@ -205,8 +205,7 @@ class ExtractiveAnswerer:
         reading = self._read(query, snap)
         query = reading.text
         if vector is None:
-            embed = self._dense_query or self._searcher.embedder.embed_query
-            vector = embed(query)
+            vector = self._embed(query)
         names = query_names(query, doc_freq, snap.term_stats.n_docs) | reading.named
         whole = normalize_name(query)
         if whole in snap.document_names:  # the question is a runbook's title, as written
@@ -516,8 +515,12 @@ class ExtractiveAnswerer:
         sid = chosen.doc.source_id
         words = unexplained_words(r.question.query, snap.doc_terms.get(sid, frozenset()))
         chunks = [c.chunk_id for c in snap.chunks_by_source.get(sid, ())]
+        return unexplained_similarity(words, chunks, snap, self._embed, chosen.evidence.dense)
+
+    def _embed(self, text: str) -> Vectors:
+        """``text`` embedded as a query: by the injected query encoder, else the index's."""
         embed = self._dense_query or self._searcher.embedder.embed_query
-        return unexplained_similarity(words, chunks, snap, embed, chosen.evidence.dense)
+        return embed(text)
 
     def judge(self, r: Retrieval) -> Evidence | None:
         """The evidence the answer to ``r`` is decided on: its lead document's, with the
