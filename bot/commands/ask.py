@@ -2,7 +2,9 @@
 
 Verbatim quotes with offsets, citations, warnings, or an abstention with a reason; with
 ``--channel`` the answer that channel's audience would get (and what would go to the asker
-privately). ``--json`` prints the :class:`~core.models.Answer` models as JSON.
+privately). ``--json`` prints one JSON object: the :class:`~core.models.Answer` under
+``answer``, the human step (who to call now) under ``human_step``, and under ``private``
+what would go to the asker privately (or null).
 
 Without ``--groups`` or ``--as-user`` the operator asks with every group the index knows.
 """
@@ -99,9 +101,9 @@ def run(args: argparse.Namespace, rt: Runtime) -> int:
         context=AskContext(alert=args.alert),
     )
     if args.json:
-        print_json(delivery.public)
-        if delivery.private is not None:
-            print_json(delivery.private)
+        print_json(
+            {"answer": delivery.public, "human_step": delivery.step, "private": delivery.private}
+        )
     else:
         out(render_text(delivery.public))
         if delivery.step is not None:

@@ -62,6 +62,8 @@ def to_jsonable(value: Any) -> Any:
         return dataclasses.asdict(value)
     if isinstance(value, list | tuple):
         return [to_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_jsonable(v) for k, v in value.items()}
     return value
 
 

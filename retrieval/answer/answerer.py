@@ -439,7 +439,7 @@ class ExtractiveAnswerer:
             # answered with prose alone, "how do i cancel the stuck run" from a runbook
             # that never speaks of cancelling): weighed with the rest of the evidence, it
             # falls below the bar; offer the closest runbooks, saying what is missing
-            return self._declined(r, flt, [], warnings, link, today, missing)
+            return self._declined(r, flt, [], warnings, link, today, missing, confidence)
         warnings = (
             document_warnings(
                 chosen.chunk.metadata,
@@ -540,15 +540,17 @@ class ExtractiveAnswerer:
         link: str | None,
         today: date,
         missing: AbstainReason | None = None,
+        checked: float | None = None,
     ) -> Answer:
         """Not answered: "not sure", or why not (a runbook the asker cannot read may
-        answer; only superseded documents do; the detail asked for is not shown)."""
+        answer; only superseded documents do; the detail asked for is not shown).
+        ``checked``: the lead's confidence after its quotes' checks, when they declined it."""
 
         def hidden() -> bool:
             return self._hidden_answer(r, flt)
 
         return self._not_answered.answer(
-            r, confident, warnings, link, today, hidden, missing=missing
+            r, confident, warnings, link, today, hidden, missing=missing, checked=checked
         )
 
     def _hidden_answer(self, r: Retrieval, flt: SearchFilter | None, *, above: float = 0.0) -> bool:

@@ -57,10 +57,13 @@ class NotAnswered:
         hidden_answer: Callable[[], bool],
         *,
         missing: AbstainReason | None = None,  # the detail asked for is not shown
+        checked: float | None = None,
     ) -> Answer:
         """The "not sure" tier (closest runbooks, no quote) or an abstention.
         ``confident``: superseded documents that alone answer; ``hidden_answer``: does a
-        runbook the asker cannot read answer (asked only when it matters)?"""
+        runbook the asker cannot read answer (asked only when it matters)? ``checked``:
+        the lead's confidence once its quotes were checked, when they took it below the
+        bar (what the answer reports, not the confidence before the checks)."""
         model = self._config.model
         reason: AbstainReason
         if confident:
@@ -72,7 +75,9 @@ class NotAnswered:
             reason = missing or "low-confidence"
         if reason != "only-superseded-sources" and hidden_answer():
             reason = "access-denied"
-        best = max((c.confidence for c in r.runbooks), default=0.0)
+        best = (
+            checked if checked is not None else max((c.confidence for c in r.runbooks), default=0.0)
+        )
         # the closest runbooks are offered only when they may help: below the "not sure"
         # bar they are the nearest of unrelated runbooks, and listing them would read as
         # an answer where the honest one is that no runbook covers this

@@ -59,7 +59,7 @@ def ask_json(data_dir: Path, redis_url: str, question: str, capsys: Any) -> dict
     capsys.readouterr()
     args = ["--data-dir", str(data_dir), "--redis-url", redis_url, "ask", question, "--json"]
     assert main(args) == 0
-    answer: dict[str, Any] = json.loads(capsys.readouterr().out)
+    answer: dict[str, Any] = json.loads(capsys.readouterr().out)["answer"]
     return answer
 
 

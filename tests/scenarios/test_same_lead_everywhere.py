@@ -52,7 +52,7 @@ def test_a_pasted_alert_leads_with_the_fix_in_slack_and_on_the_command_line(
     args = ["--data-dir", str(sample_data_dir), "--redis-url", redis_server.url, "ask"]
     capsys.readouterr()
     assert main([*args, PASTED, "--json"]) == 0
-    on_the_command_line = json.loads(capsys.readouterr().out)["citations"][0]["section"]
+    on_the_command_line = json.loads(capsys.readouterr().out)["answer"]["citations"][0]["section"]
     assert on_the_command_line == FIX
 
     _, response_id = slack.slash(PASTED)
@@ -68,7 +68,7 @@ def test_asked_in_an_alerts_thread_the_command_line_leads_as_slack_does(
     args = ["--data-dir", str(sample_data_dir), "--redis-url", redis_server.url, "ask"]
     capsys.readouterr()
     assert main([*args, question, "--json"]) == 0
-    plain = json.loads(capsys.readouterr().out)["citations"][0]["section"]
+    plain = json.loads(capsys.readouterr().out)["answer"]["citations"][0]["section"]
     assert main([*args, question, "--alert", "--json"]) == 0
-    in_alert = json.loads(capsys.readouterr().out)["citations"][0]["section"]
+    in_alert = json.loads(capsys.readouterr().out)["answer"]["citations"][0]["section"]
     assert plain != FIX and in_alert == FIX

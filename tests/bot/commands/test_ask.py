@@ -25,15 +25,21 @@ def test_ask_json_contract(
 ) -> None:
     args = ["--data-dir", str(sample_data_dir), "--redis-url", redis_server.url, "ask"]
     assert main([*args, "elasticsearch cluster red unassigned shards", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    printed = json.loads(capsys.readouterr().out)
+    out = printed["answer"]
     assert out["state"] == "answer"
+    assert printed["private"] is None
+    step = printed["human_step"]  # always a human to turn to
+    assert step["lead"] and step["contacts"] and step["contacts"][0]["label"]
     assert any(w["kind"] == "stale" for w in out["warnings"])
     c = out["citations"][0]
     original = (SAMPLE_RUNBOOKS / c["path"]).read_text(encoding="utf-8")
     assert original[c["start"] : c["end"]] == c["quote"]
     assert main([*args, "velero nightly backup ended PartiallyFailed", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    printed = json.loads(capsys.readouterr().out)
+    out = printed["answer"]
     assert out["state"] == "abstain" and out["reason"] and out["search_link"]
+    assert printed["human_step"]["contacts"]  # a human even when no runbook answers
     assert out["citations"] == []
 
 
@@ -47,10 +53,9 @@ def test_ask_json_is_the_answer_models_serializer(
 
     args = ["--data-dir", str(sample_data_dir), "--redis-url", redis_server.url, "ask"]
     assert main([*args, "checkout-api database connection refused", "--json"]) == 0
-    printed = capsys.readouterr().out
-    data = json.loads(printed)
+    data = json.loads(capsys.readouterr().out)["answer"]
     assert set(data) >= ANSWER_KEYS
-    assert Answer.model_validate_json(printed).model_dump(mode="json") == data  # round trip
+    assert Answer.model_validate_json(json.dumps(data)).model_dump(mode="json") == data
 
 
 def test_ask_prints_quotes_owner_and_age(
@@ -96,7 +101,8 @@ def test_ask_without_redis_still_answers(
     dead = f"redis://127.0.0.1:{free_port()}/0"
     argv = ["--data-dir", str(sample_data_dir), "--redis-url", dead, "ask", "disk full", "--json"]
     assert main(argv) == 0
-    assert json.loads(capsys.readouterr().out)["state"] in {"answer", "unsure", "abstain"}
+    answer = json.loads(capsys.readouterr().out)["answer"]
+    assert answer["state"] in {"answer", "unsure", "abstain"}
 
 
 # what answering a question never needs: Slack, the web server and pages, an LLM client
@@ -131,7 +137,7 @@ def test_a_cold_ask_imports_only_the_query_path(
     line = next(ln for ln in done.stderr.splitlines() if ln.startswith("LOADED "))
     code, loaded = json.loads(line.removeprefix("LOADED "))
     assert code == 0, done.stderr
-    assert json.loads(done.stdout)["state"] in {"answer", "unsure", "abstain"}
+    assert json.loads(done.stdout)["answer"]["state"] in {"answer", "unsure", "abstain"}
     heavy = [m for m in loaded if any(m == n or m.startswith(n + ".") for n in NOT_FOR_ASKING)]
     assert heavy == []
     assert "bot.runtime" in loaded  # the check sees what the query path did import

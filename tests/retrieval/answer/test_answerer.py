@@ -9,7 +9,7 @@ import pytest
 
 from bot.runtime import Runtime
 from core.models import Answer, SearchFilter
-from retrieval.answer.answer_config import AnswerConfig
+from retrieval.answer.answer_config import CALIBRATED_MODEL, AnswerConfig
 from retrieval.answer.answerer import ExtractiveAnswerer
 from retrieval.answer.confidence import Evidence
 from retrieval.search.embeddings import FastEmbedder
@@ -161,6 +161,8 @@ def test_a_question_for_one_detail_is_not_answered_without_it(
             missing = rt.extractive.answer(question)
             assert missing.state == "unsure" and missing.reason == reason, question
             assert not missing.citations
+            # the confidence it reports is the one after the check, below the answer bar
+            assert missing.confidence < CALIBRATED_MODEL.answer_at, question
             assert missing.suggestions[0].path == "payments/stripe-key-rotation.md"
         # a runbook that shows the command answers the same kind of question
         shown = rt.extractive.answer("whats the cmd to flip traffic to the secondary provider")
