@@ -149,28 +149,37 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     server.stop()
 
 
-@pytest.fixture(scope="session")
-def sample_index_template(tmp_path_factory: pytest.TempPathFactory, embedder: FastEmbedder) -> Path:
-    """The sample runbooks ingested once per test session (embedded Qdrant)."""
+def ingest_once(folder: Path, data: Path, embedder: FastEmbedder) -> Path:
+    """``folder`` ingested into the data directory ``data`` (embedded Qdrant), for a
+    session fixture to copy from: ``data``."""
     from bot.runtime import Runtime
     from bot.settings import load_settings
 
-    data = tmp_path_factory.mktemp("sample-index")
     rt = Runtime(load_settings(data_dir=data), embedder=embedder)
     try:
-        report = rt.ingestor.run(SAMPLE_RUNBOOKS, rt.ingest_options())
+        report = rt.ingestor.run(folder, rt.ingest_options())
         assert report.chunks_embedded > 0, report
     finally:
         rt.close()
     return data
 
 
+def private_copy(template: Path, target: Path) -> Path:
+    """A private, writable copy of an index ingested once per session, at ``target``."""
+    shutil.copytree(template, target)
+    return target
+
+
+@pytest.fixture(scope="session")
+def sample_index_template(tmp_path_factory: pytest.TempPathFactory, embedder: FastEmbedder) -> Path:
+    """The sample runbooks ingested once per test session (embedded Qdrant)."""
+    return ingest_once(SAMPLE_RUNBOOKS, tmp_path_factory.mktemp("sample-index"), embedder)
+
+
 @pytest.fixture()
 def sample_data_dir(sample_index_template: Path, tmp_path: Path) -> Path:
     """A private, writable copy of the ingested sample index."""
-    target = tmp_path / "data"
-    shutil.copytree(sample_index_template, target)
-    return target
+    return private_copy(sample_index_template, tmp_path / "data")
 
 
 @pytest.fixture()

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from retrieval.search.embeddings import FastEmbedder
-from tests.conftest import ROOT
+from tests.conftest import ROOT, ingest_once, private_copy
 
 FIXTURES = ROOT / "tests" / "fixtures" / "preconditions"
 RESTORE_PATH = "orders/restore-from-backup.md"
@@ -62,28 +62,17 @@ def _git(root: Path, *args: str) -> str:
 def preconditions_index(
     tmp_path_factory: pytest.TempPathFactory, embedder: FastEmbedder
 ) -> PreconditionsIndex:
-    from bot.runtime import Runtime
-    from bot.settings import load_settings
-
     folder = tmp_path_factory.mktemp("preconditions-git") / "runbooks"
     shutil.copytree(FIXTURES, folder)
     _git(folder, "init", "-q")
     _git(folder, "add", ".")
     _git(folder, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "Runbooks")
     commit = _git(folder, "rev-parse", "HEAD")
-    data = tmp_path_factory.mktemp("preconditions-index")
-    rt = Runtime(load_settings(data_dir=data), embedder=embedder)
-    try:
-        report = rt.ingestor.run(folder, rt.ingest_options())
-        assert report.chunks_embedded > 0, report
-    finally:
-        rt.close()
+    data = ingest_once(folder, tmp_path_factory.mktemp("preconditions-index"), embedder)
     return PreconditionsIndex(data, commit)
 
 
 @pytest.fixture()
 def preconditions_data_dir(preconditions_index: PreconditionsIndex, tmp_path: Path) -> Path:
     """A private, writable copy of the ingested index."""
-    target = tmp_path / "preconditions-data"
-    shutil.copytree(preconditions_index.data, target)
-    return target
+    return private_copy(preconditions_index.data, tmp_path / "preconditions-data")

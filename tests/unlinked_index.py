@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from retrieval.search.embeddings import FastEmbedder
-from tests.conftest import ROOT
+from tests.conftest import ROOT, ingest_once, private_copy
 
 UNLINKED = ROOT / "tests" / "fixtures" / "unlinked"
 INVOICE_EXPORT = "runbooks:billing/invoice-export-stuck"
@@ -28,23 +28,11 @@ ROTATION_DOCS = "https://wiki.acme.io/billing/provider-key-rotation"
 def unlinked_index_template(
     tmp_path_factory: pytest.TempPathFactory, embedder: FastEmbedder
 ) -> Path:
-    from bot.runtime import Runtime
-    from bot.settings import load_settings
-
     folder = tmp_path_factory.mktemp("outside-git") / "runbooks"
     shutil.copytree(UNLINKED, folder)  # no git repository around it: no source links
-    data = tmp_path_factory.mktemp("unlinked-index")
-    rt = Runtime(load_settings(data_dir=data), embedder=embedder)
-    try:
-        report = rt.ingestor.run(folder, rt.ingest_options())
-        assert report.chunks_embedded > 0, report
-    finally:
-        rt.close()
-    return data
+    return ingest_once(folder, tmp_path_factory.mktemp("unlinked-index"), embedder)
 
 
 @pytest.fixture()
 def unlinked_data_dir(unlinked_index_template: Path, tmp_path: Path) -> Path:
-    target = tmp_path / "unlinked-data"
-    shutil.copytree(unlinked_index_template, target)
-    return target
+    return private_copy(unlinked_index_template, tmp_path / "unlinked-data")
