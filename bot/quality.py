@@ -11,8 +11,9 @@ the sample runbooks (``scripts/quality.py``).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -223,11 +224,24 @@ class Labelled:
         return self.out.write(json.dumps(row) + "\n")
 
 
+def points(o: Outcome) -> int:
+    """What one question gets right (0 to 3): answered when a runbook answers it or
+    declined when none does, the right section quoted, the right section leading."""
+    decided = o.question.answerable is not None and o.answered == o.question.answerable
+    return int(decided) + int(bool(o.section_hit)) + int(bool(o.lead_hit))
+
+
 @dataclass(frozen=True)
 class HeldOut:
     name: str
     model: ConfidenceModel
     metrics: Metrics
+    points: Mapping[str, int] = field(default_factory=dict)  # question id -> points()
+
+
+def held_out(name: str, model: ConfidenceModel, outcomes: Sequence[Outcome]) -> HeldOut:
+    """A set's scores under ``model``: its measures and each question's points."""
+    return HeldOut(name, model, compute(outcomes), {o.question.id: points(o) for o in outcomes})
 
 
 def leave_one_out(
@@ -252,7 +266,7 @@ def leave_one_out(
         outcomes = evaluate(
             held.runtime, held.questions, [held.qset.root], answerer=answerer, out=sink
         )
-        out.append(HeldOut(held.qset.name, model, compute(outcomes)))
+        out.append(held_out(held.qset.name, model, outcomes))
     return out
 
 
@@ -267,7 +281,7 @@ def in_sample(
         answerer = with_model(p.runtime, model)
         sink = Labelled(rows, "in sample", p.qset.name) if rows is not None else None
         outcomes = evaluate(p.runtime, p.questions, [p.qset.root], answerer=answerer, out=sink)
-        scored.append(HeldOut(p.qset.name, model, compute(outcomes)))
+        scored.append(held_out(p.qset.name, model, outcomes))
     return model, scored
 
 
@@ -289,12 +303,22 @@ def table(rows: Sequence[HeldOut]) -> list[str]:
     return lines
 
 
+def sign_test(wins: int, losses: int) -> float:
+    """One-sided sign test: the chance of at least ``wins`` of ``wins + losses`` changed
+    questions going one way when a change is as likely to go either way."""
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    return sum(math.comb(n, k) for k in range(wins, n + 1)) / 2**n
+
+
 @dataclass(frozen=True)
 class Ablation:
     """One signal switched off: each held-out set's scores without it, beside with it."""
 
     signal: str
     without: Mapping[str, Metrics]
+    points: Mapping[str, Mapping[str, int]] = field(default_factory=dict)  # set -> id -> pts
 
     def change(self, name: str, base: Metrics) -> tuple[float, float, float]:
         """(abstention F1, section_hit, lead_hit) without the signal, less with it."""
@@ -317,6 +341,18 @@ class Ablation:
 
         return round(right(base) - right(m))
 
+    def moved(self, base: Sequence[HeldOut]) -> tuple[int, int]:
+        """Over every set, the questions that do better with the signal and those that do
+        better without it (each question counted once, whatever it gains)."""
+        wins = losses = 0
+        for b in base:
+            without = self.points.get(b.name, {})
+            for qid, pts in b.points.items():
+                other = without.get(qid, pts)
+                wins += pts > other
+                losses += pts < other
+        return wins, losses
+
 
 def ablate(
     prepared: Sequence[Prepared], signals: Sequence[str], log: Callable[[str], None]
@@ -329,32 +365,53 @@ def ablate(
         off = frozenset(name.split("+"))  # "dense+coverage": switched off together
         fitted = {p.qset.name: samples(p.runtime, p.questions, off) for p in prepared}
         held = leave_one_out(prepared, off, fitted)
-        out.append(Ablation(name, {h.name: h.metrics for h in held}))
+        out.append(
+            Ablation(name, {h.name: h.metrics for h in held}, {h.name: h.points for h in held})
+        )
         log(f"ablated {name}")
     return out
 
 
+SIGNIFICANT = 0.05  # a sign test's one-sided p below this is more than a refit's noise
+
+
+def verdict(sets_won: int, wins: int, losses: int) -> str:
+    """What the ablation says of a signal. ``helps``: it wins on at least two sets and
+    the questions it changes go its way more than chance would (sign test); ``harms``:
+    they go against it more than chance would; ``noise``: neither, it wins no more than
+    a refit moves; ``one set``: it wins on fewer than two sets."""
+    if sign_test(losses, wins) < SIGNIFICANT:
+        return "harms"
+    if sets_won < 2:
+        return "one set"
+    return "helps" if sign_test(wins, losses) < SIGNIFICANT else "noise"
+
+
 def ablation_table(base: Sequence[HeldOut], ablations: Sequence[Ablation]) -> list[str]:
     """Per signal and set: the change in abstention F1 / section_hit / lead_hit when it is
-    switched off, the questions it wins there, and whether it earns its place (wins
-    questions on at least two sets and loses no set more than one)."""
+    switched off and the questions it wins there; over all sets, the questions it moves
+    each way, the sign test's p that it helps, and the verdict (:func:`verdict`)."""
     names = [b.name for b in base]
     by_name = {b.name: b.metrics for b in base}
-    head = "| signal | " + " | ".join(names) + " | sets won | sets lost | keep |"
-    lines = [head, "|" + " --- |" * (len(names) + 4)]
+    head = (
+        "| signal | " + " | ".join(names) + " | sets won | sets lost | questions won "
+        "| questions lost | p | verdict |"
+    )
+    lines = [head, "|" + " --- |" * (len(names) + 7)]
     for a in ablations:
         cells = []
         won = lost = 0
-        worst = 0
         for n in names:
             f1, sh, lh = a.change(n, by_name[n])
             q = a.questions(n, by_name[n])
             won += q > 0
             lost += q < 0
-            worst = min(worst, q)
             cells.append(f"{f1:+.2f} / {sh:+.2f} / {lh:+.2f} ({q:+d})")
-        keep = "yes" if won >= 2 and worst >= -1 else "no"
-        lines.append(f"| {a.signal} | " + " | ".join(cells) + f" | {won} | {lost} | {keep} |")
+        wins, losses = a.moved(base)
+        lines.append(
+            f"| {a.signal} | " + " | ".join(cells) + f" | {won} | {lost} | {wins} | {losses} "
+            f"| {sign_test(wins, losses):.3f} | {verdict(won, wins, losses)} |"
+        )
     return lines
 
 

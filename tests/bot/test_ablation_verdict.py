@@ -1,0 +1,73 @@
+"""`make ablate`'s verdict on a signal: more than a refit's noise, or not.
+
+Built from question outcomes as `make quality` scores them (answered or not, the right
+section quoted, the right section leading), with and without a signal.
+"""
+
+from __future__ import annotations
+
+from bot.quality import Ablation, ablation_table, held_out, sign_test
+from retrieval.answer import Outcome, Question
+from retrieval.answer.answer_config import CALIBRATED_MODEL
+
+
+def outcome(qid: str, *, answerable: bool, answered: bool, section: bool | None) -> Outcome:
+    q = Question(qid, "q", ("a.md",) if answerable else (), answerable, section="S")
+    return Outcome(q, ("a.md",), answered, None, (), section, section)
+
+
+def sets(flips: int, against: int, size: int = 20) -> tuple[list[Outcome], list[Outcome]]:
+    """One set's outcomes with a signal and without it: ``flips`` questions answered with
+    the right section only with it, ``against`` only without it."""
+    with_it, without = [], []
+    for i in range(size):
+        good = outcome(f"q{i}", answerable=True, answered=True, section=True)
+        bad = outcome(f"q{i}", answerable=True, answered=False, section=False)
+        if i < flips:
+            with_it.append(good)
+            without.append(bad)
+        elif i < flips + against:
+            with_it.append(bad)
+            without.append(good)
+        else:
+            with_it.append(good)
+            without.append(good)
+    return with_it, without
+
+
+def verdict_of(changes: list[tuple[int, int]]) -> str:
+    base, ablated = [], {}
+    for n, (flips, against) in enumerate(changes):
+        with_it, without = sets(flips, against)
+        base.append(held_out(f"set{n}", CALIBRATED_MODEL, with_it))
+        off = held_out(f"set{n}", CALIBRATED_MODEL, without)
+        ablated[off.name] = off
+    ablation = Ablation(
+        "signal",
+        {k: v.metrics for k, v in ablated.items()},
+        {k: v.points for k, v in ablated.items()},
+    )
+    row = ablation_table(base, [ablation])[-1]
+    return row.rstrip(" |").rsplit("| ", 1)[-1]
+
+
+def test_the_sign_test_is_a_binomial_tail() -> None:
+    assert sign_test(0, 0) == 1.0
+    assert sign_test(5, 0) == 1 / 32
+    assert sign_test(3, 3) > 0.5
+
+
+def test_a_signal_that_wins_on_many_sets_and_loses_on_none_helps() -> None:
+    assert verdict_of([(2, 0), (2, 0), (1, 0), (2, 0)]) == "helps"
+
+
+def test_wins_and_losses_in_equal_measure_are_noise_however_many_sets_it_wins() -> None:
+    assert verdict_of([(2, 0), (2, 0), (0, 2), (0, 2), (1, 1)]) == "noise"
+
+
+def test_a_signal_the_sets_do_better_without_harms() -> None:
+    assert verdict_of([(0, 3), (0, 2), (1, 2), (0, 2)]) == "harms"
+
+
+def test_a_signal_that_wins_on_one_set_alone_does_not_earn_its_place() -> None:
+    assert verdict_of([(6, 0), (0, 0), (0, 0)]) == "one set"
