@@ -37,6 +37,7 @@ from retrieval.answer import (
     judge_sections,
     load_questions,
 )
+from retrieval.answer.signals import NAMES, signal
 from retrieval.reading import AskContext
 from retrieval.search import FastEmbedder
 
@@ -387,6 +388,17 @@ def verdict(sets_won: int, wins: int, losses: int) -> str:
     return "helps" if sign_test(wins, losses) < SIGNIFICANT else "noise"
 
 
+def keeps(name: str, sets_won: int, wins: int, losses: int) -> bool:
+    """Does the signal (or group, ``a+b``) keep its place? A hand-written rule while it
+    wins on at least two sets and, over every set, more questions than it loses (a single
+    set's loss of two or three is a refit's noise, the total is not); a signal read from
+    the corpus itself unless it harms. Neither, when the sign test says it harms."""
+    if sign_test(losses, wins) < SIGNIFICANT:
+        return False
+    written = any(signal(n).written for n in name.split("+") if n in NAMES)
+    return sets_won >= 2 and wins > losses if written else True
+
+
 def ablation_table(base: Sequence[HeldOut], ablations: Sequence[Ablation]) -> list[str]:
     """Per signal and set: the change in abstention F1 / section_hit / lead_hit when it is
     switched off and the questions it wins there; over all sets, the questions it moves
@@ -395,9 +407,9 @@ def ablation_table(base: Sequence[HeldOut], ablations: Sequence[Ablation]) -> li
     by_name = {b.name: b.metrics for b in base}
     head = (
         "| signal | " + " | ".join(names) + " | sets won | sets lost | questions won "
-        "| questions lost | p | verdict |"
+        "| questions lost | p | verdict | keep |"
     )
-    lines = [head, "|" + " --- |" * (len(names) + 7)]
+    lines = [head, "|" + " --- |" * (len(names) + 8)]
     for a in ablations:
         cells = []
         won = lost = 0
@@ -408,9 +420,11 @@ def ablation_table(base: Sequence[HeldOut], ablations: Sequence[Ablation]) -> li
             lost += q < 0
             cells.append(f"{f1:+.2f} / {sh:+.2f} / {lh:+.2f} ({q:+d})")
         wins, losses = a.moved(base)
+        said = verdict(won, wins, losses)
+        keep = "yes" if keeps(a.signal, won, wins, losses) else "no"
         lines.append(
             f"| {a.signal} | " + " | ".join(cells) + f" | {won} | {lost} | {wins} | {losses} "
-            f"| {sign_test(wins, losses):.3f} | {verdict(won, wins, losses)} |"
+            f"| {sign_test(wins, losses):.3f} | {said} | {keep} |"
         )
     return lines
 

@@ -178,7 +178,10 @@ def report(args: argparse.Namespace, prepared: list[Prepared], rows: IO[str] | N
     print("\n".join(table(held)))
     if args.lockbox:
         print("\n## First contact: the sealed sets (fitted on every set above)\n")
-        print("\n".join(table(lockbox(prepared, args.data))))
+        sealed = lockbox(prepared, args.data)
+        print("\n".join(table(sealed)))
+        for h in sealed:  # by kind of question: paraphrases, near misses, ...
+            print(f"\n{h.name}:", *h.metrics.lines(), sep="\n  ")
         return 0
     if args.ablate is not None:
         signals = args.ablate or sorted(NAMES)

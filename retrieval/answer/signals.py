@@ -2,10 +2,13 @@
 a feature of the calibrated confidence model.
 
 A signal is a rule group that can be switched off (``AnswerConfig.off``): ``make
-ablate`` turns each off in turn and prints what every corpus loses or gains, so a
-signal keeps its place only while turning it off costs at least two corpora
-(docs/quality.md). A feature switched off is held at zero, so the model fitted
-without it gives it no weight; any other signal switched off is skipped where it acts.
+ablate`` turns each off in turn, refits, and weighs the questions it moves against a
+refit's noise (a sign test over every set). A hand-written rule (phrase patterns, word
+lists) keeps its place only while it wins on at least two corpora and, over all of them,
+more questions than it loses; a signal read from the corpus itself (vectors, term
+statistics, the index's names and titles) stays unless the sign test says it harms
+(docs/quality.md). A feature switched off is held at zero, so the model fitted without
+it gives it no weight; any other signal switched off is skipped where it acts.
 """
 
 from __future__ import annotations
@@ -23,6 +26,8 @@ class Signal:
     reads: str  # what it looks at, in a line
     feature: bool = False  # a feature of the calibrated model (retrieval.answer.confidence)
     weight: str | None = None  # the section weight it is (retrieval.answer.part_ranking)
+    # hand-written rules (phrase patterns, word lists), not read from the corpus itself
+    written: bool = False
 
 
 SIGNALS: tuple[Signal, ...] = (
@@ -30,7 +35,7 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("spelling", "reading", "typos read as the index's words (edit distance)"),
     Signal("titled-names", "reading", "an alert name a runbook's title spells in words"),
     Signal("written-names", "reading", "a runbook's name typed in other case"),
-    Signal("long-forms", "reading", "shorthand the runbooks write in full"),
+    Signal("long-forms", "reading", "shorthand the runbooks write in full", written=True),
     Signal("everyday-words", "reading", "everyday words no runbook uses are not missing terms"),
     # -- confidence: features of the calibrated model -----------------------------------
     Signal("dense", "confidence", "cosine of the lead's best section", feature=True),
@@ -38,9 +43,27 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("absent", "confidence", "a question term no document holds", feature=True),
     Signal("unknown", "confidence", "a name neither runbooks nor model know", feature=True),
     Signal("grounded", "confidence", "dense x coverage: shared words in a document on it", True),
-    Signal("detail_missing", "checks", "the command or value asked for is not quoted", True),
-    Signal("task_missing", "checks", "the quotes never speak of the task asked for", True),
-    Signal("steps_missing", "checks", "steps asked for, no quote gives steps", feature=True),
+    Signal(
+        "detail_missing",
+        "checks",
+        "the command or value asked for is not quoted",
+        feature=True,
+        written=True,
+    ),
+    Signal(
+        "task_missing",
+        "checks",
+        "the quotes never speak of the task asked for",
+        feature=True,
+        written=True,
+    ),
+    Signal(
+        "steps_missing",
+        "checks",
+        "steps asked for, no quote gives steps",
+        feature=True,
+        written=True,
+    ),
     Signal(
         "unexplained",
         "confidence",
@@ -48,20 +71,40 @@ SIGNALS: tuple[Signal, ...] = (
         feature=True,
     ),
     # -- which section leads ------------------------------------------------------------
-    Signal("intent", "sections", "the heading offers the kind of answer asked", weight="intent"),
+    Signal(
+        "intent",
+        "sections",
+        "the heading offers the kind of answer asked",
+        weight="intent",
+        written=True,
+    ),
     Signal(
         "intent-explain",
         "sections",
-        "asked what it means: the explaining section",
+        "asked what it means or what to prepare: the kind of section weighs more",
         weight="intent_explain",
+        written=True,
     ),
-    Signal("symptoms", "sections", "restated symptoms answer no request", weight="symptoms"),
-    Signal("ruled-out", "sections", "a part headed by what is set aside", weight="ruled_out"),
+    Signal(
+        "symptoms",
+        "sections",
+        "restated symptoms answer no request",
+        weight="symptoms",
+        written=True,
+    ),
+    Signal(
+        "ruled-out",
+        "sections",
+        "a part headed by what is set aside",
+        weight="ruled_out",
+        written=True,
+    ),
     Signal(
         "detail",
         "sections",
         "asked for a command or value: the part that shows it",
         weight="detail",
+        written=True,
     ),
 )
 
