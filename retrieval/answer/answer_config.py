@@ -14,13 +14,13 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.4022, 0.2197, -0.331, -0.2869, 0.3095, -0.3103, -0.3909, -0.2114, 0.1423),
-    means=(0.5364, 0.6187, 0.1868, 0.1393, 0.3587, 0.029, 0.0725, 0.0129, 0.2301),
-    scales=(0.1662, 0.2867, 0.3897, 0.3463, 0.2211, 0.1678, 0.2593, 0.1128, 0.172),
-    bias=0.2971,
-    answer_at=0.44,
-    suggest_at=0.17,
-    sure_at=0.75,
+    weights=(0.4023, 0.2301, -0.3121, -0.2637, 0.3238, -0.2982, -0.3608, -0.2152),
+    means=(0.5361, 0.6205, 0.1868, 0.139, 0.3597, 0.0279, 0.0699, 0.0132),
+    scales=(0.1658, 0.2879, 0.3897, 0.3459, 0.2211, 0.1648, 0.2549, 0.1143),
+    bias=0.2756,
+    answer_at=0.41,
+    suggest_at=0.22,
+    sure_at=0.74,
 )
 DEFAULT_STALE_AFTER_DAYS = 180
 

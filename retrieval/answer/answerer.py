@@ -41,7 +41,6 @@ from retrieval.answer.not_answered import NotAnswered
 from retrieval.answer.quoting import Quoter
 from retrieval.answer.retrieved import Candidate, Retrieval
 from retrieval.answer.runbook_parts import RunbookParts
-from retrieval.answer.unexplained import unexplained_similarity, unexplained_words
 from retrieval.answer.unwritten import unwritten_action, unwritten_runbook
 from retrieval.permissions import readable
 from retrieval.reading import (
@@ -497,7 +496,6 @@ class ExtractiveAnswerer:
             detail_missing=float(unshown),
             task_missing=float(task.task_missing),
             steps_missing=float(task.steps_missing),
-            unexplained=self._unexplained(chosen, r),
         ).without(self._config.off)
         reason: AbstainReason | None = None
         if checked.detail_missing and detail is not None:
@@ -505,17 +503,6 @@ class ExtractiveAnswerer:
         elif checked.task_missing or checked.steps_missing:
             reason = "no-steps"
         return checked, reason
-
-    def _unexplained(self, chosen: Candidate, r: Retrieval) -> float:
-        """How near, in meaning, the question's words that the chosen runbook never uses
-        are to it (:mod:`retrieval.answer.unexplained`); not worked out when switched off."""
-        if not self._config.on("unexplained"):
-            return 0.0
-        snap = r.snapshot
-        sid = chosen.doc.source_id
-        words = unexplained_words(r.question.query, snap.doc_terms.get(sid, frozenset()))
-        chunks = [c.chunk_id for c in snap.chunks_by_source.get(sid, ())]
-        return unexplained_similarity(words, chunks, snap, self._embed, chosen.evidence.dense)
 
     def _embed(self, text: str) -> Vectors:
         """``text`` embedded as a query: by the injected query encoder, else the index's."""

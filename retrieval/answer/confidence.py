@@ -22,10 +22,7 @@ from one corpus:
 - ``detail_missing``, ``task_missing``, ``steps_missing``: the answer's checks, read
   from the quotes once they are chosen (zero until then): the command or value asked for
   is not quoted, the quotes never speak of the task asked for, or steps were asked for
-  and no quote gives any;
-- ``unexplained``: the question's words that the lead runbook never uses, embedded on
-  their own, and their cosine with its closest chunk (:mod:`unexplained`; the lead's
-  only, once it is chosen, like the checks; ``dense`` when there are none).
+  and no quote gives any.
 
 A logistic model over these, standardized, gives a probability. Its weights and
 the tier thresholds are fitted across several corpora and checked
@@ -67,7 +64,6 @@ class Evidence:
     detail_missing: float = 0.0
     task_missing: float = 0.0
     steps_missing: float = 0.0
-    unexplained: float = 0.0
 
     def vector(self) -> tuple[float, ...]:
         return tuple(float(getattr(self, f)) for f in FEATURES)
@@ -195,8 +191,6 @@ def gather_evidence(
         dense=dense,
         coverage=share,
         grounded=dense * share,
-        # as if its words explained the question whole, until the lead is chosen and read
-        unexplained=dense,
         absent=float(
             any(
                 stats.doc_freq.get(t, 0) == 0 and t not in names and not _runbook_words(t, stats)

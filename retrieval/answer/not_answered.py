@@ -63,7 +63,8 @@ class NotAnswered:
         ``confident``: superseded documents that alone answer; ``hidden_answer``: does a
         runbook the asker cannot read answer (asked only when it matters)? ``checked``:
         the lead's confidence once its quotes were checked, when they took it below the
-        bar (what the answer reports, not the confidence before the checks)."""
+        bar: what the answer reports; whether the runbook is offered ("not sure") still
+        goes by how close it came before the checks, as it is on the question's topic."""
         model = self._config.model
         reason: AbstainReason
         if confident:
@@ -75,9 +76,7 @@ class NotAnswered:
             reason = missing or "low-confidence"
         if reason != "only-superseded-sources" and hidden_answer():
             reason = "access-denied"
-        best = (
-            checked if checked is not None else max((c.confidence for c in r.runbooks), default=0.0)
-        )
+        best = max((c.confidence for c in r.runbooks), default=0.0)
         # the closest runbooks are offered only when they may help: below the "not sure"
         # bar they are the nearest of unrelated runbooks, and listing them would read as
         # an answer where the honest one is that no runbook covers this
@@ -100,7 +99,7 @@ class NotAnswered:
             suggestions=self.suggest(r) if unsure else (),
             search_link=link,
             generation=r.generation,
-            confidence=round(best, 4),
+            confidence=round(best if checked is None else checked, 4),
             closest_owner=closest.chunk.metadata.owner if closest is not None else None,
             closest_service=closest.chunk.metadata.service if closest is not None else None,
         )

@@ -64,12 +64,6 @@ SIGNALS: tuple[Signal, ...] = (
         feature=True,
         written=True,
     ),
-    Signal(
-        "unexplained",
-        "confidence",
-        "the question's words the lead never uses, by meaning: their cosine with it",
-        feature=True,
-    ),
     # -- which section leads ------------------------------------------------------------
     Signal(
         "intent",

@@ -154,7 +154,7 @@ def test_a_question_for_one_detail_is_not_answered_without_it(
         # it shows no command, no key length and no setting: the runbook is offered, not
         # quoted as if it answered
         for question, reason in (
-            ("what is the command to rotate the stripe key", "no-command"),
+            ("give me the cli command for rotating the stripe secret key", "no-command"),
             ("what key size is the stripe secret key, how many bits?", "no-value"),
             ("which env var holds the stripe secret key for payments-api", "no-value"),
         ):

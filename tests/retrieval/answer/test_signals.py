@@ -101,29 +101,3 @@ def test_each_signal_moves_how_sure_its_examples_are(
     on = sample_runtime.extractive.answer(question).confidence
     off = sample_runtime.extractive.with_config(without).answer(question).confidence
     assert (on > off) if surer else (on < off)
-
-
-# signal, a question the runbook's words explain whole, and one that asks of something
-# the runbook never speaks of: the signal widens the gap in confidence between them (the
-# shipped model's other features held as they are, switched on or off)
-WIDENS = [
-    (
-        "unexplained",
-        "checkout-api database connection refused, pool exhausted",
-        "checkout-api database connection refused on the replica in frankfurt",
-    ),
-]
-
-
-@pytest.mark.parametrize(("name", "explained", "beyond"), WIDENS)
-def test_each_signal_tells_its_examples_apart(
-    sample_runtime: Runtime, name: str, explained: str, beyond: str
-) -> None:
-    without = sample_runtime.extractive.with_config(
-        replace(sample_runtime.answer_config, off=frozenset({name}))
-    )
-
-    def gap(answer: Callable[[str], Answer]) -> float:
-        return answer(explained).confidence - answer(beyond).confidence
-
-    assert gap(sample_runtime.extractive.answer) > gap(without.answer) + 0.02
