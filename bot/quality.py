@@ -36,8 +36,8 @@ from retrieval.answer import (
     fit,
     judge_sections,
     load_questions,
+    signal,
 )
-from retrieval.answer.signals import NAMES, signal
 from retrieval.reading import AskContext
 from retrieval.search import FastEmbedder
 
@@ -395,7 +395,7 @@ def keeps(name: str, sets_won: int, wins: int, losses: int) -> bool:
     the corpus itself unless it harms. Neither, when the sign test says it harms."""
     if sign_test(losses, wins) < SIGNIFICANT:
         return False
-    written = any(signal(n).written for n in name.split("+") if n in NAMES)
+    written = any(signal(n).written for n in name.split("+"))
     return sets_won >= 2 and wins > losses if written else True
 
 

@@ -94,10 +94,13 @@ _ALERT_EMOJI = {
 
 # inline: code spans first, then links and URLs, then emphasis on the plain text
 # a link's text may hold escaped or balanced brackets ("[\\[Daily\\]Job](…)", "[[Gprd]
-# Route …](…)"); its target may be empty ("[the query]()": the text alone)
+# Route …](…)"); its target may be empty ("[the query]()": the text alone), and a line
+# may end between the target and its parenthesis, as CommonMark allows ("(url\n)."); the
+# target may hold balanced parentheses ("…/jj134256(v=ws.11)")
 _LABELLED = (
     r"(?P<image>!?)\[(?P<label>(?:\\.|\[[^\[\]\n]*\]|[^\[\]\n])*)\]"
-    r"\(\s*<?(?P<url>[^)\s>]*)>?(?:\s+[\"'(][^)\n]*)?\)"
+    r"\(\s*<?(?P<url>(?:[^()\s>]|\((?:[^()\s>]|\([^()\s>]*\))*\)|\()*)>?"
+    r"(?:\s+[\"'(][^)\n]*)?[ \t]*\n?[ \t]*\)"
 )
 _LINKISH = re.compile(
     _LABELLED + r"|<(?P<auto>https?://[^>\s]+)>"
@@ -377,6 +380,22 @@ def _squeeze(text: str) -> str:
 # (/src/), raw files
 _ESCAPED = re.compile(r"\\([\[\]\\`*_])")  # "\\[" in a link's text shows as "["
 _SLOT_OPEN, _SLOT_CLOSE = "\ue000", "\ue001"  # private-use characters no runbook holds
+_BREAK = "\ue003"  # a <br> while emphasis is converted: the emphasis may run across it
+
+
+def _line_breaks(text: str) -> str:
+    """Each ``<br>`` (``_BREAK``) as a line break. Slack's bold ends at a line's end, so a
+    bold run across one ("**Failed to delete:<br>vhds: there is a lease.**") is closed
+    before it and opened again after it."""
+    out: list[str] = []
+    bold = False
+    for ch in text:
+        if ch == "*":
+            bold = not bold
+        out.append(("*\n*" if bold else "\n") if ch == _BREAK else ch)
+    return "".join(out)
+
+
 _SLOT = re.compile(_SLOT_OPEN + r"(\d+)" + _SLOT_CLOSE)
 
 
@@ -385,7 +404,7 @@ def _inline(text: str, base_url: str | None) -> str:
     converted. Code spans and links are set aside first, so that emphasis around them
     ("**Note the `date` field.**") and code in a link's text ("[`x` logs](…)") convert
     whole."""
-    text = HTML_BREAK.sub("\n", HTML_INLINE.sub("", text))
+    text = HTML_BREAK.sub(_BREAK, HTML_INLINE.sub("", text))
     kept: list[str] = []  # what each slot stands for, as mrkdwn
     plain: list[str] = []  # ... and as plain text (a code span inside a link's text)
 
@@ -405,7 +424,7 @@ def _inline(text: str, base_url: str | None) -> str:
     masked = as_words(html_as_markdown(CODE_SPAN.sub(code, text)))
     masked = _TEMPLATE_TAG.sub("", _TEMPLATED_LINK.sub(lambda m: m["text"], masked))
     masked = _LINKISH.sub(lambda m: slot(_link(m, base_url, as_text), ""), masked)
-    return _SLOT.sub(lambda m: kept[int(m[1])], _emphasis(escape(masked)))
+    return _SLOT.sub(lambda m: kept[int(m[1])], _line_breaks(_emphasis(escape(masked))))
 
 
 def _link(m: re.Match[str], base_url: str | None, as_text: Callable[[str], str]) -> str:

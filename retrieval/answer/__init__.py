@@ -32,6 +32,7 @@ from retrieval.answer.outline import document_parts
 from retrieval.answer.part_ranking import SectionWeights
 from retrieval.answer.runbook_match import RunbookMatch, RunbookMatcher
 from retrieval.answer.runbook_sections import RunbookSections, citation_kinds
+from retrieval.answer.signals import signal
 from retrieval.answer.stubs import stub
 
 if TYPE_CHECKING:
@@ -66,6 +67,7 @@ __all__ = [
     "judge_sections",
     "load_questions",
     "search_link",
+    "signal",
     "snapshot_lookup",
     "stale_limit",
     "stub",

@@ -35,7 +35,7 @@ def sets(flips: int, against: int, size: int = 20) -> tuple[list[Outcome], list[
     return with_it, without
 
 
-def row(changes: list[tuple[int, int]], name: str = "signal") -> list[str]:
+def row(changes: list[tuple[int, int]], name: str = "dense") -> list[str]:
     """The ablation table's row for a signal that moves ``(flips, against)`` questions
     on each set: its cells, the verdict and the keep column last."""
     base, ablated = [], {}

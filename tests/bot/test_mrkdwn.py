@@ -59,6 +59,16 @@ def test_links_images_autolinks_and_relative_links() -> None:
     assert "mail" in out and "mailto" not in out
 
 
+def test_a_link_whose_parenthesis_ends_on_the_next_line_or_holds_parentheses() -> None:
+    # CommonMark allows a line end between a link's target and its closing parenthesis
+    assert to_mrkdwn("1. Connect to [Serial Console](https://a.io/s.md#b\n). Then go on.") == (
+        "1. Connect to <https://a.io/s.md#b|Serial Console>. Then go on."
+    )
+    assert to_mrkdwn("- [Select a key](https://a.io/jj134256(v=ws.11)) first") == (
+        "• <https://a.io/jj134256(v=ws.11)|Select a key> first"
+    )
+
+
 def test_wiki_links_read_as_words_and_shell_tests_stay_code() -> None:
     out = to_mrkdwn(
         "See [[Restart-the-pod]] and [[logs|Checking-the-logs#Errors]], not `[[ -f x ]]`.\n\n"
