@@ -330,17 +330,11 @@ class Ablation:
             m.lead_hit - base.lead_hit,
         )
 
-    def questions(self, name: str, base: Metrics) -> int:
+    def questions(self, base: HeldOut) -> int:
         """Questions the signal wins on that set (lost without it): answered or declined
         rightly, the right section quoted, the right section leading; negative when the
         set does better without it."""
-        m = self.without[name]
-
-        def right(x: Metrics) -> float:
-            wrong = x.answerable_declined + (1 - x.abstain_recall) * x.n_abstention
-            return -wrong + x.section_hit * x.n_sections + x.lead_hit * x.n_sections
-
-        return round(right(base) - right(m))
+        return sum(base.points.values()) - sum(self.points.get(base.name, {}).values())
 
     def moved(self, base: Sequence[HeldOut]) -> tuple[int, int]:
         """Over every set, the questions that do better with the signal and those that do
@@ -388,15 +382,14 @@ def verdict(sets_won: int, wins: int, losses: int) -> str:
     return "helps" if sign_test(wins, losses) < SIGNIFICANT else "noise"
 
 
-def keeps(name: str, sets_won: int, wins: int, losses: int) -> bool:
-    """Does the signal (or group, ``a+b``) keep its place? A hand-written rule while it
-    wins on at least two sets and, over every set, more questions than it loses (a single
-    set's loss of two or three is a refit's noise, the total is not); a signal read from
-    the corpus itself unless it harms. Neither, when the sign test says it harms."""
-    if sign_test(losses, wins) < SIGNIFICANT:
-        return False
-    written = any(signal(n).written for n in name.split("+"))
-    return sets_won >= 2 and wins > losses if written else True
+def keeps(name: str, said: str, wins: int, losses: int) -> bool:
+    """Does the signal (or group, ``a+b``) keep its place, by its :func:`verdict`? A
+    hand-written rule while it wins on at least two sets and, over every set, more
+    questions than it loses (a single set's loss of two or three is a refit's noise, the
+    total is not); a signal read from the corpus itself unless it harms."""
+    if any(signal(n).written for n in name.split("+")):
+        return said in ("helps", "noise") and wins > losses
+    return said != "harms"
 
 
 def ablation_table(base: Sequence[HeldOut], ablations: Sequence[Ablation]) -> list[str]:
@@ -404,7 +397,7 @@ def ablation_table(base: Sequence[HeldOut], ablations: Sequence[Ablation]) -> li
     switched off and the questions it wins there; over all sets, the questions it moves
     each way, the sign test's p that it helps, and the verdict (:func:`verdict`)."""
     names = [b.name for b in base]
-    by_name = {b.name: b.metrics for b in base}
+    by_name = {b.name: b for b in base}
     head = (
         "| signal | " + " | ".join(names) + " | sets won | sets lost | questions won "
         "| questions lost | p | verdict | keep |"
@@ -414,14 +407,14 @@ def ablation_table(base: Sequence[HeldOut], ablations: Sequence[Ablation]) -> li
         cells = []
         won = lost = 0
         for n in names:
-            f1, sh, lh = a.change(n, by_name[n])
-            q = a.questions(n, by_name[n])
+            f1, sh, lh = a.change(n, by_name[n].metrics)
+            q = a.questions(by_name[n])
             won += q > 0
             lost += q < 0
             cells.append(f"{f1:+.2f} / {sh:+.2f} / {lh:+.2f} ({q:+d})")
         wins, losses = a.moved(base)
         said = verdict(won, wins, losses)
-        keep = "yes" if keeps(a.signal, won, wins, losses) else "no"
+        keep = "yes" if keeps(a.signal, said, wins, losses) else "no"
         lines.append(
             f"| {a.signal} | " + " | ".join(cells) + f" | {won} | {lost} | {wins} | {losses} "
             f"| {sign_test(wins, losses):.3f} | {said} | {keep} |"

@@ -132,9 +132,7 @@ def rank_parts(
     # asked what it means, or what must be in place before a procedure, the question
     # repeats words every section has (the alert's, the procedure's): the kind of section
     # weighs more
-    # (switched off, ``intent_explain`` is 0: such a question weighs the kind as any other)
-    special = explaining or intent == "prepare"
-    intent_weight = (weights.intent_explain or weights.intent) if special else weights.intent
+    intent_weight = weights.intent_explain if explaining or intent == "prepare" else weights.intent
     if fact and intent == "unspecified":
         intent_weight = 0.0  # "how often does the renewer run": no kind of section is asked for
     branches = _seen_branches(parts, seen)
