@@ -28,7 +28,10 @@ from retrieval.answer import (
     ExtractiveAnswerer,
     Metrics,
     Outcome,
+    Pair,
     Question,
+    Relevance,
+    RelevanceFit,
     RunbookSections,
     Sample,
     SectionWeights,
@@ -36,6 +39,7 @@ from retrieval.answer import (
     fit,
     judge_sections,
     load_questions,
+    product,
     signal,
 )
 from retrieval.reading import AskContext
@@ -165,6 +169,7 @@ def samples(
         top3 = {c.doc.path for c in r.runbooks[:3]}
         # what the answer would be at any confidence: declined anyway?
         vetoed = unconditional.answer_from(r, None).state != "answer"
+        lead = extractive.lead(r)
         out.append(
             Sample(
                 evidence=evidence,
@@ -172,9 +177,71 @@ def samples(
                 trap=bool(q.trap),
                 expected_in_top3=bool(q.expect and top3 & set(q.expect)),
                 vetoed=vetoed,
+                product=(
+                    product(r.vector, lead.vector)
+                    if lead is not None and lead.vector is not None
+                    else None
+                ),
             )
         )
     return out
+
+
+def relevance_fit(sets: Mapping[str, Sequence[Sample]], model: str) -> RelevanceFit:
+    """The relevance weighting, ready to fit on any of ``sets`` (by name)."""
+    return RelevanceFit(
+        {
+            name: [
+                Pair(s.product, s.evidence.dense, s.answerable)
+                for s in samples
+                if s.product is not None
+            ]
+            for name, samples in sets.items()
+        },
+        model,
+    )
+
+
+def rescored(
+    samples: Sequence[Sample], relevance: Relevance, off: frozenset[str] = frozenset()
+) -> list[Sample]:
+    """``samples`` with their relevance read by ``relevance`` (as the answerer would)."""
+    if "relevance" in off:
+        return list(samples)
+    return [
+        replace(
+            s,
+            evidence=replace(
+                s.evidence,
+                relevance=(
+                    relevance.of_product(s.product)
+                    if s.product is not None
+                    else relevance.from_cosine(s.evidence.dense)
+                ),
+            ),
+        )
+        for s in samples
+    ]
+
+
+def refit(
+    sets: Mapping[str, Sequence[Sample]],
+    model_name: str,
+    off: frozenset[str] = frozenset(),
+    left_out: str | None = None,
+) -> tuple[ConfidenceModel, Relevance]:
+    """The relevance weighting and the confidence model fitted on every set of ``sets`` but
+    ``left_out``. Each set's relevance is read by the weighting fitted without it, as a
+    team's runbooks are read by one fitted on others', so the model learns how far to
+    trust it on a corpus it has not seen."""
+    weighting = relevance_fit(sets, model_name)
+    out = () if left_out is None else (left_out,)
+    training = {
+        name: rescored(samples, weighting.without({name, *out}), off)
+        for name, samples in sets.items()
+        if name not in out
+    }
+    return fit(training), weighting.without(out)
 
 
 @dataclass(frozen=True)
@@ -204,12 +271,20 @@ def prepare(
 
 
 def with_model(
-    rt: Runtime, model: ConfidenceModel, off: frozenset[str] = frozenset()
+    rt: Runtime,
+    model: ConfidenceModel,
+    off: frozenset[str] = frozenset(),
+    relevance: Relevance | None = None,
 ) -> ExtractiveAnswerer:
-    """The runtime's extractive answerer with another confidence model (and the signals
-    ``off`` switched off)."""
+    """The runtime's extractive answerer with another confidence model (and relevance
+    weighting, and the signals ``off`` switched off)."""
     base = rt.extractive
-    config: AnswerConfig = replace(rt.answer_config, model=model, off=off)
+    config: AnswerConfig = replace(
+        rt.answer_config,
+        model=model,
+        off=off,
+        relevance=relevance or rt.answer_config.relevance,
+    )
     return base.with_config(config)
 
 
@@ -255,14 +330,13 @@ def leave_one_out(
     ``fitted`` the samples gathered so (by set name); else each set's own. ``rows``: one
     JSON line per question (:func:`evaluate`), each a ``held out`` row of its set."""
     out = []
+    sets = {
+        p.qset.name: (fitted[p.qset.name] if fitted is not None else p.samples) for p in prepared
+    }
+    embedding = prepared[0].runtime.embedder.model_name if prepared else ""
     for held in prepared:
-        training = {
-            p.qset.name: (fitted[p.qset.name] if fitted is not None else p.samples)
-            for p in prepared
-            if p is not held
-        }
-        model = fit(training)
-        answerer = with_model(held.runtime, model, off)
+        model, relevance = refit(sets, embedding, off, left_out=held.qset.name)
+        answerer = with_model(held.runtime, model, off, relevance)
         sink = Labelled(rows, "held out", held.qset.name) if rows is not None else None
         outcomes = evaluate(
             held.runtime, held.questions, [held.qset.root], answerer=answerer, out=sink
@@ -271,19 +345,25 @@ def leave_one_out(
     return out
 
 
+def fitted_on_all(prepared: Sequence[Prepared]) -> tuple[ConfidenceModel, Relevance]:
+    """The confidence model and relevance weighting fitted on every set (what ships)."""
+    embedding = prepared[0].runtime.embedder.model_name if prepared else ""
+    return refit({p.qset.name: p.samples for p in prepared}, embedding)
+
+
 def in_sample(
     prepared: Sequence[Prepared], rows: LineSink | None = None
-) -> tuple[ConfidenceModel, list[HeldOut]]:
+) -> tuple[ConfidenceModel, Relevance, list[HeldOut]]:
     """The model fitted on every set, scored on each (the shipped calibration); ``rows``:
     one JSON line per question, each an ``in sample`` row of its set."""
-    model = fit({p.qset.name: p.samples for p in prepared})
+    model, relevance = fitted_on_all(prepared)
     scored = []
     for p in prepared:
-        answerer = with_model(p.runtime, model)
+        answerer = with_model(p.runtime, model, relevance=relevance)
         sink = Labelled(rows, "in sample", p.qset.name) if rows is not None else None
         outcomes = evaluate(p.runtime, p.questions, [p.qset.root], answerer=answerer, out=sink)
         scored.append(held_out(p.qset.name, model, outcomes))
-    return model, scored
+    return model, relevance, scored
 
 
 def table(rows: Sequence[HeldOut]) -> list[str]:

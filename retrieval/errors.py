@@ -36,3 +36,7 @@ class IndexLockedError(IndexUnavailableError):
 
 class UnknownSignalError(RetrievalError):
     """A signal switched off that the signal table (retrieval.answer.signals) does not list."""
+
+
+class ModelDataError(RetrievalError):
+    """A fitted model's data file (the relevance weighting) is missing or malformed."""

@@ -39,6 +39,7 @@ from bot.quality import (  # noqa: E402
     ablation_table,
     discover,
     evaluate,
+    fitted_on_all,
     in_sample,
     leave_one_out,
     prepare,
@@ -48,8 +49,8 @@ from bot.quality import (  # noqa: E402
     with_model,
 )
 from retrieval.answer import AnswerConfig  # noqa: E402
-from retrieval.answer.calibration import fit  # noqa: E402
 from retrieval.answer.evaluation import compute  # noqa: E402
+from retrieval.answer.relevance import DATA as RELEVANCE_DATA  # noqa: E402
 from retrieval.answer.signals import NAMES  # noqa: E402
 
 LOCKBOX = ROOT / "tests" / "fixtures" / "lockbox"
@@ -72,6 +73,11 @@ def arguments(description: str) -> argparse.Namespace:
         "--fit-sections",
         action="store_true",
         help="fit the section weights leave-one-corpus-out over a grid, and print both",
+    )
+    parser.add_argument(
+        "--write-relevance",
+        action="store_true",
+        help=f"write the relevance weighting fitted on every set to {RELEVANCE_DATA.name}",
     )
     parser.add_argument(
         "--rows",
@@ -101,12 +107,12 @@ def prepared_sets(args: argparse.Namespace) -> list[Prepared] | None:
 
 def lockbox(prepared: list[Prepared], data: Path) -> list[HeldOut]:
     """The sealed sets, each scored with the model fitted on every other set."""
-    model = fit({p.qset.name: p.samples for p in prepared})
+    model, relevance = fitted_on_all(prepared)
     embedder = prepared[0].runtime.embedder
     out = []
     for qset in discover(LOCKBOX):
         sealed = prepare(qset, data, embedder, log)
-        answerer = with_model(sealed.runtime, model)
+        answerer = with_model(sealed.runtime, model, relevance=relevance)
         outcomes = evaluate(sealed.runtime, sealed.questions, [qset.root], answerer=answerer)
         out.append(HeldOut(qset.name, model, compute(outcomes)))
     return out
@@ -188,11 +194,14 @@ def report(args: argparse.Namespace, prepared: list[Prepared], rows: IO[str] | N
         print("\n## Ablation: each signal off (F1 / section_hit / lead_hit change, questions)\n")
         print("\n".join(ablation_table(held, ablate(prepared, signals, log))))
         return 0
-    model, scored = in_sample(prepared, rows)
+    model, relevance, scored = in_sample(prepared, rows)
     print("\n## In sample (fitted on every set, the shipped calibration)\n")
     print("\n".join(table(scored)))
     print("\n## Fitted model (retrieval/answer/answer_config.py CALIBRATED_MODEL)\n")
     print(model)
+    if args.write_relevance:
+        RELEVANCE_DATA.write_text(relevance.to_json() + "\n", encoding="utf-8")
+        print(f"\nrelevance weighting written to {RELEVANCE_DATA}")
     return 0
 
 

@@ -28,8 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.quality import evaluate, with_model  # noqa: E402
-from retrieval.answer.calibration import fit  # noqa: E402
+from bot.quality import evaluate, refit, with_model  # noqa: E402
 from retrieval.answer.evaluation import Outcome, Question  # noqa: E402
 from scripts.quality import arguments, prepared_sets  # noqa: E402
 
@@ -86,8 +85,9 @@ def main() -> int:
     )
     print("|" + " --- |" * 7)
     for held in prepared:
-        model = fit({p.qset.name: p.samples for p in prepared if p is not held})
-        answerer = with_model(held.runtime, model, off)
+        sets = {p.qset.name: p.samples for p in prepared}
+        model, relevance = refit(sets, held.runtime.embedder.model_name, off, held.qset.name)
+        answerer = with_model(held.runtime, model, off, relevance)
         roots = [held.qset.root]
         for way, retype in WAYS.items():
             rng = random.Random(7)

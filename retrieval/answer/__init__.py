@@ -30,6 +30,7 @@ from retrieval.answer.evaluation import (
 from retrieval.answer.not_answered import REASON_TEXT
 from retrieval.answer.outline import document_parts
 from retrieval.answer.part_ranking import SectionWeights
+from retrieval.answer.relevance import Pair, Relevance, RelevanceFit, product
 from retrieval.answer.runbook_match import RunbookMatch, RunbookMatcher
 from retrieval.answer.runbook_sections import RunbookSections, citation_kinds
 from retrieval.answer.signals import signal
@@ -50,7 +51,10 @@ __all__ = [
     "LLMAnswerer",
     "Metrics",
     "Outcome",
+    "Pair",
     "Question",
+    "Relevance",
+    "RelevanceFit",
     "RunbookMatch",
     "RunbookMatcher",
     "RunbookSections",
@@ -66,6 +70,7 @@ __all__ = [
     "is_stale",
     "judge_sections",
     "load_questions",
+    "product",
     "search_link",
     "signal",
     "snapshot_lookup",

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 
 from retrieval.answer.confidence import ConfidenceModel
 from retrieval.answer.part_ranking import SectionWeights
+from retrieval.answer.relevance import Relevance
 from retrieval.answer.signals import NAMES, SIGNALS
 from retrieval.errors import UnknownSignalError
 
@@ -14,14 +15,16 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.4023, 0.2301, -0.3121, -0.2637, 0.3238, -0.2982, -0.3608, -0.2152),
-    means=(0.5361, 0.6205, 0.1868, 0.139, 0.3597, 0.0279, 0.0699, 0.0132),
-    scales=(0.1658, 0.2879, 0.3897, 0.3459, 0.2211, 0.1648, 0.2549, 0.1143),
-    bias=0.2756,
-    answer_at=0.41,
-    suggest_at=0.22,
-    sure_at=0.74,
+    weights=(0.5196, 0.2237, -0.2986, -0.2587, 0.2946, -0.2907, -0.34, -0.2113),
+    means=(0.005, 0.6205, 0.1868, 0.139, 0.3597, 0.0279, 0.0699, 0.0132),
+    scales=(0.2451, 0.2879, 0.3897, 0.3459, 0.2211, 0.1648, 0.2549, 0.1143),
+    bias=0.2945,
+    answer_at=0.42,
+    suggest_at=0.18,
+    sure_at=0.73,
 )
+# Fitted by `make quality` too, on the same sets (scripts/quality.py --write-relevance)
+CALIBRATED_RELEVANCE = Relevance.load()
 DEFAULT_STALE_AFTER_DAYS = 180
 
 
@@ -29,6 +32,7 @@ DEFAULT_STALE_AFTER_DAYS = 180
 class AnswerConfig:
     stale_after_days: int = DEFAULT_STALE_AFTER_DAYS
     model: ConfidenceModel = CALIBRATED_MODEL
+    relevance: Relevance = CALIBRATED_RELEVANCE
     search_link_template: str | None = None
     max_related: int = 2
     max_suggestions: int = 3

@@ -92,6 +92,8 @@ class ExtractiveAnswerer:
         self._parts = RunbookParts(self._config.section_weights())
         self._quoter = Quoter(self._parts, self._config.section_weights())
         self._not_answered = NotAnswered(self._config, self._parts, self._quoter)
+        self._relevance = self._config.relevance
+        self._model = searcher.embedder.model_name
 
     @property
     def config(self) -> AnswerConfig:
@@ -127,11 +129,17 @@ class ExtractiveAnswerer:
         snap = r.snapshot
         own_names = snap.names_of(d.best.chunk)
         named = bool(names & own_names)
-        dense_scores = [h.dense_score for h in d.hits if h.dense_score is not None]
-        if not dense_scores:  # keyword-only hits: score them from the dense mirror
-            found = (snap.dense_score(h.chunk.chunk_id, r.vector) for h in d.hits)
-            dense_scores = [x for x in found if x is not None]
-        dense = max(dense_scores, default=0.0)
+        scored = [(h.dense_score, h.chunk.chunk_id) for h in d.hits if h.dense_score is not None]
+        if not scored:  # keyword-only hits: score them from the dense mirror
+            found = (
+                (snap.dense_score(h.chunk.chunk_id, r.vector), h.chunk.chunk_id) for h in d.hits
+            )
+            scored = [(x, cid) for x, cid in found if x is not None]
+        dense, best = max(scored, default=(0.0, ""))
+        vector = snap.dense_row(best) if best else None
+        relevance = self._relevance.from_cosine(dense)
+        if vector is not None and self._relevance.applies_to(self._model, len(vector)):
+            relevance = self._relevance.score(r.vector, vector)
         doc_terms = snap.doc_terms.get(d.source_id, frozenset())
         topic = self._parts.topic(d.source_id, d.best.chunk, r)
         if topic is not None:  # a file of runbooks: the evidence of the one asked about
@@ -154,9 +162,10 @@ class ExtractiveAnswerer:
             unknown=r.question.unknown,
             # the question's terms that name a document (only those are looked up)
             names=(asked & snap.document_names) | file_words,
+            relevance=relevance,
         ).without(self._config.off)
         confidence = self._config.model.probability(evidence)
-        return Candidate(d, confidence, evidence, named)
+        return Candidate(d, confidence, evidence, named, vector)
 
     def read(self, query: str) -> Reading:
         """``query`` as the runbooks write it: names in their spelling, typos corrected."""

@@ -12,7 +12,7 @@ the near-miss traps. Nothing here knows any corpus: callers pass question sets.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -51,6 +51,9 @@ class Sample:
     # (:mod:`retrieval.reading.asked_detail`), or the runbook is not written; the bar is fitted
     # to the questions it decides
     vetoed: bool = False
+    # the product of the question's vector and its lead section's, dimension by dimension
+    # (None without the dense mirror): what the relevance weighting is fitted on
+    product: npt.NDArray[np.float64] | None = field(default=None, compare=False, repr=False)
 
 
 def _matrix(samples: Sequence[Sample]) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:

@@ -3,7 +3,9 @@
 The evidence is measured relative to the index it runs on, never as raw scores
 from one corpus:
 
-- ``dense``: cosine of the lead document's best section with the question;
+- ``relevance``: how well the lead document's best section answers the question by
+  meaning: its cosine with the question, each dimension of the embedding weighed as the
+  questions of every set taught (:mod:`retrieval.answer.relevance`);
 - ``coverage``: the IDF share of the question's content terms found in the lead
   document (its names included); IDF comes from this index, and everyday words that
   no runbook uses ("wake", "till", "morning", a runbook's word with an English prefix
@@ -16,9 +18,10 @@ from one corpus:
   compound of the runbooks' own words aside (``hosted-control-plane``);
 - ``unknown``: it names something neither the runbooks nor the language model
   know (``istio``, ``velero``);
-- ``grounded``: ``dense`` times ``coverage``: the question's words count as evidence in
-  proportion to how much the document is about the question (a linear model cannot
-  otherwise let shared words weigh less in a document on another subject);
+- ``grounded``: the plain cosine (``dense``) times ``coverage``: the question's words
+  count as evidence in proportion to how much the document is about the question (a
+  linear model cannot otherwise let shared words weigh less in a document on another
+  subject);
 - ``detail_missing``, ``task_missing``, ``steps_missing``: the answer's checks, read
   from the quotes once they are chosen (zero until then): the command or value asked for
   is not quoted, the quotes never speak of the task asked for, or steps were asked for
@@ -54,7 +57,7 @@ _SUFFIXES = frozenset("wide level based specific related aware only side".split(
 
 @dataclass(frozen=True)
 class Evidence:
-    dense: float
+    dense: float  # the plain cosine of the lead's best section (not itself a feature)
     coverage: float
     absent: float
     unknown: float
@@ -64,6 +67,7 @@ class Evidence:
     detail_missing: float = 0.0
     task_missing: float = 0.0
     steps_missing: float = 0.0
+    relevance: float = 0.0
 
     def vector(self) -> tuple[float, ...]:
         return tuple(float(getattr(self, f)) for f in FEATURES)
@@ -181,14 +185,17 @@ def gather_evidence(
     everyday: frozenset[str],
     unknown: Sequence[str],
     names: Container[str] = frozenset(),
+    relevance: float | None = None,
 ) -> Evidence:
     """The evidence for one document. ``names``: the index's document names (normalized
     titles and file names); a question term that is one is not missing from the index,
-    though no runbook's text spells it (``CPUThrottlingHigh`` only as a file name)."""
+    though no runbook's text spells it (``CPUThrottlingHigh`` only as a file name).
+    ``relevance``: the weighted cosine (the plain one where none is given)."""
     content = content_terms(terms, everyday, stats)
     share = coverage(content, doc_terms, stats)
     return Evidence(
         dense=dense,
+        relevance=dense if relevance is None else relevance,
         coverage=share,
         grounded=dense * share,
         absent=float(

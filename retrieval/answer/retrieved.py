@@ -3,7 +3,7 @@ documents with the evidence that each answers it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.models import Chunk, DocumentHits
 from retrieval.answer.confidence import Evidence
@@ -24,6 +24,8 @@ class Candidate:
     confidence: float
     evidence: Evidence
     named: bool = False  # the question names this document outright (its alert name)
+    # the vector of its section closest to the question (None without the dense mirror)
+    vector: Vectors | None = field(default=None, compare=False, repr=False)
 
     @property
     def coverage(self) -> float:

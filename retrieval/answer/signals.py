@@ -41,7 +41,12 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("long-forms", "reading", "shorthand the runbooks write in full", written=True),
     Signal("everyday-words", "reading", "everyday words no runbook uses are not missing terms"),
     # -- confidence: features of the calibrated model -----------------------------------
-    Signal("dense", "confidence", "cosine of the lead's best section", feature=True),
+    Signal(
+        "relevance",
+        "confidence",
+        "the lead's best section by meaning: its cosine, dimensions weighed as learned",
+        feature=True,
+    ),
     Signal("coverage", "confidence", "IDF share of the question's terms in the lead", feature=True),
     Signal("absent", "confidence", "a question term no document holds", feature=True),
     Signal("unknown", "confidence", "a name neither runbooks nor model know", feature=True),

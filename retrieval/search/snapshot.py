@@ -123,6 +123,12 @@ class Snapshot:
             return None
         return float(matrix[row] @ np.asarray(vector, dtype=np.float32))
 
+    def dense_row(self, chunk_id: str) -> Vectors | None:
+        """One live chunk's vector (None without the dense mirror)."""
+        row = self.rows.get(chunk_id)
+        matrix = self._matrix
+        return None if matrix is None or row is None else matrix[row]
+
     @cached_property
     def _last_scores(self) -> list[tuple[bytes, npt.NDArray[np.float32]]]:
         return []  # the cosines of every row with the vector searched last
