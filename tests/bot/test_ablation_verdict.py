@@ -35,7 +35,7 @@ def sets(flips: int, against: int, size: int = 20) -> tuple[list[Outcome], list[
     return with_it, without
 
 
-def row(changes: list[tuple[int, int]], name: str = "dense") -> list[str]:
+def row(changes: list[tuple[int, int]], name: str = "relevance") -> list[str]:
     """The ablation table's row for a signal that moves ``(flips, against)`` questions
     on each set: its cells, the verdict and the keep column last."""
     base, ablated = [], {}
@@ -81,5 +81,5 @@ def test_a_hand_written_rule_keeps_its_place_only_when_it_helps() -> None:
     noise = [(2, 0), (2, 0), (0, 2), (0, 2), (1, 1)]
     # the same noise: a rule written by hand goes, a signal read from the corpus stays
     assert row(noise, "intent")[-1] == "no"
-    assert row(noise, "dense")[-1] == "yes"
+    assert row(noise, "relevance")[-1] == "yes"
     assert row([(3, 0), (2, 0), (2, 0)], "intent")[-1] == "yes"

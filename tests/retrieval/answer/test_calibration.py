@@ -15,9 +15,11 @@ from retrieval.reading.tokenize import tokenize
 
 def sample(rng: random.Random, answerable: bool) -> Sample:
     shift = 0.25 if answerable else -0.25
+    close = 0.5 + shift + rng.gauss(0, 0.1)
     return Sample(
         evidence=Evidence(
-            dense=0.5 + shift + rng.gauss(0, 0.1),
+            dense=close,
+            relevance=close,
             coverage=0.5 + shift + rng.gauss(0, 0.1),
             absent=float(rng.random() < (0.2 if answerable else 0.7)),
             unknown=float(rng.random() < (0.1 if answerable else 0.6)),
@@ -174,7 +176,7 @@ def test_not_sure_covers_the_band_where_the_closest_runbooks_help() -> None:
     many unanswerable questions sit below it."""
 
     def at(dense: float, answerable: bool, useful: bool) -> Sample:
-        return Sample(Evidence(dense, 0.5, 0.0, 0.0), answerable, False, useful)
+        return Sample(Evidence(dense, 0.5, 0.0, 0.0, relevance=dense), answerable, False, useful)
 
     rng = random.Random(3)
     sets = {}
