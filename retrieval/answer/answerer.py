@@ -9,7 +9,7 @@ the lower tiers from :mod:`retrieval.answer.not_answered`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Mapping, Sequence
 from dataclasses import replace
 from datetime import date
 from pathlib import PurePosixPath
@@ -119,24 +119,45 @@ class ExtractiveAnswerer:
         names: frozenset[str] = frozenset(),
     ) -> tuple[Candidate, ...]:
         snap = r.snapshot
-        return tuple(
-            self._candidate(d, r, names)
+        considered = [
+            d
             for d in docs[: self._config.candidates_considered]
             if snap.chunks_by_source.get(d.source_id)
+        ]
+        closest = {d.source_id: self._closest(d, r) for d in considered}
+        # the closest section's vector, for the relevance weighting: one call for all
+        vectors = self._searcher.vectors_of(
+            [cid for _, cid in closest.values() if cid], r.generation
+        )
+        return tuple(
+            self._candidate(d, r, names, closest[d.source_id], vectors) for d in considered
         )
 
-    def _candidate(self, d: DocumentHits, r: Retrieval, names: frozenset[str]) -> Candidate:
-        snap = r.snapshot
-        own_names = snap.names_of(d.best.chunk)
-        named = bool(names & own_names)
+    @staticmethod
+    def _closest(d: DocumentHits, r: Retrieval) -> tuple[float, str]:
+        """The document's best dense cosine with the question, and the chunk it is of."""
         scored = [(h.dense_score, h.chunk.chunk_id) for h in d.hits if h.dense_score is not None]
         if not scored:  # keyword-only hits: score them from the dense mirror
             found = (
-                (snap.dense_score(h.chunk.chunk_id, r.vector), h.chunk.chunk_id) for h in d.hits
+                (r.snapshot.dense_score(h.chunk.chunk_id, r.vector), h.chunk.chunk_id)
+                for h in d.hits
             )
             scored = [(x, cid) for x, cid in found if x is not None]
-        dense, best = max(scored, default=(0.0, ""))
-        vector = snap.dense_row(best) if best else None
+        return max(scored, default=(0.0, ""))
+
+    def _candidate(
+        self,
+        d: DocumentHits,
+        r: Retrieval,
+        names: frozenset[str],
+        closest: tuple[float, str],
+        vectors: Mapping[str, Vectors],
+    ) -> Candidate:
+        snap = r.snapshot
+        own_names = snap.names_of(d.best.chunk)
+        named = bool(names & own_names)
+        dense, best = closest
+        vector = vectors.get(best)
         relevance = self._relevance.from_cosine(dense)
         if vector is not None and self._relevance.applies_to(self._model, len(vector)):
             relevance = self._relevance.score(r.vector, vector)
@@ -348,7 +369,8 @@ class ExtractiveAnswerer:
         own = [h for h in hits if h.chunk.source_id == sid]
         if not own:
             return None
-        return self._candidate(group_by_document(own)[0], r, frozenset())
+        found = self._candidates(group_by_document(own)[:1], r, frozenset())
+        return found[0] if found else None
 
     @staticmethod
     def _superseded_by(chosen: Candidate, r: Retrieval) -> Candidate | None:

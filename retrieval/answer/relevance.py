@@ -7,16 +7,17 @@ The plain cosine counts every dimension of the embedding alike, and so scores a 
 weighting is a ridge regression over the products of the question's and the section's
 vectors, dimension by dimension (standardized), on whether a runbook answers the question:
 fitted by ``make quality`` on the sets' questions, leave-one-corpus-out where it is judged,
-and kept as data (``relevance.json``) with the embedding model it belongs to. Where the
-section's vector is not at hand (a Qdrant server keeps no dense mirror), or for another
-embedding model, the plain cosine mapped onto the same scale stands in.
+and kept as data (``relevance.json``) with the embedding model it belongs to. The
+section's vector comes from the in-memory mirror, or from a Qdrant server, which keeps
+none beside the index; where none can be had, or for another embedding model, the plain
+cosine mapped onto the same scale stands in.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
@@ -55,16 +56,7 @@ class Relevance:
         return self.cosine_slope * cosine + self.cosine_intercept
 
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "model": self.model,
-                "intercept": self.intercept,
-                "cosine_slope": self.cosine_slope,
-                "cosine_intercept": self.cosine_intercept,
-                "weights": list(self.weights),
-            },
-            indent=1,
-        )
+        return json.dumps(asdict(self), indent=1)
 
     @classmethod
     def load(cls, path: Path = DATA) -> Relevance:

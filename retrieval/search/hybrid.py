@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from core.models import Chunk, DocumentHits, Hit, SearchFilter
+from retrieval.errors import IndexUnavailableError
 from retrieval.reading import document_names, query_names, with_long_forms
 from retrieval.search.embeddings import Embedder, Vectors
 from retrieval.search.fusion import DEFAULT_RRF_K, rrf
@@ -14,6 +16,8 @@ from retrieval.search.snapshot import Snapshot, SnapshotCache
 
 if TYPE_CHECKING:
     from retrieval.search.vector_index import VectorIndex
+
+log = logging.getLogger(__name__)
 
 DEFAULT_CANDIDATES = 50
 SECTIONS_PER_DOCUMENT = 3
@@ -80,6 +84,20 @@ class HybridSearcher:
 
     def snapshot(self, generation: int | None = None) -> Snapshot:
         return self._snapshots.get(self.generation() if generation is None else generation)
+
+    def vectors_of(self, chunk_ids: Sequence[str], generation: int) -> dict[str, Vectors]:
+        """These live chunks' vectors, by chunk id: from the in-memory mirror, else from
+        the store (a server's). A store that cannot say gives none: what needs them falls
+        back to the cosine it has."""
+        if self._snapshots.mirrors_dense:
+            snap = self.snapshot(generation)
+            found = ((cid, snap.dense_row(cid)) for cid in chunk_ids)
+            return {cid: v for cid, v in found if v is not None}
+        try:
+            return self._vectors.vectors_of(chunk_ids, generation)
+        except IndexUnavailableError as exc:
+            log.warning("the store gave no vectors for the candidates (%s): plain cosine", exc)
+            return {}
 
     def search_chunks(
         self,

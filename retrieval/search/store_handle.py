@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import fcntl
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -118,6 +118,11 @@ class StoreHandle:
 
     def count_live(self) -> int:
         return self.store().count_live()
+
+    def vectors_of(
+        self, chunk_ids: Sequence[str], generation: int | None = None
+    ) -> dict[str, Vectors]:
+        return self.store().vectors_of(chunk_ids, generation)
 
     def live_chunks(self, generation: int | None = None) -> list[Chunk]:
         return self.store().live_chunks(generation)

@@ -57,6 +57,10 @@ class VectorIndex(Protocol):
 
     def count_live(self) -> int: ...
 
+    def vectors_of(
+        self, chunk_ids: Sequence[str], generation: int | None = None
+    ) -> dict[str, Vectors]: ...
+
     def live_chunks(self) -> list[Chunk]: ...
 
     def ping(self) -> bool: ...
@@ -376,6 +380,35 @@ class QdrantVectorIndex:
             for p in res.points
             if p.payload
         ]
+
+    def vectors_of(
+        self, chunk_ids: Sequence[str], generation: int | None = None
+    ) -> dict[str, Vectors]:
+        """The vectors of these live chunks, by chunk id: a server's, for the few
+        candidates an answer weighs (an embedded store's are mirrored in memory)."""
+        wanted = list(dict.fromkeys(chunk_ids))
+        if not wanted or not self._exists(self._collection):
+            return {}
+        flt = qm.Filter(
+            must=[
+                self._live(None, generation),
+                qm.FieldCondition(key="chunk.chunk_id", match=qm.MatchAny(any=wanted)),
+            ]
+        )
+        points, _ = self._call(
+            lambda: self._client.scroll(
+                self._collection,
+                scroll_filter=flt,
+                limit=len(wanted),
+                with_payload=True,
+                with_vectors=True,
+            )
+        )
+        return {
+            str(p.payload["chunk"]["chunk_id"]): np.asarray(p.vector, dtype=np.float32)
+            for p in points
+            if p.payload is not None and isinstance(p.vector, list)
+        }
 
     # -- writes ------------------------------------------------------------------
 

@@ -81,12 +81,42 @@ class FakeQdrant(LocalHTTPServer):
                     if i in held
                 ]
             if rest == ["points", "scroll"]:
-                return {"points": [], "next_page_offset": None}
+                return {"points": self._by_chunk_id(name, body), "next_page_offset": None}
             if rest == ["points", "count"]:
                 return {"count": 0}
             if rest == ["points", "query"]:
                 return {"points": []}
             return {"operation_id": len(self._requests), "status": "completed"}
+
+    def _by_chunk_id(self, name: str, body: Any) -> list[dict[str, Any]]:
+        """A scroll for named chunks (``chunk.chunk_id`` matching any of a list): the
+        points upserted with those ids, vectors with them when asked. Any other scroll
+        finds nothing: the fake does not evaluate filters."""
+        wanted: set[str] = set()
+        for cond in _conditions((body or {}).get("filter") or {}):
+            if cond.get("key") == "chunk.chunk_id":
+                wanted.update((cond.get("match") or {}).get("any") or ())
+        if not wanted:
+            return []
+        vectors = bool((body or {}).get("with_vector"))
+        return [
+            {
+                "id": pid,
+                "payload": p.get("payload"),
+                "vector": p.get("vector") if vectors else None,
+            }
+            for pid, p in self._points.get(name, {}).items()
+            if ((p.get("payload") or {}).get("chunk") or {}).get("chunk_id") in wanted
+        ]
+
+
+def _conditions(flt: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every condition of a filter, nested filters opened."""
+    out: list[dict[str, Any]] = []
+    for clause in ("must", "should", "must_not"):
+        for cond in flt.get(clause) or ():
+            out.extend(_conditions(cond) if any(k in cond for k in ("must", "should")) else [cond])
+    return out
 
 
 class _Handler(BaseHTTPRequestHandler):

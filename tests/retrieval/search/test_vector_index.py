@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bot.runtime import Runtime
@@ -24,6 +25,7 @@ from retrieval.search.embeddings import FastEmbedder
 from retrieval.search.store_marker import read_store_marker
 from tests.conftest import ROOT, SAMPLE_RUNBOOKS
 from tests.fakes.qdrant_api import FakeQdrant
+from tests.retrieval.search.test_keyword_index import make_chunk
 
 FILTERED_FIELDS = {
     "access": "keyword",
@@ -175,3 +177,37 @@ def test_a_cold_ask_process_never_imports_the_store_client(
     *answer, last = done.stdout.strip().splitlines()
     assert json.loads(last) == [0, []]
     assert "checkout-api/database-connection-failures" in "\n".join(answer)
+
+
+def test_a_server_gives_the_candidates_vectors_in_one_request(
+    qdrant: FakeQdrant, tmp_path: Path
+) -> None:
+    """The relevance weighting needs the closest section's vector of each candidate: a
+    server keeps no mirror of them, so they are asked for by chunk id, all at once."""
+    rt = Runtime(load_settings(data_dir=tmp_path, qdrant_url=qdrant.url))
+    rt.vector_index.ensure("sentence-transformers/all-MiniLM-L6-v2", 4)
+    chunks = [make_chunk(cid, f"text of {cid}") for cid in ("a1", "b2", "c3")]
+    vectors = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]], dtype=np.float32)
+    rt.vector_index.stage(chunks, vectors)
+    before = len(qdrant.requests)
+
+    got = rt.searcher.vectors_of(["b2", "c3", "b2"], generation=0)
+
+    assert set(got) == {"b2", "c3"}
+    assert got["b2"].tolist() == [0, 1, 0, 0] and got["c3"].tolist() == [0, 0, 1, 0]
+    (scroll,) = [r for r in qdrant.requests[before:] if r.path.endswith("/points/scroll")]
+    assert scroll.body["limit"] == 2 and scroll.body["with_vector"] is True
+
+
+def test_an_embedded_store_gives_the_vectors_from_its_mirror(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    rt = Runtime(load_settings(data_dir=tmp_path / "data"), embedder=embedder)
+    rt.ingest(SAMPLE_RUNBOOKS)
+    chunk = rt.searcher.snapshot().chunks[0]
+    got = rt.searcher.vectors_of([chunk.chunk_id, "no-such-chunk"], rt.searcher.generation())
+    assert list(got) == [chunk.chunk_id]
+    # the chunk's own row: nearest to itself of every chunk
+    ((nearest, score),) = rt.searcher.snapshot().dense_search(got[chunk.chunk_id], 1, None)
+    assert nearest.chunk_id == chunk.chunk_id and score > 0.99
+    rt.close()
