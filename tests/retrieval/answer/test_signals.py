@@ -98,6 +98,8 @@ def test_each_signal_decides_its_examples(
 SURER = [
     ("everyday-words", "woke up to checkout-api database connection refused, culprit?", True),
     ("unknown", "istio sidecar not injected in checkout namespace", False),
+    # the section's meaning read by the learned weighting: an on-topic question is surer
+    ("relevance", "the checkout service cannot reach its postgres database", True),
 ]
 
 
