@@ -211,14 +211,7 @@ def rescored(
     return [
         replace(
             s,
-            evidence=replace(
-                s.evidence,
-                relevance=(
-                    relevance.of_product(s.product)
-                    if s.product is not None
-                    else relevance.from_cosine(s.evidence.dense)
-                ),
-            ),
+            evidence=replace(s.evidence, relevance=relevance.read(s.evidence.dense, s.product)),
         )
         for s in samples
     ]

@@ -39,6 +39,7 @@ from retrieval.answer.confidence import (
 from retrieval.answer.doc_warnings import document_warnings, superseded_note
 from retrieval.answer.not_answered import NotAnswered
 from retrieval.answer.quoting import Quoter
+from retrieval.answer.relevance import product
 from retrieval.answer.retrieved import Candidate, Retrieval
 from retrieval.answer.runbook_parts import RunbookParts
 from retrieval.answer.unwritten import unwritten_action, unwritten_runbook
@@ -92,7 +93,6 @@ class ExtractiveAnswerer:
         self._parts = RunbookParts(self._config.section_weights())
         self._quoter = Quoter(self._parts, self._config.section_weights())
         self._not_answered = NotAnswered(self._config, self._parts, self._quoter)
-        self._relevance = self._config.relevance
         self._model = searcher.embedder.model_name
 
     @property
@@ -158,9 +158,13 @@ class ExtractiveAnswerer:
         named = bool(names & own_names)
         dense, best = closest
         vector = vectors.get(best)
-        relevance = self._relevance.from_cosine(dense)
-        if vector is not None and self._relevance.applies_to(self._model, len(vector)):
-            relevance = self._relevance.score(r.vector, vector)
+        weighing = self._config.relevance
+        relevance = weighing.read(
+            dense,
+            product(r.vector, vector)
+            if vector is not None and weighing.applies_to(self._model, len(vector))
+            else None,
+        )
         doc_terms = snap.doc_terms.get(d.source_id, frozenset())
         topic = self._parts.topic(d.source_id, d.best.chunk, r)
         if topic is not None:  # a file of runbooks: the evidence of the one asked about

@@ -43,9 +43,6 @@ class Relevance:
     def applies_to(self, model: str, dim: int) -> bool:
         return model == self.model and dim == len(self.weights)
 
-    def score(self, question: npt.ArrayLike, section: npt.ArrayLike) -> float:
-        return self.of_product(product(question, section))
-
     def of_product(self, product: npt.ArrayLike) -> float:
         """The score of the vectors' product, dimension by dimension."""
         return float(
@@ -54,6 +51,11 @@ class Relevance:
 
     def from_cosine(self, cosine: float) -> float:
         return self.cosine_slope * cosine + self.cosine_intercept
+
+    def read(self, cosine: float, product: npt.ArrayLike | None) -> float:
+        """The relevance of a section: its product with the question weighed, or where
+        there is none (no vector at hand, another model's) the cosine's stand-in."""
+        return self.from_cosine(cosine) if product is None else self.of_product(product)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1)

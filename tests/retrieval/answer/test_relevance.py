@@ -90,7 +90,9 @@ def test_the_answerer_weighs_the_lead_section_with_the_vectors_at_hand(
     assert lead is not None and lead.vector is not None
     evidence = answerer.judge(r)
     assert evidence is not None
-    assert evidence.relevance == pytest.approx(CALIBRATED_RELEVANCE.score(r.vector, lead.vector))
+    assert evidence.relevance == pytest.approx(
+        CALIBRATED_RELEVANCE.of_product(product(r.vector, lead.vector))
+    )
     assert evidence.relevance != pytest.approx(CALIBRATED_RELEVANCE.from_cosine(evidence.dense))
 
 
