@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -49,6 +50,12 @@ QUESTIONS_FILE = "eval.jsonl"
 # a question set's own description and its copied licence, next to its runbooks: never
 # indexed as one
 SET_FILES = ("MANIFEST.md", "LICENSE.md")
+# the sets no hand-written rule was written from (bot/quality_sets.toml): they judge the rules
+UNSEEN_BY_RULES = frozenset(
+    tomllib.loads((Path(__file__).parent / "quality_sets.toml").read_text(encoding="utf-8"))[
+        "unseen_by_rules"
+    ]
+)
 
 
 class LineSink(Protocol):
@@ -409,11 +416,14 @@ class Ablation:
         set does better without it."""
         return sum(base.points.values()) - sum(self.points.get(base.name, {}).values())
 
-    def moved(self, base: Sequence[HeldOut]) -> tuple[int, int]:
-        """Over every set, the questions that do better with the signal and those that do
-        better without it (each question counted once, whatever it gains)."""
+    def moved(self, base: Sequence[HeldOut], only: frozenset[str] | None = None) -> tuple[int, int]:
+        """Over every set (or those named in ``only``), the questions that do better with
+        the signal and those that do better without it (each question counted once,
+        whatever it gains)."""
         wins = losses = 0
         for b in base:
+            if only is not None and b.name not in only:
+                continue
             without = self.points.get(b.name, {})
             for qid, pts in b.points.items():
                 other = without.get(qid, pts)
@@ -455,27 +465,39 @@ def verdict(sets_won: int, wins: int, losses: int) -> str:
     return "helps" if sign_test(wins, losses) < SIGNIFICANT else "noise"
 
 
-def keeps(name: str, said: str, wins: int, losses: int) -> bool:
-    """Does the signal (or group, ``a+b``) keep its place, by its :func:`verdict`? A
-    hand-written rule while it wins on at least two sets and, over every set, more
-    questions than it loses (a single set's loss of two or three is a refit's noise, the
-    total is not); a signal read from the corpus itself unless it harms."""
+def keeps(name: str, said: str, moved: tuple[int, int], unseen: tuple[int, int] | None) -> bool:
+    """Does the signal (or group, ``a+b``) keep its place, by its :func:`verdict` and the
+    questions it moves (wins, losses) over every set and over the sets no rule was
+    written from? A hand-written rule while it wins on at least two sets and more
+    questions than it loses, over every set (a single set's loss of two or three is a
+    refit's noise, the total is not) and over the unseen sets (``None`` when none was
+    scored): what it wins only on the sets it was written from, it was fitted to. A
+    signal read from the corpus itself stays unless it harms."""
     if any(signal(n).written for n in name.split("+")):
-        return said in ("helps", "noise") and wins > losses
+        wins, losses = moved
+        fresh = unseen is None or unseen[0] > unseen[1]
+        return said in ("helps", "noise") and wins > losses and fresh
     return said != "harms"
 
 
-def ablation_table(base: Sequence[HeldOut], ablations: Sequence[Ablation]) -> list[str]:
+def ablation_table(
+    base: Sequence[HeldOut],
+    ablations: Sequence[Ablation],
+    unseen: frozenset[str] = UNSEEN_BY_RULES,
+) -> list[str]:
     """Per signal and set: the change in abstention F1 / section_hit / lead_hit when it is
     switched off and the questions it wins there; over all sets, the questions it moves
-    each way, the sign test's p that it helps, and the verdict (:func:`verdict`)."""
+    each way, the sign test's p that it helps, the questions it moves each way on the
+    ``unseen`` sets (no rule written from them), the verdict (:func:`verdict`) and
+    whether it keeps its place (:func:`keeps`)."""
     names = [b.name for b in base]
     by_name = {b.name: b for b in base}
+    scored = unseen & set(names)
     head = (
         "| signal | " + " | ".join(names) + " | sets won | sets lost | questions won "
-        "| questions lost | p | verdict | keep |"
+        "| questions lost | p | unseen won | unseen lost | verdict | keep |"
     )
-    lines = [head, "|" + " --- |" * (len(names) + 8)]
+    lines = [head, "|" + " --- |" * (len(names) + 10)]
     for a in ablations:
         cells = []
         won = lost = 0
@@ -486,11 +508,13 @@ def ablation_table(base: Sequence[HeldOut], ablations: Sequence[Ablation]) -> li
             lost += q < 0
             cells.append(f"{f1:+.2f} / {sh:+.2f} / {lh:+.2f} ({q:+d})")
         wins, losses = a.moved(base)
+        fresh = a.moved(base, frozenset(scored)) if scored else None
         said = verdict(won, wins, losses)
-        keep = "yes" if keeps(a.signal, said, wins, losses) else "no"
+        keep = "yes" if keeps(a.signal, said, (wins, losses), fresh) else "no"
+        seen_cells = f"{fresh[0]} | {fresh[1]}" if fresh is not None else "- | -"
         lines.append(
             f"| {a.signal} | " + " | ".join(cells) + f" | {won} | {lost} | {wins} | {losses} "
-            f"| {sign_test(wins, losses):.3f} | {said} | {keep} |"
+            f"| {sign_test(wins, losses):.3f} | {seen_cells} | {said} | {keep} |"
         )
     return lines
 

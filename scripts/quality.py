@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.quality import (  # noqa: E402
     HeldOut,
+    Labelled,
     Prepared,
     ablate,
     ablation_table,
@@ -105,15 +106,19 @@ def prepared_sets(args: argparse.Namespace) -> list[Prepared] | None:
     return [prepare(s, args.data, embedder, log) for s in sets]
 
 
-def lockbox(prepared: list[Prepared], data: Path) -> list[HeldOut]:
-    """The sealed sets, each scored with the model fitted on every other set."""
+def lockbox(prepared: list[Prepared], data: Path, rows: IO[str] | None) -> list[HeldOut]:
+    """The sealed sets, each scored with the model fitted on every other set (``rows``:
+    one ``first contact`` line per question)."""
     model, relevance = fitted_on_all(prepared)
     embedder = prepared[0].runtime.embedder
     out = []
     for qset in discover(LOCKBOX):
         sealed = prepare(qset, data, embedder, log)
         answerer = with_model(sealed.runtime, model, relevance=relevance)
-        outcomes = evaluate(sealed.runtime, sealed.questions, [qset.root], answerer=answerer)
+        sink = Labelled(rows, "first contact", qset.name) if rows is not None else None
+        outcomes = evaluate(
+            sealed.runtime, sealed.questions, [qset.root], answerer=answerer, out=sink
+        )
         out.append(HeldOut(qset.name, model, compute(outcomes)))
     return out
 
@@ -184,7 +189,7 @@ def report(args: argparse.Namespace, prepared: list[Prepared], rows: IO[str] | N
     print("\n".join(table(held)))
     if args.lockbox:
         print("\n## First contact: the sealed sets (fitted on every set above)\n")
-        sealed = lockbox(prepared, args.data)
+        sealed = lockbox(prepared, args.data, rows)
         print("\n".join(table(sealed)))
         for h in sealed:  # by kind of question: paraphrases, near misses, ...
             print(f"\n{h.name}:", *h.metrics.lines(), sep="\n  ")

@@ -50,11 +50,6 @@ class AnswerConfig:
         return name not in self.off
 
     def section_weights(self) -> SectionWeights:
-        """The section weights, those of the signals switched off at zero (or at the
-        weight they fall back to)."""
-        off = {
-            s.weight: getattr(self.sections, s.off_as) if s.off_as else 0.0
-            for s in SIGNALS
-            if s.weight and s.name in self.off
-        }
+        """The section weights, those of the signals switched off at zero."""
+        off = {s.weight: 0.0 for s in SIGNALS if s.weight and s.name in self.off}
         return replace(self.sections, **off) if off else self.sections

@@ -33,10 +33,7 @@ from retrieval.reading import (
     coverage,
     heading_kinds,
     intent_match,
-    opens_on_state,
-    says_state,
     spells_the_rule,
-    tokenize,
 )
 
 
@@ -48,11 +45,7 @@ class SectionWeights:
     heading: float = 0.5  # ... in the part's own heading
     dense: float = 0.5  # cosine of the chunk the part lies in
     intent: float = 0.1  # the heading path offers what was asked
-    # ... when asked what it means or what fires it: the symptoms such a question repeats
-    # are in every section, the kind of section it wants is not
-    intent_explain: float = 0.15
     symptoms: float = 0.4  # restating the symptoms answers no request for action or a check
-    ruled_out: float = 0.4  # a part headed by what the question sets aside ("not a tenant's")
     detail: float = 0.15  # asked for a command or a value: a part that shows it
     second_ratio: float = 0.85  # a second part this close to the lead is quoted too
     complement_ratio: float = 0.6  # ... or this close, when it is the complementary step
@@ -79,10 +72,8 @@ def rank_parts(
     weights: SectionWeights,
     names: frozenset[str] = frozenset(),
     naming: frozenset[str] = frozenset(),
-    ruled_out: frozenset[str] = frozenset(),
     detail: Detail | None = None,
     what_to_do: bool = False,
-    seen: frozenset[str] = frozenset(),
     bare: bool = False,
     titled: frozenset[str] = frozenset(),
 ) -> list[ScoredPart]:
@@ -92,16 +83,11 @@ def rank_parts(
     words of the document's name the question gives (``pgbouncer``, ``single``,
     ``core`` of ``pgbouncer_single_core``): they tell which document, not which part,
     so in a part's body they are no evidence; a part whose own heading is the name is.
-    ``ruled_out`` are the words of what the question sets aside ("not a tenant's"):
-    no evidence either, and a part headed by them is the case the question rules out.
     ``detail``: the question asks to see a command ("syntax?") or a value ("how long
     before it fires"), which a part that shows it answers better than one that only
     explains (:mod:`retrieval.reading.asked_detail`). ``what_to_do``: the question asks only
     what to do ("… firing, what do i do"): what the alert means restates it, as its
-    symptoms do, and the check before acting is the second part instead. ``seen``: the
-    healthy states the question reports ("the pod is Running"); a part headed by one is
-    the check the asker has done or the case they have ruled out, and a section that
-    opens on one ("If the pod is running, …") is the branch they are in, its checks with it.
+    symptoms do, and the check before acting is the second part instead.
     ``bare``: the question is nothing but an alert's name, or that it fires
     (:func:`retrieval.reading.names.only_names`), perhaps asking what to do; so is one of nothing
     but the document's name. ``titled``: the words of the runbook's title; a part's own
@@ -123,19 +109,14 @@ def rank_parts(
     # does it mean", "how bad is it"), the name's words pick no part: the kind does
     asked = [t for t in body_terms if t not in naming]
     body_terms = asked or (body_terms if bare or intent == "unspecified" else [])
-    body_terms = [t for t in body_terms if t not in ruled_out]
     heading_terms = [t for t in terms if t not in titled and t not in naming]
     # a value asked for ("at what lag does it go critical") is often in the symptoms or
     # the introduction, which restate the alert for any other question
     fact = detail is not None and detail.fact
     explaining = intent in ("meaning", "define")
-    # asked what it means, or what must be in place before a procedure, the question
-    # repeats words every section has (the alert's, the procedure's): the kind of section
-    # weighs more
-    intent_weight = weights.intent_explain if explaining or intent == "prepare" else weights.intent
+    intent_weight = weights.intent
     if fact and intent == "unspecified":
         intent_weight = 0.0  # "how often does the renewer run": no kind of section is asked for
-    branches = _seen_branches(parts, seen)
     opening = _opening(parts) if explaining else None
     out = []
     # (A small preference for earlier parts, "the usual case first", lowered lead_hit
@@ -149,8 +130,6 @@ def rank_parts(
             + weights.dense * dense_of(p)
             + intent_weight * max(intent_match(intent, p.own_path), 0.5 * (p is opening))
             - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p, what_to_do))
-            - weights.ruled_out * (_headed_by(p, ruled_out) or _says_seen(p, seen))
-            + weights.ruled_out * any(p.under(b) for b in branches)  # the case it is in
             + weights.detail * shows
         )
         own = coverage(body_terms, p.own_terms, stats)
@@ -255,23 +234,6 @@ def quotable(parts: Sequence[Part]) -> list[Part]:
     nxt = {id(p): (ordered[i + 1] if i + 1 < len(ordered) else None) for i, p in enumerate(ordered)}
     out = [p for p in parts if not lead_in(p, nxt[id(p)])]
     return [p for p in out if p.holds_answer] or out
-
-
-def _headed_by(part: Part, words: frozenset[str]) -> bool:
-    """Do ``words`` name the part: its heading or one above it, not the title?"""
-    return bool(words) and any(words & set(tokenize(h)) for h in part.own_path)
-
-
-def _says_seen(part: Part, seen: frozenset[str]) -> bool:
-    """Does the part's heading, or one above it, speak of a state the asker has seen?"""
-    return any(says_state(h, seen) for h in part.own_path)
-
-
-def _seen_branches(parts: Sequence[Part], seen: frozenset[str]) -> list[tuple[str, ...]]:
-    """Headings of the sections that open on a state the asker has seen ("If the pod is
-    running, the problem might be with Prometheus"): the case the question is in, with
-    the checks nested under it."""
-    return [p.heading_path for p in parts if p.heading_path and opens_on_state(p.body, seen)]
 
 
 def _opening(parts: Sequence[Part]) -> Part | None:

@@ -23,7 +23,6 @@ from retrieval.reading import (
     document_names,
     naming_terms,
     only_names,
-    set_aside,
     tokenize,
 )
 
@@ -97,10 +96,8 @@ class RunbookParts:
             self._sections,
             r.question.names,
             naming,
-            set_aside(r.question.query),
             detail=r.question.detail,
             what_to_do=r.question.what_to_do,
-            seen=r.question.seen_fine,
             bare=_bare(r, naming, titled),
             titled=titled,
         )

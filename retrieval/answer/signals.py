@@ -26,9 +26,6 @@ class Signal:
     reads: str  # what it looks at, in a line
     feature: bool = False  # a feature of the calibrated model (retrieval.answer.confidence)
     weight: str | None = None  # the section weight it is (retrieval.answer.part_ranking)
-    # switched off, the weight takes this other weight's value rather than zero (a finer
-    # weight for some questions falls back to the one for every question)
-    off_as: str | None = None
     # hand-written rules (phrase patterns, word lists), not read from the corpus itself
     written: bool = False
 
@@ -81,25 +78,10 @@ SIGNALS: tuple[Signal, ...] = (
         written=True,
     ),
     Signal(
-        "intent-explain",
-        "sections",
-        "asked what it means or what to prepare: the kind of section weighs more",
-        weight="intent_explain",
-        off_as="intent",
-        written=True,
-    ),
-    Signal(
         "symptoms",
         "sections",
         "restated symptoms answer no request",
         weight="symptoms",
-        written=True,
-    ),
-    Signal(
-        "ruled-out",
-        "sections",
-        "a part headed by what is set aside",
-        weight="ruled_out",
         written=True,
     ),
     Signal(

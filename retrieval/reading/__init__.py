@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from retrieval.reading.asked_detail import Detail, asked_detail
 from retrieval.reading.asked_operation import asked_operations, check_task
-from retrieval.reading.contrast import opens_on_state, says_state, seen_fine, set_aside
 from retrieval.reading.evidence import TermStats, coverage, query_terms, unknown_entities
 from retrieval.reading.follow_ups import FollowUp, follow_up
 from retrieval.reading.intent import (
@@ -98,14 +97,10 @@ __all__ = [
     "load_team_words",
     "naming_terms",
     "only_names",
-    "opens_on_state",
     "parse_alert_text",
     "query_names",
     "query_terms",
     "question_intent",
-    "says_state",
-    "seen_fine",
-    "set_aside",
     "spelled_words",
     "spells_the_rule",
     "tokenize",

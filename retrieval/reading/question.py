@@ -14,7 +14,6 @@ from functools import cached_property
 
 from retrieval.reading.asked_detail import Detail, asked_detail
 from retrieval.reading.asked_operation import asked_operations
-from retrieval.reading.contrast import seen_fine
 from retrieval.reading.intent import (
     Intent,
     asking_words,
@@ -77,11 +76,6 @@ class Question:
     def about_past(self) -> bool:
         """It asks what happened in an earlier incident."""
         return asks_about_past(self.text)
-
-    @cached_property
-    def seen_fine(self) -> frozenset[str]:
-        """The healthy states it reports ("running" of "the pod is Running")."""
-        return seen_fine(self.text)
 
     @cached_property
     def asking_words(self) -> frozenset[str]:

@@ -243,40 +243,6 @@ def test_in_a_file_of_playbooks_another_playbooks_action_does_not_jump_ahead() -
     assert chosen[0].part.heading == "Ingester hit the disk capacity"
 
 
-INHIBITOR = """# InfoInhibitor
-
-## Impact
-
-Alert does not have any impact; it is a workaround for a missing alertmanager feature.
-
-## Diagnosis
-
-This alert fires whenever there is an info alert and stops when a warning starts in the
-same namespace.
-
-## Mitigation
-
-Route this alert to a null receiver.
-"""
-
-
-def test_asked_whether_it_matters_the_impact_leads_though_the_check_repeats_the_words() -> None:
-    parts = parts_of(INHIBITOR)
-    stats = TermStats.from_doc_terms({"i": tokenize(INHIBITOR), "other": tokenize("unrelated")})
-    question = "InfoInhibitor has been firing for days, do i need to do anything about it"
-
-    def dense(p: Part) -> float:
-        return 0.58 if p.heading == "Diagnosis" else 0.45
-
-    scored = rank_parts(parts, tokenize(question), stats, dense, "meaning", SectionWeights())
-    assert scored[0].part.heading == "Impact"
-    # the same evidence for a question that names no kind: the words decide
-    plain = rank_parts(
-        parts, tokenize(question), stats, dense, "meaning", SectionWeights(intent_explain=0.1)
-    )
-    assert plain[0].part.heading == "Diagnosis"
-
-
 RESTART_RUBY = """# Gracefully restart the ruby workers
 
 If you need to restart the ruby workers by hand you can do so without downtime, one

@@ -30,12 +30,10 @@ def test_a_signal_not_in_the_table_cannot_be_switched_off() -> None:
         AnswerConfig(off=frozenset({"spell-check"}))
 
 
-def test_a_weight_switched_off_is_zero_or_the_weight_it_falls_back_to() -> None:
-    weights = AnswerConfig(off=frozenset({"ruled-out", "intent-explain"})).section_weights()
-    assert weights.ruled_out == 0.0
-    # a finer weight for some questions falls back to the one for every question
-    assert weights.intent_explain == weights.intent > 0.0
-    assert AnswerConfig().section_weights().intent_explain != weights.intent
+def test_a_weight_switched_off_is_zero() -> None:
+    weights = AnswerConfig(off=frozenset({"symptoms", "detail"})).section_weights()
+    assert weights.symptoms == weights.detail == 0.0
+    assert weights.intent == AnswerConfig().section_weights().intent > 0.0
 
 
 @pytest.mark.parametrize("name", [s.name for s in SIGNALS])
