@@ -4,8 +4,9 @@ a feature of the calibrated confidence model.
 A signal is a rule group that can be switched off (``AnswerConfig.off``): ``make
 ablate`` turns each off in turn, refits, and weighs the questions it moves against a
 refit's noise (a sign test over every set). A hand-written rule (phrase patterns, word
-lists) keeps its place only while it wins on at least two corpora and, over all of them,
-more questions than it loses; a signal read from the corpus itself (vectors, term
+lists) keeps its place only while it wins on at least two corpora and more questions
+than it loses, over all of them and over the sets no rule was written from
+(bot/quality_sets.toml); a signal read from the corpus itself (vectors, term
 statistics, the index's names and titles) stays unless the sign test says it harms
 (docs/quality.md). A feature switched off is held at zero, so the model fitted without
 it gives it no weight; any other signal switched off is skipped where it acts.
