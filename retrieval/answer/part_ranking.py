@@ -46,7 +46,6 @@ class SectionWeights:
     dense: float = 0.5  # cosine of the chunk the part lies in
     intent: float = 0.1  # the heading path offers what was asked
     symptoms: float = 0.4  # restating the symptoms answers no request for action or a check
-    detail: float = 0.15  # asked for a command or a value: a part that shows it
     second_ratio: float = 0.85  # a second part this close to the lead is quoted too
     complement_ratio: float = 0.6  # ... or this close, when it is the complementary step
     complement_min_lexical: float = 0.15  # and holds this share of the question's terms
@@ -84,10 +83,11 @@ def rank_parts(
     ``core`` of ``pgbouncer_single_core``): they tell which document, not which part,
     so in a part's body they are no evidence; a part whose own heading is the name is.
     ``detail``: the question asks to see a command ("syntax?") or a value ("how long
-    before it fires"), which a part that shows it answers better than one that only
-    explains (:mod:`retrieval.reading.asked_detail`). ``what_to_do``: the question asks only
-    what to do ("… firing, what do i do"): what the alert means restates it, as its
-    symptoms do, and the check before acting is the second part instead.
+    before it fires") (:mod:`retrieval.reading.asked_detail`): each part says whether it
+    shows it, and a value asked for sets back no kind of section. ``what_to_do``: the
+    question asks only what to do ("… firing, what do i do"): what the alert means
+    restates it, as its symptoms do, and the check before acting is the second part
+    instead.
     ``bare``: the question is nothing but an alert's name, or that it fires
     (:func:`retrieval.reading.names.only_names`), perhaps asking what to do; so is one of nothing
     but the document's name. ``titled``: the words of the runbook's title; a part's own
@@ -130,7 +130,6 @@ def rank_parts(
             + weights.dense * dense_of(p)
             + intent_weight * max(intent_match(intent, p.own_path), 0.5 * (p is opening))
             - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p, what_to_do))
-            + weights.detail * shows
         )
         own = coverage(body_terms, p.own_terms, stats)
         out.append(ScoredPart(p, score, lexical, own_lexical=own, shows_detail=shows))

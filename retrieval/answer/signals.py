@@ -85,13 +85,6 @@ SIGNALS: tuple[Signal, ...] = (
         weight="symptoms",
         written=True,
     ),
-    Signal(
-        "detail",
-        "sections",
-        "asked for a command or value: the part that shows it",
-        weight="detail",
-        written=True,
-    ),
 )
 
 NAMES = frozenset(s.name for s in SIGNALS)

@@ -235,37 +235,6 @@ def test_shorthand_in_the_question_matches_the_long_form_the_runbook_writes(
         assert "Production" in hits[0].chunk.heading_path
 
 
-DEFERRING = """# Deferring background jobs
-
-## Background
-
-A worker class that hammers the database can be paused without throwing its jobs away:
-deferred jobs wait in the queue and run once the worker is let back in.
-
-## Example
-
-Pause the worker class, then let a tenth of its jobs back in:
-
-```
-/chatops run feature set run_sidekiq_jobs_Reports::ExportWorker false --ignore-random
-/chatops run feature set run_sidekiq_jobs_Reports::ExportWorker 10 --random
-```
-"""
-
-
-def test_asked_for_the_syntax_the_part_that_shows_it_leads(
-    tmp_path: Path, embedder: FastEmbedder
-) -> None:
-    with runtime_over(with_samples({"jobs/deferring.md": DEFERRING}), tmp_path, embedder) as rt:
-        got = rt.extractive.answer(
-            "one worker class is hammering the database. i want to pause it and keep its jobs, "
-            "then let it back in a bit at a time. syntax?"
-        )
-        assert got.state == "answer"
-        assert got.citations[0].path == "jobs/deferring.md"
-        assert got.citations[0].section.endswith("Example")
-
-
 KSM_LIST_ERRORS = """# KubeStateMetricsListErrors
 
 ## Meaning
@@ -701,10 +670,6 @@ def test_a_value_asked_for_leads_from_where_the_runbook_gives_it(
     assert lag.state == "answer"
     assert "Symptoms" in [c.section for c in lag.citations]
     assert any("200000" in c.quote for c in lag.citations)
-    # the schedule is in the introduction, not in the steps of the mitigation
-    renewer = sample_runtime.extractive.answer("how often does the cert-renewer cronjob run?")
-    assert renewer.state == "answer"
-    assert "daily at 03:00 UTC" in renewer.citations[0].quote
 
 
 def test_a_pinned_document_the_scope_may_not_read_is_not_shown(sample_runtime: Runtime) -> None:

@@ -698,9 +698,10 @@ def test_a_value_asked_for_leads_from_the_part_that_gives_it() -> None:
 
     # asked nothing in particular, a bare question gets the action
     assert heads(None)[0] == "Mitigation"
-    # asked how long, the Symptoms that give "10 minutes" lead, quoted alone
+    # asked how long, the Symptoms that give "10 minutes" lead: a value asked for sets
+    # back no kind of section
     assert asked_detail(question) == DURATION
-    assert heads(DURATION) == ["Symptoms"]
+    assert heads(DURATION)[0] == "Symptoms"
 
 
 STATS_STEPS = """# Sidekiq stats no longer showing

@@ -31,9 +31,9 @@ def test_a_signal_not_in_the_table_cannot_be_switched_off() -> None:
 
 
 def test_a_weight_switched_off_is_zero() -> None:
-    weights = AnswerConfig(off=frozenset({"symptoms", "detail"})).section_weights()
-    assert weights.symptoms == weights.detail == 0.0
-    assert weights.intent == AnswerConfig().section_weights().intent > 0.0
+    weights = AnswerConfig(off=frozenset({"symptoms", "intent"})).section_weights()
+    assert weights.symptoms == weights.intent == 0.0
+    assert weights.lexical == AnswerConfig().section_weights().lexical > 0.0
 
 
 @pytest.mark.parametrize("name", [s.name for s in SIGNALS])
