@@ -5,7 +5,8 @@ constructs that plain Markdown (and Slack) show as noise:
 
 - Hugo shortcodes: a link to another page as
   ``[Node RAID Degraded]({{< ref "./NodeRAIDDegraded.md" >}})`` (``ref``, ``relref``),
-  code as ``{{< highlight bash >}} … {{< /highlight >}}``, a callout as
+  code as ``{{< highlight bash >}} … {{< /highlight >}}`` (or a site's own shortcode for
+  code, ``{{< text yaml >}}``, ``{{< code-block lang="json" >}}``), a callout as
   ``{{% notice warning %}} … {{% /notice %}}`` (also ``alert``, ``hint``, ``callout``,
   ``admonition`` and shortcodes named after the kind, ``{{< warning >}}``);
 - MkDocs (Python-Markdown) admonitions: ``!!! warning "Title"`` (or the collapsible
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from types import MappingProxyType
 
 from core.fences import fence_closes, fence_open
@@ -237,6 +239,38 @@ def _trimmed(body: list[str]) -> list[str]:
     return body[lo:hi]
 
 
+_BACKTICKS = re.compile(r"`+")
+
+
+def _code_language(name: str, positional: list[str], named: Mapping[str, str]) -> str | None:
+    """The language tag of a shortcode that holds code, or None for any other (a tab, a
+    callout): Hugo's ``{{< highlight bash >}}``, a site's own that names its language
+    (``{{< code-block lang="yaml" >}}``), or one whose name or first argument is a
+    language the Pygments highlighter knows (``{{< text yaml >}}``), or one named ``text``
+    (``{{< text plain >}}``: plain text to Pygments). A shortcode named after a markup
+    language (``{{< md >}}``) wraps text, not code."""
+    given = named.get("lang") or named.get("language")
+    if given:
+        return given
+    first = positional[0] if positional else ""
+    if name == "highlight" or (first and _lexer(first)) or _lexer(name) == "TextLexer":
+        return first
+    return None
+
+
+@lru_cache(maxsize=256)
+def _lexer(alias: str) -> str | None:
+    """The Pygments lexer that knows ``alias`` as the name of a language, by class name
+    (``TextLexer`` for ``text``: preformatted plain text), or None."""
+    from pygments.lexers import find_lexer_class_by_name
+    from pygments.util import ClassNotFound
+
+    try:
+        return find_lexer_class_by_name(alias.lower()).__name__
+    except ClassNotFound:
+        return None
+
+
 def _shortcode(lines: list[str], i: int) -> tuple[list[str], int] | None:
     m = _SHORTCODE_LINE.match(lines[i])
     if m is None or m["close"]:
@@ -251,9 +285,6 @@ def _shortcode(lines: list[str], i: int) -> tuple[list[str], int] | None:
         return None  # a shortcode without a body: left as written
     body = lines[i + 1 : j]
     indent = m["indent"]
-    if name == "highlight":
-        lang = positional[0] if positional else ""
-        return [f"{indent}```{lang}", *body, f"{indent}```"], j + 1
     if name in _CALLOUT_SHORTCODES or name in KINDS:
         candidates = [*positional, named.get("type", ""), named.get("color", ""), name]
         if named.get("title"):
@@ -263,6 +294,12 @@ def _shortcode(lines: list[str], i: int) -> tuple[list[str], int] | None:
         # indented so, the body's own lines not again
         inner = [ln[len(indent) :] if ln.startswith(indent) else ln for ln in body]
         return _callout(indent, kind, named.get("title"), _trimmed(inner)), j + 1
+    lang = _code_language(name, positional, named)
+    if lang is not None:
+        fence = "`" * max(
+            3, 1 + max((len(r) for r in _BACKTICKS.findall("\n".join(body))), default=0)
+        )
+        return [f"{indent}{fence}{lang}", *body, f"{indent}{fence}"], j + 1
     return None
 
 

@@ -150,6 +150,18 @@ def test_site_admonitions_and_shortcodes_show_as_warnings_code_and_links() -> No
     assert "{{" not in out and "!!!" not in out
 
 
+def test_yaml_in_a_sites_own_code_shortcode_keeps_its_lines_in_slack() -> None:
+    # squeezed as a paragraph, an example's YAML would show as one line
+    md = syntax_for("content/en/docs/reference/config/analysis/ist0128/index.md").as_markdown(
+        "when your cluster has the following destination rule:\n\n"
+        "{{< text yaml >}}\nspec:\n  trafficPolicy:\n    tls:\n      mode: SIMPLE\n"
+        "{{< /text >}}\n"
+    )
+    out = to_mrkdwn(md)
+    assert "```\nspec:\n  trafficPolicy:\n    tls:\n      mode: SIMPLE\n```" in out
+    assert "{{" not in out
+
+
 def test_a_site_address_is_no_link_on_the_code_host_but_is_on_the_site() -> None:
     md = "See [purge the cache](/manual/purge-cache) and [the CDN](cdn.html.md)."
     forge = "https://github.com/acme/docs/blob/abc123/source/manual/x.html.md#L3"

@@ -207,3 +207,66 @@ def test_a_myst_admonition_in_a_list_item_stays_in_it() -> None:
     assert as_markdown(text) == (
         "1. Check the pods.\n\n   > **Action to take**\n   >\n   > Resize.\n"
     )
+
+
+def test_a_sites_own_code_shortcode_is_a_fenced_block() -> None:
+    # Istio's docs write code as {{< text LANG >}}, Datadog's as {{< code-block lang= >}}:
+    # a shortcode that names a language holds code, whatever the site calls it
+    text = """You will receive this message:
+
+{{< text plain >}}
+Error [IST0128] DestinationRule default/db-tls has no caCertificates
+{{< /text >}}
+
+{{< text yaml >}}
+spec:
+  trafficPolicy:
+    tls:
+      mode: SIMPLE
+{{< /text >}}
+
+{{< code-block lang="json" filename="datadog.json" >}}
+{"logs_enabled": true}
+{{< /code-block >}}"""
+    assert as_markdown(text).split("\n") == [
+        "You will receive this message:",
+        "",
+        "```plain",
+        "Error [IST0128] DestinationRule default/db-tls has no caCertificates",
+        "```",
+        "",
+        "```yaml",
+        "spec:",
+        "  trafficPolicy:",
+        "    tls:",
+        "      mode: SIMPLE",
+        "```",
+        "",
+        "```json",
+        '{"logs_enabled": true}',
+        "```",
+    ]
+
+
+def test_a_shortcode_that_names_no_language_is_left_as_written() -> None:
+    # a tab names the platform it is for, not a language: its body is prose
+    text = """{{< tabs >}}
+{{< tab "Linux" >}}
+Restart the agent.
+{{< /tab >}}
+{{< /tabs >}}"""
+    assert as_markdown(text) == text
+    # ... nor is one named after a markup language: it wraps text to render
+    wrapped = "{{< md >}}\nRestart **the agent**.\n{{< /md >}}"
+    assert as_markdown(wrapped) == wrapped
+
+
+def test_code_holding_a_fence_gets_a_longer_one() -> None:
+    text = """{{< highlight markdown >}}
+```bash
+make test
+```
+{{< /highlight >}}"""
+    lines = as_markdown(text).split("\n")
+    assert lines[0] == "````markdown" and lines[-1] == "````"
+    assert lines[1:-1] == ["```bash", "make test", "```"]
