@@ -41,6 +41,7 @@ from bot.quality import (  # noqa: E402
     discover,
     evaluate,
     fitted_on_all,
+    held_out,
     in_sample,
     leave_one_out,
     prepare,
@@ -50,7 +51,6 @@ from bot.quality import (  # noqa: E402
     with_model,
 )
 from retrieval.answer import AnswerConfig  # noqa: E402
-from retrieval.answer.evaluation import compute  # noqa: E402
 from retrieval.answer.relevance import DATA as RELEVANCE_DATA  # noqa: E402
 from retrieval.answer.signals import NAMES  # noqa: E402
 
@@ -119,7 +119,7 @@ def lockbox(prepared: list[Prepared], data: Path, rows: IO[str] | None) -> list[
         outcomes = evaluate(
             sealed.runtime, sealed.questions, [qset.root], answerer=answerer, out=sink
         )
-        out.append(HeldOut(qset.name, model, compute(outcomes)))
+        out.append(held_out(qset.name, model, outcomes))
     return out
 
 
