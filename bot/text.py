@@ -8,8 +8,9 @@ offered for posting to the channel.
 The terminal shows the same order as Slack: the best-guess label, the runbook and
 section first, warnings, the quotes (as written in the runbook; a section quoted in
 pieces under one heading; "Before you start: Prerequisites" and its link above quoted
-steps that need it), one "owner | updated" line per document; for the "not sure"
-and "none" tiers the closest runbooks with their owners and the search link.
+steps that need it), one "owner | updated" line per document, and under a best guess
+the next closest runbooks (:data:`ALTERNATIVES`); for the "not sure" and "none" tiers
+the closest runbooks with their owners and the search link.
 """
 
 from __future__ import annotations
@@ -17,13 +18,15 @@ from __future__ import annotations
 from bot.oncall import HumanStep
 from bot.quote_layout import BEFORE_YOU_START, by_runbook
 from core.heading_text import shown_section
-from core.models import Answer, Citation
+from core.models import Answer, Citation, Suggestion
 
 BEST_GUESS_LABEL = "Best guess"
 BEST_GUESS_ADVICE = "check this is the right runbook before acting on it."
 BEST_GUESS = f"{BEST_GUESS_LABEL}: {BEST_GUESS_ADVICE}"
 #: the "not sure" tier's headline, the same in Slack and on the web pages
 NOT_SURE = "Not sure any runbook answers this."
+#: above the next closest runbooks a best guess names, the same on every surface
+ALTERNATIVES = "Not this runbook? The next closest:"
 _RULE = "-" * 72
 
 
@@ -82,25 +85,33 @@ def render_text(answer: Answer) -> str:
         out.append(f"{answer.text} ({answer.reason})")
         if answer.suggestions:
             out.append("Closest runbooks:")
-        for sug in answer.suggestions:
-            owner = f" | owner {sug.owner}" if sug.owner else " | no owner"
-            out.append(
-                f"  {sug.title} ({shown_section(sug.section)})  [{sug.path}:{sug.line}]{owner}"
-            )
-            if sug.url:
-                out.append(f"    {sug.url}")
+        out += _suggestion_lines(answer.suggestions)
         if answer.search_link:
             out.append(f"Search: {answer.search_link}")
         for c in answer.related:
             out += ["", "Mentioned only in:", *_documents((c,))]
         return "\n".join(out)
     out += _documents(answer.citations)[1:]  # no rule above the first document
+    if answer.suggestions:  # a best guess: the next closest runbooks
+        out += ["", ALTERNATIVES, *_suggestion_lines(answer.suggestions)]
     if answer.related:
         out += [_RULE, "Related incidents:"]
         out += [f"  {c.title} ({c.path})" + (f" {c.url}" if c.url else "") for c in answer.related]
     out.append(_RULE)
     out.append(f"confidence {answer.confidence:.2f} | index generation {answer.generation}")
     return "\n".join(out)
+
+
+def _suggestion_lines(suggestions: tuple[Suggestion, ...]) -> list[str]:
+    out = []
+    for sug in suggestions:
+        owner = f" | owner {sug.owner}" if sug.owner else " | no owner"
+        section = shown_section(sug.section)
+        where = f" ({section})" if section and section != sug.title else ""
+        out.append(f"  {sug.title}{where}  [{sug.path}:{sug.line}]{owner}")
+        if sug.url:
+            out.append(f"    {sug.url}")
+    return out
 
 
 def render_human_step(step: HumanStep) -> str:

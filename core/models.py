@@ -264,7 +264,9 @@ class Answer(Frozen):
     citations: tuple[Citation, ...] = ()
     related: tuple[Citation, ...] = Field(default=(), description="related incidents")
     suggestions: tuple[Suggestion, ...] = Field(
-        default=(), description="closest runbooks when not sure (state 'unsure')"
+        default=(),
+        description="closest runbooks when not sure (state 'unsure'); beside a best guess "
+        "(an answer not sure), the next closest runbooks",
     )
     warnings: tuple[AnswerWarning, ...] = ()
     reason: AbstainReason | None = None

@@ -14,10 +14,12 @@ Layout of a confident answer, top to bottom:
    document (the revision is in the links); the first quote's lines past about 15 and
    sample output folded, with a "Show more" button that renders the message again, in
    place, with them;
-4. the runbook's Escalation section, or the owner (for an ownerless runbook a fallback
-   contact), related incidents in incident channels, "Asked: …" only where the question
-   is not visible above;
-5. buttons: feedback, "Post to channel" (never for a best guess or a closest match),
+4. the runbook's Escalation section; under a best guess, the next closest runbooks
+   (:data:`bot.text.ALTERNATIVES`), each linked to its best section with its owner (a
+   runbook of one template among many is easily taken for its sibling);
+5. the owner (for an ownerless runbook a fallback contact), related incidents in
+   incident channels, "Asked: …" only where the question is not visible above;
+6. buttons: feedback, "Post to channel" (never for a best guess or a closest match),
    "Escalate to <owner>"; after a click the message is rendered again with what happened
    instead of the button.
 
@@ -72,7 +74,7 @@ from bot.slack.human_step_view import (
 )
 from bot.slack.mrkdwn import first_command, plain_text, table_cells, to_mrkdwn
 from bot.slack.presentation import Audience, Contact, DocFacts, View
-from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL, NOT_SURE, is_best_guess
+from bot.text import ALTERNATIVES, BEST_GUESS_ADVICE, BEST_GUESS_LABEL, NOT_SURE, is_best_guess
 from core.heading_text import shown_section
 from core.markdown import TABLE_ROW
 from core.models import MISSING_DETAIL, Answer, AnswerWarning, Citation, Suggestion
@@ -388,6 +390,10 @@ def _answer_tail(
     escalation = _escalation_block(lead, lead_facts, view)
     if escalation is not None:
         tail.append(escalation)
+    if answer.suggestions:  # a best guess: the next closest runbooks, in case it is wrong
+        lines = [_suggestion_line(s, view.audience, view.step is None) for s in answer.suggestions]
+        body = "\n".join([f"*{escape(ALTERNATIVES)}*", *lines])
+        tail.append(section(body, block_id=_block_id(body, "alternatives") or "alternatives"))
     tail.extend(human_step_blocks(view.step, view.audience, done=step_done(view)))
     if view.incident and answer.related:
         tail.append(_related_block(answer.related, today))

@@ -45,6 +45,7 @@ from bot.reports import (
     stale_report,
 )
 from bot.service import AnswerService, Delivery
+from bot.text import ALTERNATIVES
 from bot.web import present
 from bot.web.config import WebConfig
 from bot.web.errors import FormError, SignInError
@@ -179,6 +180,7 @@ def _environment() -> jinja2.Environment:
         by_runbook=by_runbook,
         cut_note=cut_note,
         before_you_start=BEFORE_YOU_START,
+        alternatives=ALTERNATIVES,
         quote_html=quote_html,
         markdown_html=markdown_html,
         runbook_url=runbook_url,

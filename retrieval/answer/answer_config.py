@@ -36,6 +36,7 @@ class AnswerConfig:
     search_link_template: str | None = None
     max_related: int = 2
     max_suggestions: int = 3
+    max_alternatives: int = 2  # the next closest runbooks a best guess names
     candidates_considered: int = 5
     sections: SectionWeights = field(default_factory=SectionWeights)
     off: frozenset[str] = frozenset()  # signals switched off (retrieval.answer.signals), to ablate

@@ -501,6 +501,8 @@ class ExtractiveAnswerer:
         )
         section = citations[0].section if citations else chosen.chunk.section
         text = lead_text(chosen.chunk, section)
+        sure = pinned or confidence >= model.sure_at
+        quoted = frozenset(c.source_id for c in citations)
         return Answer(
             state="answer",
             text=text,
@@ -511,7 +513,8 @@ class ExtractiveAnswerer:
             search_link=link,
             generation=r.generation,
             confidence=round(confidence, 4),
-            sure=pinned or confidence >= model.sure_at,
+            sure=sure,
+            suggestions=() if sure else self._not_answered.alternatives(r, quoted),
         )
 
     def _checked(

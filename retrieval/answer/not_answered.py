@@ -1,5 +1,6 @@
 """The answers below a confident one: "not sure" (the closest runbooks, each linked at
-its best part, no quote) and "no runbook covers this", with the reason shown."""
+its best part, no quote) and "no runbook covers this", with the reason shown; and the
+runbooks a best guess names beside its own, in case it quoted the wrong one."""
 
 from __future__ import annotations
 
@@ -145,6 +146,23 @@ class NotAnswered:
         for c, found in zip(offered, runbooks, strict=True):
             picks += [(c, more) for more in found[1:]]
         return tuple(self.suggestion(c, parts, r) for c, parts in picks[:limit])
+
+    def alternatives(self, r: Retrieval, quoted: frozenset[str]) -> tuple[Suggestion, ...]:
+        """The next closest runbooks beside a best guess's (``quoted``: the source ids it
+        quotes), each linked at its best part: a runbook of one template among many
+        (one alert of a family) is easily taken for its sibling, and the reader who finds
+        the quote wrong has the next candidates at hand. Held to the bar the "not sure"
+        runbooks meet, so no unrelated runbook is named."""
+        limit = self._config.max_alternatives
+        best = max((c.confidence for c in r.runbooks), default=0.0)
+        floor = max(self._config.model.suggest_at, best * SUGGEST_SHARE)
+        offered = [
+            c
+            for c in r.runbooks[: self._config.candidates_considered]
+            if c.active and c.doc.source_id not in quoted and c.confidence >= floor
+        ]
+        picks = [(c, self._parts.runbooks(c, r)) for c in offered]
+        return tuple(self.suggestion(c, found[0], r) for c, found in picks if found)[:limit]
 
     def suggestion(self, c: Candidate, parts: Sequence[Part], r: Retrieval) -> Suggestion:
         """The runbook (``parts`` of the candidate's document) linked at its best part."""

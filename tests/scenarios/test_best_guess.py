@@ -14,7 +14,7 @@ import pytest
 
 from bot.runtime import Runtime
 from bot.slack.actions import ESCALATE, POST_TO_CHANNEL
-from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL
+from bot.text import ALTERNATIVES, BEST_GUESS_ADVICE, BEST_GUESS_LABEL
 from retrieval.answer.answer_config import CALIBRATED_MODEL, AnswerConfig
 from retrieval.search.embeddings import FastEmbedder
 from tests.bot.slack_harness import (
@@ -31,6 +31,9 @@ CHECKOUT = "checkout-api/database-connection-failures.md"
 QUESTION = "checkout-api database connection refused"
 CHANNEL = "C0PUBLIC01"
 LABEL = f"*{BEST_GUESS_LABEL}:* {BEST_GUESS_ADVICE}"
+# a question two runbooks are close to: the disk-full runbook leads, the Elasticsearch
+# runbook (a cluster red for want of disk) is next
+DISK = "disk full on node"
 
 Harness = Callable[[float], SlackHarness]
 
@@ -128,3 +131,38 @@ def test_a_cached_best_guess_comes_back_labelled(slack_at: Harness) -> None:
     for call in (first, second):
         assert labels(call) == [LABEL]
         assert POST_TO_CHANNEL not in action_ids(call)
+
+
+def alternatives(call: RecordedCall) -> list[str]:
+    return [
+        str(b["text"]["text"])
+        for b in call.blocks
+        if str(b.get("block_id", "")).startswith("alternatives")
+    ]
+
+
+def test_a_best_guess_names_the_next_closest_runbooks_below_its_quotes(
+    slack_at: Harness,
+) -> None:
+    slack = slack_at(1.0)
+    _, response_id = slack.slash(DISK, channel=CHANNEL)
+    (call,) = slack.responses(response_id)
+    (named,) = alternatives(call)
+    assert named.startswith(f"*{ALTERNATIVES}*")
+    assert "search/elasticsearch-cluster-red.md#L" in named  # linked at its best section
+    assert "Elasticsearch cluster status red" in named and "@search-team" in named
+    assert "platform/disk-full.md" not in named  # the runbook quoted is not named again
+    ids = [str(b.get("block_id", "")) for b in call.blocks]
+    where = next(i for i, b in enumerate(ids) if b.startswith("alternatives"))
+    quoted = max(i for i, b in enumerate(call.blocks) if "platform/disk-full.md" in str(b))
+    assert quoted < where  # below its quotes and escalation, above who to call
+    assert where < ids.index("human_step")
+    assert where < ids.index("answer_actions")
+
+
+def test_a_sure_answer_names_no_other_runbook(slack_at: Harness) -> None:
+    slack = slack_at(0.0)
+    _, response_id = slack.slash(DISK, channel=CHANNEL)
+    (call,) = slack.responses(response_id)
+    assert alternatives(call) == []
+    assert ALTERNATIVES not in text_of(call) and "elasticsearch" not in text_of(call)

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from bot.text import BEST_GUESS
+from bot.text import ALTERNATIVES, BEST_GUESS
 from retrieval.answer.answer_config import CALIBRATED_MODEL, AnswerConfig
 from retrieval.search.embeddings import FastEmbedder
 from tests.conftest import RedisServer, free_port
@@ -230,6 +230,23 @@ def test_a_best_guess_is_labelled_above_the_answer(page: Page, guessing: Site) -
     assert above is not None and below is not None
     assert above["y"] + above["height"] <= below["y"]
     expect(page.locator("article.citation .quote").first).not_to_be_empty()
+
+
+def test_a_best_guess_names_the_next_closest_runbooks_below_its_quotes(
+    page: Page, guessing: Site
+) -> None:
+    page.goto(guessing.base + "/")
+    ask(page, "disk full on node")
+    named = page.locator("section.alternatives")
+    expect(named.locator("h3")).to_have_text(ALTERNATIVES)
+    other = named.locator("li a").first
+    expect(other).to_be_visible()
+    expect(other).to_have_text("Search: Elasticsearch cluster status red")
+    assert "search/elasticsearch-cluster-red.md" in str(other.get_attribute("href"))
+    quotes = page.locator("article.citation").last.bounding_box()
+    box = named.bounding_box()
+    assert quotes is not None and box is not None
+    assert quotes["y"] + quotes["height"] <= box["y"]  # below the quotes
 
 
 @pytest.fixture()

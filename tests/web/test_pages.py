@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 import httpx
 import pytest
 
-from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL
+from bot.text import ALTERNATIVES, BEST_GUESS_ADVICE, BEST_GUESS_LABEL
 from bot.web import web_answer_url
 from retrieval.answer.answer_config import CALIBRATED_MODEL, AnswerConfig
 from retrieval.search.embeddings import FastEmbedder
@@ -574,6 +574,26 @@ def test_an_answer_below_the_sure_bar_is_labelled_a_best_guess_above_it(custom_s
         page = browser.get("/ask", params={"q": question}).text
     assert 'class="quote"' in page
     assert "best-guess" not in page and BEST_GUESS_LABEL not in page
+
+
+def test_a_best_guess_page_names_the_next_closest_runbooks_a_sure_one_none(custom_site) -> None:  # type: ignore[no-untyped-def]
+    question = "disk full on node"
+    site = custom_site(web_local_mode=True, answer_config=sure_at(1.0))
+    with site.client() as browser:
+        page = browser.get("/ask", params={"q": question}).text
+    named = re.search(r'<section class="alternatives"[^>]*>(.*?)</section>', page, re.S)
+    assert named is not None
+    assert f'<h3 id="alternatives-h">{ALTERNATIVES}</h3>' in named.group(1)
+    assert "search/elasticsearch-cluster-red.md" in named.group(1)
+    assert "platform/disk-full.md" not in named.group(1)  # quoted above, not named again
+    assert page.index('class="quote"') < page.index('<section class="alternatives"')
+    site.server.stop()
+    site.runtime.close()  # one process per embedded index
+    sure = custom_site(web_local_mode=True, answer_config=sure_at(0.0))
+    with sure.client() as browser:
+        page = browser.get("/ask", params={"q": question}).text
+    assert 'class="quote"' in page
+    assert "alternatives" not in page and "elasticsearch-cluster-red" not in page
 
 
 def test_a_pasted_alert_leads_with_the_fix_on_the_answer_page(custom_site) -> None:  # type: ignore[no-untyped-def]

@@ -14,7 +14,7 @@ import pytest
 from bot.cli import build_parser, main, settings_from
 from bot.commands import ask
 from bot.runtime import Runtime
-from bot.text import BEST_GUESS
+from bot.text import ALTERNATIVES, BEST_GUESS
 from retrieval.answer.answer_config import CALIBRATED_MODEL, AnswerConfig
 from retrieval.search.embeddings import FastEmbedder
 from tests.conftest import ROOT, SAMPLE_RUNBOOKS, RedisServer, free_port
@@ -91,6 +91,30 @@ def test_ask_labels_a_best_guess_and_its_cached_copy(
                 assert "checkout-api/database-connection-failures.md:" in printed.out
                 assert (printed.out.splitlines()[0] == BEST_GUESS) is labelled
                 assert (BEST_GUESS in printed.out) is labelled
+        finally:
+            rt.close()
+
+
+def test_ask_names_the_next_closest_runbooks_under_a_best_guess_only(
+    sample_data_dir: Path,
+    redis_server: RedisServer,
+    embedder: FastEmbedder,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--data-dir", str(sample_data_dir), "--redis-url", redis_server.url]
+    args = build_parser().parse_args([*argv, "ask", "disk full on node"])
+    for bar, guessed in ((1.0, True), (0.0, False)):
+        config = AnswerConfig(model=replace(CALIBRATED_MODEL, sure_at=bar))
+        rt = Runtime(settings_from(args), embedder=embedder, answer_config=config)
+        try:
+            for _cached in (False, True):  # the cached copy names them alike
+                assert ask.run(args, rt) == 0
+                out = capsys.readouterr().out
+                assert "platform/disk-full.md:" in out
+                assert (ALTERNATIVES in out) is guessed
+                assert ("[search/elasticsearch-cluster-red.md:" in out) is guessed
+                if guessed:  # under the quotes
+                    assert out.index("platform/disk-full.md:") < out.index(ALTERNATIVES)
         finally:
             rt.close()
 
