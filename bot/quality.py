@@ -137,7 +137,10 @@ def evaluate(
         cited = tuple(CitedSpan(c.path, c.section, c.start, c.end) for c in answer.citations)
         expected = {path: read_source(path, roots) for path in q.expect or ()}
         section_hit, lead_hit = judge_sections(q, cited, expected, titles)
-        outcomes.append(Outcome(q, ranked, answered, verbatim, cited, section_hit, lead_hit))
+        named = tuple(s.path for s in answer.suggestions) if answered else ()
+        outcomes.append(
+            Outcome(q, ranked, answered, verbatim, cited, section_hit, lead_hit, answer.sure, named)
+        )
         if out is not None:
             row = {
                 "id": q.id,
@@ -382,6 +385,28 @@ def table(rows: Sequence[HeldOut]) -> list[str]:
             f"| {m.answerable_declined}/{m.n_answerable} | {verbatim} |"
         )
     return lines
+
+
+def totals(rows: Sequence[HeldOut]) -> str:
+    """The sets' means and sums, in one line under their table."""
+    ms = [r.metrics for r in rows]
+    if not ms:
+        return ""
+
+    def mean(attr: str) -> float:
+        return sum(getattr(m, attr) for m in ms) / len(ms)
+
+    def total(attr: str) -> int:
+        return sum(int(getattr(m, attr)) for m in ms)
+
+    return (
+        f"Means: abstention F1 {mean('abstain_f1'):.3f}, section_hit {mean('section_hit'):.3f}, "
+        f"lead_hit {mean('lead_hit'):.3f}, recall@5 {mean('recall_at_5'):.3f}; traps answered "
+        f"{total('traps_answered')}/{total('traps_total')}, answerable declined "
+        f"{total('answerable_declined')}/{total('n_answerable')}; best guesses "
+        f"{total('guesses')}: {total('guesses_elsewhere')} quote another runbook, "
+        f"{total('guesses_named_right')} of those name the right one."
+    )
 
 
 def sign_test(wins: int, losses: int) -> float:

@@ -48,6 +48,7 @@ from bot.quality import (  # noqa: E402
     repository_sets,
     section_choices,
     table,
+    totals,
     with_model,
 )
 from retrieval.answer import AnswerConfig  # noqa: E402
@@ -187,10 +188,12 @@ def report(args: argparse.Namespace, prepared: list[Prepared], rows: IO[str] | N
     held = leave_one_out(prepared, rows=rows)
     print("## Leave one corpus out (fitted on the others, scored on this one)\n")
     print("\n".join(table(held)))
+    print("\n" + totals(held))
     if args.lockbox:
         print("\n## First contact: the sealed sets (fitted on every set above)\n")
         sealed = lockbox(prepared, args.data, rows)
         print("\n".join(table(sealed)))
+        print("\n" + totals(sealed))
         for h in sealed:  # by kind of question: paraphrases, near misses, ...
             print(f"\n{h.name}:", *h.metrics.lines(), sep="\n  ")
         return 0
@@ -202,6 +205,7 @@ def report(args: argparse.Namespace, prepared: list[Prepared], rows: IO[str] | N
     model, relevance, scored = in_sample(prepared, rows)
     print("\n## In sample (fitted on every set, the shipped calibration)\n")
     print("\n".join(table(scored)))
+    print("\n" + totals(scored))
     print("\n## Fitted model (retrieval/answer/answer_config.py CALIBRATED_MODEL)\n")
     print(model)
     if args.write_relevance:

@@ -43,6 +43,8 @@ class Outcome:
     cited: tuple[CitedSpan, ...] = ()
     section_hit: bool | None = None  # None: the question names no section
     lead_hit: bool | None = None
+    sure: bool = True  # False: answered as a best guess
+    named: tuple[str, ...] = ()  # the other runbooks the answer names (paths)
 
 
 @dataclass(frozen=True)
@@ -65,6 +67,11 @@ class Metrics:
     section_hit: float = 0.0
     lead_hit: float = 0.0
     sections_by_kind: dict[str, tuple[int, float, float]] = field(default_factory=dict)
+    # answerable questions answered as a best guess; those quoting no expected runbook;
+    # and of those, the ones that name an expected runbook among the next closest
+    guesses: int = 0
+    guesses_elsewhere: int = 0
+    guesses_named_right: int = 0
 
     def lines(self) -> list[str]:
         out = [
@@ -92,6 +99,10 @@ class Metrics:
             ]
         if self.n_answerable:
             out.append(f"answerable declined {self.answerable_declined}/{self.n_answerable}")
+            out.append(
+                f"best guesses {self.guesses}: {self.guesses_elsewhere} quote another runbook, "
+                f"{self.guesses_named_right} of those name the right one"
+            )
         if self.answered_verbatim is not None:
             out.append(f"answered quotes verbatim {self.answered_verbatim:.1%}")
         return out
@@ -155,6 +166,10 @@ def compute(outcomes: Sequence[Outcome]) -> Metrics:
     checked = [o for o in outcomes if o.answered and o.quotes_verbatim is not None]
     answerable = [o for o in labelled if o.question.answerable]
     judged = [o for o in outcomes if o.section_hit is not None]
+    guesses = [o for o in answerable if o.answered and not o.sure]
+    elsewhere = [
+        o for o in guesses if not {c.path for c in o.cited[:1]} & set(o.question.expect or ())
+    ]
     by_kind_sections: dict[str, list[Outcome]] = {}
     for o in judged:
         by_kind_sections.setdefault(o.question.kind or "-", []).append(o)
@@ -182,6 +197,11 @@ def compute(outcomes: Sequence[Outcome]) -> Metrics:
             k: (len(v), _share(v, "section_hit"), _share(v, "lead_hit"))
             for k, v in by_kind_sections.items()
         },
+        guesses=len(guesses),
+        guesses_elsewhere=len(elsewhere),
+        guesses_named_right=sum(
+            1 for o in elsewhere if set(o.named) & set(o.question.expect or ())
+        ),
     )
 
 

@@ -6,7 +6,7 @@ section quoted, the right section leading), with and without a signal.
 
 from __future__ import annotations
 
-from bot.quality import Ablation, ablation_table, held_out, sign_test
+from bot.quality import Ablation, ablation_table, held_out, sign_test, totals
 from retrieval.answer import Outcome, Question
 from retrieval.answer.answer_config import CALIBRATED_MODEL
 
@@ -103,3 +103,17 @@ def test_a_hand_written_rule_must_also_win_on_the_sets_it_was_not_written_from()
     assert fresh[-1] == "yes"
     # a signal read from the corpus itself is not held to it
     assert row(changes, "relevance", unseen=frozenset({"set3", "set4"}))[-1] == "yes"
+
+
+def test_the_totals_line_sums_the_sets_and_counts_the_best_guesses() -> None:
+    q = Question("g", "q", ("a.md",), True, section="S")
+    guess = Outcome(q, ("b.md",), True, None, (), False, False, sure=False, named=("a.md",))
+    declined = outcome("d", answerable=True, answered=False, section=False)
+    trap = Outcome(Question("t", "q", (), False, trap="a.md"), ("a.md",), True)
+    rows = [
+        held_out("one", CALIBRATED_MODEL, [guess, declined, trap]),
+        held_out("two", CALIBRATED_MODEL, [guess]),
+    ]
+    line = totals(rows)
+    assert "traps answered 1/1, answerable declined 1/3" in line
+    assert line.endswith("best guesses 2: 2 quote another runbook, 2 of those name the right one.")

@@ -91,6 +91,21 @@ def test_compute_reports_section_and_lead_hits_and_declines() -> None:
     assert any(line.startswith("section_hit 0.500 lead_hit 0.500") for line in m.lines())
 
 
+def test_compute_counts_the_best_guesses_that_name_the_right_runbook() -> None:
+    qa = q("Diagnosis")  # a.md answers it
+    right, wrong = (span_of("check things"),), (CitedSpan("b.md", "s", 0, 5),)
+    outcomes = [
+        Outcome(qa, ("a.md",), True, True, right, True, True, sure=True),
+        Outcome(qa, ("a.md",), True, True, right, True, True, sure=False, named=("b.md",)),
+        Outcome(qa, ("b.md",), True, True, wrong, False, False, sure=False, named=("a.md",)),
+        Outcome(qa, ("b.md",), True, True, wrong, False, False, sure=False, named=("c.md",)),
+        Outcome(Question("u", "q", None, False), ("b.md",), True, True, wrong, sure=False),
+    ]
+    m = compute(outcomes)
+    assert (m.guesses, m.guesses_elsewhere, m.guesses_named_right) == (3, 2, 1)
+    assert "best guesses 3: 2 quote another runbook, 1 of those name the right one" in m.lines()
+
+
 def test_a_section_named_by_the_front_matter_title_is_the_whole_document() -> None:
     """The procedure sits before any heading: the question set names the document's
     title, which only the front matter spells."""
