@@ -7,6 +7,8 @@ and keeps what it posted:
 * ``slash-answer``: ``/runbook`` in a channel, the ephemeral answer;
 * ``alert-thread``: ``@runbook`` in the thread of an Alertmanager alert;
 * ``abstention``: ``/runbook`` about something no runbook covers;
+* ``best-guess``: ``/runbook`` answered below the "sure" bar: labelled, with the next
+  closest runbooks under its quotes;
 * ``alert-auto-reply``: an Alertmanager alert in an alert channel, answered in its thread
   without a mention (from its ``runbook_url``);
 * ``follow-up``: "and if that doesn't work?" in that thread;
@@ -182,6 +184,15 @@ def _scenes(h: SlackHarness, fake: FakeSlackAPI) -> dict[str, dict[str, Any]]:
         "channel": f"/runbook {question}",
         "ephemeral": True,
         "message": _message(none.params),
+    }
+    question = "disk pressure on elasticsearch nodes"
+    _, response_id = h.slash(question, channel="C0GENERAL1", channel_name="search")
+    (guess,) = h.responses(response_id)
+    scenes["best-guess"] = {
+        "pane": "# search",
+        "channel": f"/runbook {question}",
+        "ephemeral": True,
+        "message": _message(guess.params),
     }
     alert = alert_message("alertmanager-firing", ts=next_ts())
     fake.set_thread(AUTO_CHANNEL, alert["ts"], [alert])
