@@ -92,11 +92,13 @@ def repository_sets(root: Path) -> list[QuestionSet]:
 
 
 def read_source(path: str, roots: Sequence[Path]) -> str | None:
-    """The original text of an ingested file, looked up under ``roots``."""
+    """The original text of an ingested file, looked up under ``roots``, decoded as
+    ingest decodes it: line endings as written (a file with CRLF endings keeps them, so
+    the quotes' offsets are the file's own)."""
     for root in roots:
         candidate = root / path
         if candidate.is_file():
-            return candidate.read_text(encoding="utf-8")
+            return candidate.read_bytes().decode("utf-8")
     return None
 
 
