@@ -15,10 +15,10 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.5099, 0.2451, -0.2567, -0.2468, 0.2937, -0.2846, -0.3474, -0.1946),
-    means=(0.0047, 0.6132, 0.2042, 0.154, 0.3546, 0.0303, 0.0694, 0.0123),
-    scales=(0.2654, 0.282, 0.4031, 0.361, 0.2162, 0.1715, 0.2542, 0.11),
-    bias=0.283,
+    weights=(0.5212, 0.2417, -0.2383, -0.2551, 0.2892, -0.2727, -0.3528, -0.1895),
+    means=(0.0048, 0.6116, 0.2112, 0.1583, 0.3546, 0.0284, 0.0682, 0.012),
+    scales=(0.2715, 0.2823, 0.4082, 0.365, 0.2166, 0.1661, 0.2521, 0.1089),
+    bias=0.2809,
     answer_at=0.42,
     suggest_at=0.18,
     sure_at=0.74,
