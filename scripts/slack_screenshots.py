@@ -148,17 +148,22 @@ def capture(out: Path) -> list[Path]:
     return paths
 
 
-def _scenes(h: SlackHarness, fake: FakeSlackAPI) -> dict[str, dict[str, Any]]:
-    scenes: dict[str, dict[str, Any]] = {}
-    question = "checkout-api database connection refused, what do I do?"
-    _, response_id = h.slash(question, channel="C0GENERAL1", channel_name="checkout")
+def _slash_scene(h: SlackHarness, question: str, channel_name: str) -> dict[str, Any]:
+    """``/runbook question`` in the channel ``#channel_name``: the ephemeral answer."""
+    _, response_id = h.slash(question, channel="C0GENERAL1", channel_name=channel_name)
     (answer,) = h.responses(response_id)
-    scenes["slash-answer"] = {
-        "pane": "# checkout",
+    return {
+        "pane": f"# {channel_name}",
         "channel": f"/runbook {question}",
         "ephemeral": True,
         "message": _message(answer.params),
     }
+
+
+def _scenes(h: SlackHarness, fake: FakeSlackAPI) -> dict[str, dict[str, Any]]:
+    scenes: dict[str, dict[str, Any]] = {}
+    question = "checkout-api database connection refused, what do I do?"
+    scenes["slash-answer"] = _slash_scene(h, question, "checkout")
 
     parent = next_ts()
     fake.set_thread(ALERT_CHANNEL, parent, [{**ALERT, "ts": parent}])
@@ -176,24 +181,8 @@ def _scenes(h: SlackHarness, fake: FakeSlackAPI) -> dict[str, dict[str, Any]]:
         "message": _message(reply.params),
     }
 
-    question = "how do I reset the grafana admin password?"
-    _, response_id = h.slash(question, channel="C0GENERAL1", channel_name="platform")
-    (none,) = h.responses(response_id)
-    scenes["abstention"] = {
-        "pane": "# platform",
-        "channel": f"/runbook {question}",
-        "ephemeral": True,
-        "message": _message(none.params),
-    }
-    question = "disk pressure on elasticsearch nodes"
-    _, response_id = h.slash(question, channel="C0GENERAL1", channel_name="search")
-    (guess,) = h.responses(response_id)
-    scenes["best-guess"] = {
-        "pane": "# search",
-        "channel": f"/runbook {question}",
-        "ephemeral": True,
-        "message": _message(guess.params),
-    }
+    scenes["abstention"] = _slash_scene(h, "how do I reset the grafana admin password?", "platform")
+    scenes["best-guess"] = _slash_scene(h, "disk pressure on elasticsearch nodes", "search")
     alert = alert_message("alertmanager-firing", ts=next_ts())
     fake.set_thread(AUTO_CHANNEL, alert["ts"], [alert])
     h.message(alert, channel=AUTO_CHANNEL)

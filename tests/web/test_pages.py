@@ -552,11 +552,21 @@ def sure_at(bar: float) -> AnswerConfig:
     return AnswerConfig(model=replace(CALIBRATED_MODEL, sure_at=bar))
 
 
+def answer_pages(custom_site, question: str) -> tuple[str, str]:  # type: ignore[no-untyped-def]
+    """The answer page of ``question`` with every answer a best guess, then with none
+    (one site at a time: one process per embedded index)."""
+    pages = []
+    for bar in (1.0, 0.0):
+        site = custom_site(web_local_mode=True, answer_config=sure_at(bar))
+        with site.client() as browser:
+            pages.append(browser.get("/ask", params={"q": question}).text)
+        site.server.stop()
+        site.runtime.close()
+    return pages[0], pages[1]
+
+
 def test_an_answer_below_the_sure_bar_is_labelled_a_best_guess_above_it(custom_site) -> None:  # type: ignore[no-untyped-def]
-    question = "checkout-api database connection refused"
-    site = custom_site(web_local_mode=True, answer_config=sure_at(1.0))
-    with site.client() as browser:
-        page = browser.get("/ask", params={"q": question}).text
+    page, sure = answer_pages(custom_site, "checkout-api database connection refused")
     label = (
         f'<p class="best-guess" role="note"><strong>{BEST_GUESS_LABEL}:</strong> '
         f"{BEST_GUESS_ADVICE}</p>"
@@ -567,33 +577,20 @@ def test_an_answer_below_the_sure_bar_is_labelled_a_best_guess_above_it(custom_s
     assert (
         page.index(label) < page.index('<article class="citation">') < page.index('class="quote"')
     )
-    site.server.stop()
-    site.runtime.close()  # one process per embedded index
-    sure = custom_site(web_local_mode=True, answer_config=sure_at(0.0))
-    with sure.client() as browser:
-        page = browser.get("/ask", params={"q": question}).text
-    assert 'class="quote"' in page
-    assert "best-guess" not in page and BEST_GUESS_LABEL not in page
+    assert 'class="quote"' in sure
+    assert "best-guess" not in sure and BEST_GUESS_LABEL not in sure
 
 
 def test_a_best_guess_page_names_the_next_closest_runbooks_a_sure_one_none(custom_site) -> None:  # type: ignore[no-untyped-def]
-    question = "disk full on node"
-    site = custom_site(web_local_mode=True, answer_config=sure_at(1.0))
-    with site.client() as browser:
-        page = browser.get("/ask", params={"q": question}).text
+    page, sure = answer_pages(custom_site, "disk full on node")
     named = re.search(r'<section class="alternatives"[^>]*>(.*?)</section>', page, re.S)
     assert named is not None
     assert f'<h3 id="alternatives-h">{ALTERNATIVES}</h3>' in named.group(1)
     assert "search/elasticsearch-cluster-red.md" in named.group(1)
     assert "platform/disk-full.md" not in named.group(1)  # quoted above, not named again
     assert page.index('class="quote"') < page.index('<section class="alternatives"')
-    site.server.stop()
-    site.runtime.close()  # one process per embedded index
-    sure = custom_site(web_local_mode=True, answer_config=sure_at(0.0))
-    with sure.client() as browser:
-        page = browser.get("/ask", params={"q": question}).text
-    assert 'class="quote"' in page
-    assert "alternatives" not in page and "elasticsearch-cluster-red" not in page
+    assert 'class="quote"' in sure
+    assert "alternatives" not in sure and "elasticsearch-cluster-red" not in sure
 
 
 def test_a_pasted_alert_leads_with_the_fix_on_the_answer_page(custom_site) -> None:  # type: ignore[no-untyped-def]

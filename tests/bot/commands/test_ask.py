@@ -72,27 +72,46 @@ def test_ask_prints_quotes_owner_and_age(
     assert "cache hit" in capsys.readouterr().err
 
 
+def asked_twice(
+    data: Path,
+    redis_url: str,
+    embedder: FastEmbedder,
+    capsys: pytest.CaptureFixture[str],
+    question: str,
+) -> dict[bool, list[pytest.CaptureResult[str]]]:
+    """``runbook-bot ask question`` twice (a cache miss, then a hit), with every answer a
+    best guess (True) and with none (False): what each printed."""
+    argv = ["--data-dir", str(data), "--redis-url", redis_url]
+    args = build_parser().parse_args([*argv, "ask", question])
+    out: dict[bool, list[pytest.CaptureResult[str]]] = {}
+    for guessing in (True, False):
+        config = AnswerConfig(model=replace(CALIBRATED_MODEL, sure_at=1.0 if guessing else 0.0))
+        rt = Runtime(settings_from(args), embedder=embedder, answer_config=config)
+        try:
+            printed = []
+            for _ in range(2):
+                assert ask.run(args, rt) == 0
+                printed.append(capsys.readouterr())
+            out[guessing] = printed
+        finally:
+            rt.close()
+    return out
+
+
 def test_ask_labels_a_best_guess_and_its_cached_copy(
     sample_data_dir: Path,
     redis_server: RedisServer,
     embedder: FastEmbedder,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    argv = ["--data-dir", str(sample_data_dir), "--redis-url", redis_server.url]
-    args = build_parser().parse_args([*argv, "ask", "checkout-api database connection refused"])
-    for bar, labelled in ((1.0, True), (0.0, False)):
-        config = AnswerConfig(model=replace(CALIBRATED_MODEL, sure_at=bar))
-        rt = Runtime(settings_from(args), embedder=embedder, answer_config=config)
-        try:
-            for cache in ("cache miss", "cache hit"):  # the cached answer is labelled alike
-                assert ask.run(args, rt) == 0
-                printed = capsys.readouterr()
-                assert cache in printed.err
-                assert "checkout-api/database-connection-failures.md:" in printed.out
-                assert (printed.out.splitlines()[0] == BEST_GUESS) is labelled
-                assert (BEST_GUESS in printed.out) is labelled
-        finally:
-            rt.close()
+    question = "checkout-api database connection refused"
+    runs = asked_twice(sample_data_dir, redis_server.url, embedder, capsys, question)
+    for labelled, printed in runs.items():
+        for cache, shown in zip(("cache miss", "cache hit"), printed, strict=True):
+            assert cache in shown.err  # the cached answer is labelled alike
+            assert "checkout-api/database-connection-failures.md:" in shown.out
+            assert (shown.out.splitlines()[0] == BEST_GUESS) is labelled
+            assert (BEST_GUESS in shown.out) is labelled
 
 
 def test_ask_names_the_next_closest_runbooks_under_a_best_guess_only(
@@ -101,22 +120,15 @@ def test_ask_names_the_next_closest_runbooks_under_a_best_guess_only(
     embedder: FastEmbedder,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    argv = ["--data-dir", str(sample_data_dir), "--redis-url", redis_server.url]
-    args = build_parser().parse_args([*argv, "ask", "disk full on node"])
-    for bar, guessed in ((1.0, True), (0.0, False)):
-        config = AnswerConfig(model=replace(CALIBRATED_MODEL, sure_at=bar))
-        rt = Runtime(settings_from(args), embedder=embedder, answer_config=config)
-        try:
-            for _cached in (False, True):  # the cached copy names them alike
-                assert ask.run(args, rt) == 0
-                out = capsys.readouterr().out
-                assert "platform/disk-full.md:" in out
-                assert (ALTERNATIVES in out) is guessed
-                assert ("[search/elasticsearch-cluster-red.md:" in out) is guessed
-                if guessed:  # under the quotes
-                    assert out.index("platform/disk-full.md:") < out.index(ALTERNATIVES)
-        finally:
-            rt.close()
+    runs = asked_twice(sample_data_dir, redis_server.url, embedder, capsys, "disk full on node")
+    for guessed, printed in runs.items():
+        for shown in printed:  # the cached copy names them alike
+            out = shown.out
+            assert "platform/disk-full.md:" in out
+            assert (ALTERNATIVES in out) is guessed
+            assert ("[search/elasticsearch-cluster-red.md:" in out) is guessed
+            if guessed:  # under the quotes
+                assert out.index("platform/disk-full.md:") < out.index(ALTERNATIVES)
 
 
 def test_ask_without_redis_still_answers(
