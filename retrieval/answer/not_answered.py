@@ -149,25 +149,34 @@ class NotAnswered:
 
     def alternatives(self, r: Retrieval, quoted: frozenset[str]) -> tuple[Suggestion, ...]:
         """The next closest runbooks beside a best guess's (``quoted``: the source ids it
-        quotes), each linked at its best part: a runbook of one template among many
+        quotes), each linked at the part the search matched best: a runbook of one
+        template among many
         (one alert of a family) is easily taken for its sibling, and the reader who finds
         the quote wrong has the next candidates at hand. Held to the bar the "not sure"
         runbooks meet, so no unrelated runbook is named."""
         limit = self._config.max_alternatives
         best = max((c.confidence for c in r.runbooks), default=0.0)
         floor = max(self._config.model.suggest_at, best * SUGGEST_SHARE)
-        offered = [
-            c
-            for c in r.runbooks[: self._config.candidates_considered]
-            if c.active and c.doc.source_id not in quoted and c.confidence >= floor
-        ]
-        picks = [(c, self._parts.runbooks(c, r)) for c in offered]
-        return tuple(self.suggestion(c, found[0], r) for c, found in picks if found)[:limit]
+        named: list[Suggestion] = []
+        for c in r.runbooks[: self._config.candidates_considered]:
+            if len(named) >= limit:
+                break  # each one named costs reading its parts: no more than are shown
+            if not c.active or c.doc.source_id in quoted or c.confidence < floor:
+                continue
+            found = self._parts.runbooks(c, r)
+            if found:  # linked where the search found it best, not ranked again
+                hit = c.chunk.chunk_id
+                part = next((p for p in found[0] if p.chunk.chunk_id == hit), found[0][0])
+                named.append(self.linked(c, part))
+        return tuple(named)
 
     def suggestion(self, c: Candidate, parts: Sequence[Part], r: Retrieval) -> Suggestion:
         """The runbook (``parts`` of the candidate's document) linked at its best part."""
         ranked = self._parts.rank(parts, r, c)
-        part = ranked[0].part if ranked else None
+        return self.linked(c, ranked[0].part if ranked else None)
+
+    def linked(self, c: Candidate, part: Part | None) -> Suggestion:
+        """The candidate's runbook, linked at ``part`` (None: at its best hit's chunk)."""
         chunk = part.chunk if part is not None else c.chunk
         line = part.line_of(part.body_start) if part is not None else chunk.line
         m = chunk.metadata
