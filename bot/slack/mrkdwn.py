@@ -15,7 +15,10 @@ show up raw. :func:`to_mrkdwn` converts what runbooks use:
   (``Citation.links``, applied by :func:`bot.quote_layout.quote_markdown`), and shown as
   their text when neither does; a link or emphasis wrapped over two lines is one, and
   so is emphasis around code or a link (``**Note the `date` field.**``); a link's text
-  may hold brackets (``[\\[Daily\\]Job](u)``), and one with no target shows its text;
+  may hold brackets (``[\\[Daily\\]Job](u)``), and one with no target shows its text; a
+  target whose text lost its ``[`` (``engineers](../index.md)``) shows the words alone;
+* code whose backtick runs differ (``` ```perNodeConfig`` ```) is code, as its author meant;
+  a stray run of three backticks opens no block;
 * ``> **WARNING:** …`` and ``> [!WARNING]`` -> one visible ``:warning: *WARNING:* …`` line;
   any other quote is converted whole and its prose lines quoted (``> …``), its fenced code
   shown as code;
@@ -397,6 +400,14 @@ def _line_breaks(text: str) -> str:
 
 
 _SLOT = re.compile(_SLOT_OPEN + r"(\d+)" + _SLOT_CLOSE)
+# code whose backtick runs differ ("```perNodeConfig``"), once the matched spans are set
+# aside: code all the same, as its author meant it
+_LOOSE_CODE = re.compile(r"(?<!`)(`+)([^`\n]*?[^`\s][^`\n]*?)(`+)(?!`)")
+# a run of three or more left over would open a block in Slack: it shows as backticks
+_LOOSE_FENCE = re.compile(r"`{3,}")
+# a link's target whose text lost its "[" ("notify the engineers](../index.md#on-call)"):
+# the words stay, the target goes, once the links are set aside
+_ORPHAN_TARGET = re.compile(r"(?<=\S)\]\((?:[^()\s]|\([^()\s]*\))*\)")
 
 
 def _inline(text: str, base_url: str | None) -> str:
@@ -421,9 +432,11 @@ def _inline(text: str, base_url: str | None) -> str:
         return _SLOT.sub(lambda m: plain[int(m[1])], fragment)
 
     # a wiki link that is no link to an indexed runbook here reads as its words
-    masked = as_words(html_as_markdown(CODE_SPAN.sub(code, text)))
+    spans = _LOOSE_CODE.sub(code, CODE_SPAN.sub(code, text))
+    masked = as_words(html_as_markdown(_LOOSE_FENCE.sub("`\u200b``", spans)))
     masked = _TEMPLATE_TAG.sub("", _TEMPLATED_LINK.sub(lambda m: m["text"], masked))
     masked = _LINKISH.sub(lambda m: slot(_link(m, base_url, as_text), ""), masked)
+    masked = _ORPHAN_TARGET.sub("", masked)
     return _SLOT.sub(lambda m: kept[int(m[1])], _line_breaks(_emphasis(escape(masked))))
 
 

@@ -684,3 +684,17 @@ def test_a_sites_tabs_read_as_their_text_in_slack_and_on_the_web() -> None:
     for out in (to_mrkdwn(tabs), str(quote_html(citation(quote=tabs, url=None, path="ops/vm.md")))):
         assert "Virtual machine" in out and "related to connections" in out
         assert "&lt;" not in out and "<li" not in out and "nav-link" not in out
+
+
+def test_code_whose_backtick_runs_differ_is_code_and_no_run_opens_a_block() -> None:
+    # as Velero's pages write it: three backticks open the span, two close it
+    out = to_mrkdwn("Here is an example of the ```perNodeConfig``:\n```\nnumber: 3\n```\nThen.")
+    assert out.startswith("Here is an example of the `perNodeConfig`:")
+    assert out.count("```") == 2 and not leaks(out)  # only the block's own fence
+    assert "```" not in to_mrkdwn("a lone ``` in the prose")
+
+
+def test_a_link_target_whose_text_lost_its_bracket_shows_the_words_only() -> None:
+    out = to_mrkdwn("Opsgenie will notify On-Call DevOps engineers](../index.md#on-call) at once.")
+    assert out == "Opsgenie will notify On-Call DevOps engineers at once."
+    assert not leaks(out)
