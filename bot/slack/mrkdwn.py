@@ -66,6 +66,8 @@ TABLE_WIDTH = 60  # wider tables are shown one row per line
 # lines) decides it, not a line's indent alone (core.code_blocks)
 _MAY_HOLD_CODE = re.compile(r"^(?: {4}|[ ]{0,3}\t)|```|~~~", re.MULTILINE)
 _CODE_MARK = "\ue002"  # a private-use character no runbook holds
+# three backticks that are no fence: Slack would open a code block at them
+_BROKEN_FENCE = "`\u200b``"
 # the one line that stands for a code block while the rest is converted
 _CODE_SLOT = re.compile(r"^[ \t]*" + _CODE_MARK + r"(\d+)$")
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
@@ -254,7 +256,7 @@ def _continues(line: str) -> bool:
 
 def _code(block: CodeBlock, out: list[str]) -> None:
     """Emit a code block as a ``` block of its own, un-indented, escaped."""
-    content = block.text.replace(FENCE, "`\u200b``")
+    content = block.text.replace(FENCE, _BROKEN_FENCE)
     if out and out[-1].strip():
         out.append("")  # Slack shows a code block right after text on the same line
     out.append(f"{FENCE}\n{escape(content)}\n{FENCE}" if block.text else f"{FENCE} {FENCE}")
@@ -433,7 +435,7 @@ def _inline(text: str, base_url: str | None) -> str:
 
     # a wiki link that is no link to an indexed runbook here reads as its words
     spans = _LOOSE_CODE.sub(code, CODE_SPAN.sub(code, text))
-    masked = as_words(html_as_markdown(_LOOSE_FENCE.sub("`\u200b``", spans)))
+    masked = as_words(html_as_markdown(_LOOSE_FENCE.sub(_BROKEN_FENCE, spans)))
     masked = _TEMPLATE_TAG.sub("", _TEMPLATED_LINK.sub(lambda m: m["text"], masked))
     masked = _LINKISH.sub(lambda m: slot(_link(m, base_url, as_text), ""), masked)
     masked = _ORPHAN_TARGET.sub("", masked)
