@@ -150,10 +150,9 @@ class NotAnswered:
     def alternatives(self, r: Retrieval, quoted: frozenset[str]) -> tuple[Suggestion, ...]:
         """The next closest runbooks beside a best guess's (``quoted``: the source ids it
         quotes), each linked at the part the search matched best: a runbook of one
-        template among many
-        (one alert of a family) is easily taken for its sibling, and the reader who finds
-        the quote wrong has the next candidates at hand. Held to the bar the "not sure"
-        runbooks meet, so no unrelated runbook is named."""
+        template among many (one alert of a family) is easily taken for its sibling, and
+        the reader who finds the quote wrong has the next candidates at hand. Held to the
+        bar the "not sure" runbooks meet, so no unrelated runbook is named."""
         limit = self._config.max_alternatives
         best = max((c.confidence for c in r.runbooks), default=0.0)
         floor = max(self._config.model.suggest_at, best * SUGGEST_SHARE)
