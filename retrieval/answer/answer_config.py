@@ -15,10 +15,10 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.5274, 0.2206, -0.2305, -0.2501, 0.277, -0.2553, -0.3654, -0.1824),
-    means=(0.0045, 0.6102, 0.2108, 0.1581, 0.3518, 0.0295, 0.0677, 0.0121),
-    scales=(0.284, 0.2828, 0.4079, 0.3649, 0.2163, 0.1692, 0.2512, 0.1093),
-    bias=0.2682,
+    weights=(0.5263, 0.2261, -0.2127, -0.2447, 0.2746, -0.2422, -0.3556, -0.1761),
+    means=(0.0044, 0.6079, 0.2109, 0.1569, 0.3505, 0.0284, 0.0663, 0.0114),
+    scales=(0.2887, 0.2832, 0.4079, 0.3637, 0.2164, 0.166, 0.2489, 0.1063),
+    bias=0.2616,
     answer_at=0.43,
     suggest_at=0.18,
     sure_at=0.75,
