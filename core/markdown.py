@@ -16,9 +16,13 @@ ending in ``:`` (often a warning) with what follows it.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
 
 from core.fences import fence_closes, fence_open
 from core.heading_text import only_a_link
@@ -26,14 +30,11 @@ from core.site_markdown import as_markdown
 from core.syntax import Syntax
 
 MAX_SPLIT_HEADING = 3
-HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-SETEXT_UNDERLINE = re.compile(r"^ {0,3}(={3,}|-{3,})[ \t]*$")
-# a line that is not a one-line paragraph cannot be a setext heading's text
-_NOT_PARAGRAPH = re.compile(
-    r"^(?: {4}|\t|\s*$"  # indented code, a blank line
-    r"|\s*(?:[-*+>|<]|\d+[.)]|#{1,6}\s"  # a list item, quote, table, HTML, heading
-    r"|[-*_=](?:\s*[-*_=]){2,}\s*$))"  # a rule or an underline itself
-)
+# the outline's reader: CommonMark, HTML blocks and comments read as such
+_PARSER = MarkdownIt("commonmark", {"html": True})
+# a line that opens with emphasis, a table's pipe or HTML underlined is no heading
+_NOT_SETEXT = re.compile(r"^ {0,3}[*_|<]")
+_LONE_CR = re.compile(r"\r(?!\n)")
 LIST_ITEM = re.compile(r"^\s*(?:\d+[.)]|[-*+])\s+")
 # a label in bold on a line of its own: "**Remediation recommendations:**", "**Steps**:"
 _LABEL = re.compile(
@@ -289,40 +290,53 @@ def label_title(line: str) -> str | None:
 
 
 def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
-    """Every heading outside fenced code: (line start, line end, level, title).
+    """Every heading of the document's own outline from ``start``: (line start, line end,
+    level, title), read from the CommonMark parser's tokens (their line maps), so that
+    fenced and indented code, HTML blocks and comments, block quotes and list items
+    hold no heading of the document's.
 
     A setext heading (``Mitigation`` over ``---``) starts at its text line and ends
     with its underline. Only a one-line paragraph after a blank line (or at
-    ``start``) counts, so a front matter block or a rule under a list is not one.
+    ``start``) counts, so a front matter block or a rule under a paragraph is not one.
     A label in bold on a line of its own after a blank line, ending with a colon or
     naming a runbook section (:func:`label_title`), is a heading of the lowest level
-    (``LABEL_LEVEL``).
+    (``LABEL_LEVEL``), in a list item too.
     """
+    return list(_headings(text[start:], start))
+
+
+@lru_cache(maxsize=1024)
+def _headings(text: str, offset: int) -> tuple[tuple[int, int, int, str], ...]:
+    lines = text.split("\n")
+    starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=offset))
+
+    def blank_before(line: int) -> bool:
+        return line == 0 or not lines[line - 1].strip()
+
     out: list[tuple[int, int, int, str]] = []
-    # (start, line) of a one-line paragraph that may be underlined, and whether the
-    # line before it was blank
-    candidate: tuple[int, str] | None = None
-    blank_before = True
-    for ls, le, line, in_block in marked_lines(text, start, fence_open, fence_closes):
-        if in_block:
-            candidate, blank_before = None, False
+    # the parser reads a lone carriage return as a line break: a space keeps the lines
+    tokens = _PARSER.parse(_LONE_CR.sub(" ", text))
+    for i, tok in enumerate(tokens):
+        if tok.map is None:
             continue
-        m = HEADING.match(line)
-        underline = SETEXT_UNDERLINE.match(line)
-        if m:
-            out.append((ls, le, len(m.group(1)), m.group(2).strip()))
-        elif underline and candidate is not None:
-            level = 1 if underline.group(1)[0] == "=" else 2
-            out.append((candidate[0], le, level, candidate[1].strip()))
-            candidate, blank_before = None, False
-            continue
-        label = label_title(line) if blank_before else None
-        if label:
-            out.append((ls, le, LABEL_LEVEL, label))
-        paragraph = not m and not _NOT_PARAGRAPH.match(line)
-        candidate = (ls, line) if paragraph and blank_before else None
-        blank_before = not line.strip()
-    return out
+        first, end = tok.map
+        last_end = starts[end - 1] + len(lines[end - 1])
+        line = lines[first].rstrip("\r")
+        label = label_title(line) if blank_before(first) else None
+        if tok.type == "heading_open" and tok.level == 0:
+            title = tokens[i + 1].content.strip()
+            if not title:  # a bare "####" names nothing
+                continue
+            if tok.markup[:1] not in ("=", "-"):
+                out.append((starts[first], last_end, int(tok.tag[1]), title))
+            elif label is None and end - first == 2 and blank_before(first):
+                # a setext heading's text is plain words: not emphasis, a table's row or HTML
+                if not _NOT_SETEXT.match(line):
+                    out.append((starts[first], last_end, int(tok.tag[1]), title))
+                continue
+        if label and tok.type in ("paragraph_open", "heading_open"):
+            out.append((starts[first], starts[first] + len(lines[first]), LABEL_LEVEL, label))
+    return tuple(out)
 
 
 def heading_extents(

@@ -135,10 +135,10 @@ class Problem:
 
 
 # Bump when parsing or chunking would give an unchanged file other chunks or metadata
-# (setext headings, TOML front matter, titles, empty sections, bold labels): sources fold
-# it into each document's content hash, so the next ingest re-chunks every document
-# instead of keeping the old chunks.
-PARSE_VERSION = "16"
+# (setext headings, TOML front matter, titles, empty sections, bold labels, headings read
+# by the parser): sources fold it into each document's content hash, so the next ingest
+# re-chunks every document instead of keeping the old chunks.
+PARSE_VERSION = "17"
 
 
 @dataclass(frozen=True)

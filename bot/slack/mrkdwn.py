@@ -57,7 +57,7 @@ from core.link_references import (
     inline_references,
     sub_references,
 )
-from core.markdown import SETEXT_UNDERLINE, TABLE_ROW, TABLE_SEPARATOR, TASK_BOX, task_box
+from core.markdown import TABLE_ROW, TABLE_SEPARATOR, TASK_BOX, task_box
 from core.wiki_links import as_words
 
 TABLE_WIDTH = 60  # wider tables are shown one row per line
@@ -66,6 +66,8 @@ TABLE_WIDTH = 60  # wider tables are shown one row per line
 # lines) decides it, not a line's indent alone (core.code_blocks)
 _MAY_HOLD_CODE = re.compile(r"^(?: {4}|[ ]{0,3}\t)|```|~~~", re.MULTILINE)
 _CODE_MARK = "\ue002"  # a private-use character no runbook holds
+# the line under a setext heading's text: === (H1) or --- (H2)
+_SETEXT_UNDERLINE = re.compile(r"^ {0,3}(={3,}|-{3,})[ \t]*$")
 # three backticks that are no fence: Slack would open a code block at them
 _BROKEN_FENCE = "`\u200b``"
 # the one line that stands for a code block while the rest is converted
@@ -192,7 +194,7 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
             not joinable
             and _continues(line)
             and i + 1 < len(lines)
-            and SETEXT_UNDERLINE.match(lines[i + 1])
+            and _SETEXT_UNDERLINE.match(lines[i + 1])
         ):
             # a setext heading: the line underlined with === or ---
             steps.number(line)

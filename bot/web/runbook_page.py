@@ -18,7 +18,7 @@ from markupsafe import Markup
 from bot.web.present import safe_url
 from bot.web.quote_html import markdown_html
 from core.heading_text import plain_heading
-from core.markdown import HEADING, MARKDOWN
+from core.markdown import MARKDOWN, headings
 from core.markup import syntax_for
 from core.models import Chunk, DocumentMetadata, normalize_name
 from retrieval.answer import chunk_url
@@ -63,7 +63,7 @@ def document_text(chunks: Sequence[Chunk]) -> str:
 def _missing_headings(before: tuple[str, ...], path: tuple[str, ...], text: str) -> list[str]:
     """Heading lines for the headings of ``path`` that open above ``text`` and are
     neither in the path before it nor the heading ``text`` starts with."""
-    own = 1 if HEADING.match(text.lstrip("\n").split("\n", 1)[0]) else 0
+    own = 1 if _opens_with_heading(text) else 0
     common = 0
     while common < min(len(before), len(path)) and before[common] == path[common]:
         common += 1
@@ -74,12 +74,19 @@ def _missing_headings(before: tuple[str, ...], path: tuple[str, ...], text: str)
     ]
 
 
+def _opens_with_heading(text: str) -> tuple[int, int, int, str] | None:
+    """The heading on the text's first line (blank lines before it aside), or None."""
+    body = text.lstrip("\n")
+    first = headings(body[: body.find("\n") if "\n" in body else len(body)])
+    # an ATX heading ("## Mitigation"), not a bold label
+    return first[0] if first and body.lstrip(" ").startswith("#") else None
+
+
 def _without_title(markdown: str, title: str) -> str:
     """The text without a first heading that is the runbook's title (the page's own)."""
-    head, _sep, rest = markdown.lstrip("\n").partition("\n")
-    found = HEADING.match(head)
-    if found and normalize_name(plain_heading(found[2])) == normalize_name(title):
-        return rest
+    found = _opens_with_heading(markdown)
+    if found and normalize_name(plain_heading(found[3])) == normalize_name(title):
+        return markdown.lstrip("\n").partition("\n")[2]
     return markdown
 
 

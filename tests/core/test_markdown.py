@@ -107,6 +107,43 @@ def test_a_fence_closes_only_on_its_own_marker() -> None:
     assert code[1].startswith("~~~\n```") and code[1].endswith("~~~")
 
 
+OUTLINE = """# Backups
+
+<!-- TODO: once vtctl is gone
+## Create backups with vtctl
+-->
+
+  ## Create a backup
+
+> ## Quoted, from another page
+
+1. Stop writes.
+
+   ## Not the page's own heading either
+
+## C# clients ##
+
+####
+
+Done.
+"""
+
+
+def test_the_outline_is_the_parsers() -> None:
+    # a commented-out heading is no section, a heading indented up to three spaces is,
+    # a heading inside a quote or a list step belongs to neither outline; closing #s
+    # go, a # that ends a word stays; a bare #### names nothing
+    assert titles(OUTLINE) == [(1, "Backups"), (2, "Create a backup"), (2, "C# clients")]
+    s, e, _level, _title = headings(OUTLINE)[1]
+    assert OUTLINE[s:e] == "  ## Create a backup"
+    # offsets hold from where the text begins, and with Windows line endings
+    body = OUTLINE.index("  ## Create")
+    assert headings(OUTLINE, body)[0][:2] == (s, e)
+    crlf = OUTLINE.replace("\n", "\r\n")
+    s, e, _level, title = headings(crlf)[2]
+    assert (crlf[s:e], title) == ("## C# clients ##\r", "C# clients")
+
+
 def test_an_inline_code_span_of_backticks_does_not_open_a_block() -> None:
     text = "# Title\n\n```run `this` now``` says the doc\n\n## Next\n\nBody.\n"
     assert titles(text) == [(1, "Title"), (2, "Next")]
