@@ -31,7 +31,7 @@ from core.syntax import Syntax
 
 MAX_SPLIT_HEADING = 3
 # the outline's reader: CommonMark, HTML blocks and comments read as such
-_PARSER = MarkdownIt("commonmark", {"html": True})
+_PARSER = MarkdownIt("commonmark", {"html": True}).disable(["inline", "text_join"])
 # a line that opens with emphasis, a table's pipe or HTML underlined is no heading
 _NOT_SETEXT = re.compile(r"^ {0,3}[*_|<]")
 _LONE_CR = re.compile(r"\r(?!\n)")
