@@ -32,6 +32,8 @@ from core.syntax import Syntax
 MAX_SPLIT_HEADING = 3
 # the outline's reader: CommonMark, HTML blocks and comments read as such
 _PARSER = MarkdownIt("commonmark", {"html": True}).disable(["inline", "text_join"])
+# ... and a section's blocks, tables included
+_BLOCKS = MarkdownIt("commonmark", {"html": True}).enable("table").disable(["inline", "text_join"])
 # a line that opens with emphasis, a table's pipe or HTML underlined is no heading
 _NOT_SETEXT = re.compile(r"^ {0,3}[*_|<]")
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -185,7 +187,75 @@ def empty_sections(text: str, body_start: int, syntax: Syntax | None = None) -> 
 
 
 def split_blocks(text: str, start: int, end: int, syntax: Syntax | None = None) -> list[Block]:
+    """The blocks of ``text[start:end]`` in order: paragraphs, code, lists (a list item's
+    indented text and code with it), tables, and lead-ins (text that ends with a colon,
+    or a heading line alone), which introduce what follows them. Markdown's are read
+    from the CommonMark parser's tokens; another syntax's line by line."""
     markup = syntax or MARKDOWN
+    blocks = (
+        _parsed_blocks(text, start, end)
+        if markup is MARKDOWN
+        else _line_blocks(text, start, end, markup)
+    )
+    return [
+        Block(b.start, b.end, "lead")
+        if b.kind == "text"
+        and (_leads_in(text[b.start : b.end]) or _only_a_heading(text, b, markup))
+        else b
+        for b in blocks
+    ]
+
+
+# the kind of block each of the parser's top-level tokens opens (any other is text)
+_TOKEN_KINDS = {
+    "fence": "code",
+    "code_block": "code",
+    "bullet_list_open": "list",
+    "ordered_list_open": "list",
+    "table_open": "table",
+}
+
+
+def _parsed_blocks(text: str, start: int, end: int) -> list[Block]:
+    piece = text[start:end]
+    lines = piece.split("\n")
+    starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=start))
+    out: list[Block] = []
+    for tok in _BLOCKS.parse(_LONE_CR.sub(" ", piece)):
+        if tok.level != 0 or tok.map is None:
+            continue
+        first, last = tok.map
+        b_start = starts[first]
+        b_end = _rstrip_end(text, b_start, starts[last - 1] + len(lines[last - 1]))
+        kind = _TOKEN_KINDS.get(tok.type, "text")
+        line = lines[first]
+        if kind == "text" and tok.type == "paragraph_open":
+            if line.lstrip().startswith("|"):
+                kind = "table"  # a table without its separator row
+            elif line.startswith(("  ", "\t")):
+                kind = "indent"  # text under a list step, indented less than its words
+        out.append(Block(b_start, b_end, kind))
+    return _with_gaps(text, start, end, out)
+
+
+def _with_gaps(text: str, start: int, end: int, blocks: list[Block]) -> list[Block]:
+    """``blocks`` with the text the parser makes no block of (a link's reference
+    definition, ``[docs]: https://...``) as text blocks of their own, so that no line
+    of the section is left out of a chunk or a quote."""
+    out: list[Block] = []
+    pos = start
+    for b in [*blocks, Block(end, end, "text")]:
+        gap = text[pos : b.start]
+        if gap.strip():
+            g_start = pos + len(gap) - len(gap.lstrip())
+            out.append(Block(g_start, _rstrip_end(text, g_start, b.start), "text"))
+        if b.end > b.start:
+            out.append(b)
+        pos = max(pos, b.end)
+    return out
+
+
+def _line_blocks(text: str, start: int, end: int, markup: Syntax) -> list[Block]:
     blocks: list[Block] = []
     cur_start: int | None = None
     cur_end = start
@@ -227,13 +297,7 @@ def split_blocks(text: str, start: int, end: int, syntax: Syntax | None = None) 
         if cur_kind == "text" and _leads_in(text[cur_start:cur_end]):
             kind = "lead"
         blocks.append(Block(cur_start, cur_end, kind))
-    return [
-        Block(b.start, b.end, "lead")
-        if b.kind == "text"
-        and (_leads_in(text[b.start : b.end]) or _only_a_heading(text, b, markup))
-        else b
-        for b in blocks
-    ]
+    return blocks
 
 
 # a lead-in ends with a colon, perhaps inside its emphasis ("**Warning:**")

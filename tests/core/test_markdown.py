@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from core.markdown import empty_sections, heading_extents, headings, sections, split_blocks
+from core.markdown import (
+    empty_sections,
+    group_blocks,
+    heading_extents,
+    headings,
+    sections,
+    split_blocks,
+)
 
 SETEXT = """Disk full
 =========
@@ -249,3 +256,42 @@ def test_bold_that_names_a_runbook_section_is_a_label_without_its_colon() -> Non
     ]
     for line in ("**Possible causes**", "**Steps to fix**", "**Customer impact**"):
         assert titles(f"# T\n\n{line}\n\ntext\n") == [(1, "T"), (6, line.strip("*"))], line
+
+
+SECTION = """Before you start:
+
+1. Connect to the bastion.
+
+   | table | query |
+   | --- | --- |
+   | files | DELETE ... |
+
+<!-- kept for the old cluster:
+
+kubectl drain node-1
+-->
+
+    an indented code block
+
+    with a blank line inside
+
+See [the guide][guide].
+
+[guide]: https://example.com/guide
+"""
+
+
+def test_a_sections_blocks_are_the_parsers() -> None:
+    blocks = split_blocks(SECTION, 0, len(SECTION))
+    pieces = [(b.kind, SECTION[b.start : b.end].split("\n")[0]) for b in blocks]
+    assert pieces == [
+        ("lead", "Before you start:"),
+        ("list", "1. Connect to the bastion."),  # the step's table is the step's
+        ("text", "<!-- kept for the old cluster:"),  # a comment is one block
+        ("code", "    an indented code block"),  # blank lines and all
+        ("text", "See [the guide][guide]."),
+        ("text", "[guide]: https://example.com/guide"),  # no line is left out
+    ]
+    units = [SECTION[s:e] for s, e in group_blocks(blocks)]
+    assert units[0].startswith("Before you start:") and units[0].endswith("| DELETE ... |")
+    assert units[2].endswith("with a blank line inside")
