@@ -4,14 +4,16 @@ The section and block functions take the document's syntax (:mod:`core.markup`):
 Markdown by default, or AsciiDoc and reStructuredText, which differ only in where
 headings and code blocks are.
 
-Sections start at H1-H3 headings outside fenced code, in either CommonMark form:
-``## Mitigation`` or a line underlined with ``===`` (H1) or ``---`` (H2). A label
-written in bold on a line of its own (``**Remediation recommendations:**``), which many
-runbooks use instead of headings, is a heading of the lowest level: it splits a section
-into parts (:mod:`retrieval.answer.outline`), never into sections of its own. A section body splits
-into blocks (paragraphs, fenced code, lists, tables); blocks glue into units
-that are never cut apart: a numbered procedure with its code, a lead-in line
-ending in ``:`` (often a warning) with what follows it.
+Sections start at H1-H3 headings, in either CommonMark form: ``## Mitigation`` or a
+line underlined with ``===`` (H1) or ``---`` (H2). A Markdown document's outline and a
+section's blocks are read from a CommonMark parser's tokens (markdown-it, with their
+line maps), so code, HTML comments, quotes and list steps hold no heading of the
+page's. A label written in bold on a line of its own (``**Remediation
+recommendations:**``), which many runbooks use instead of headings, is a heading of the
+lowest level: it splits a section into parts (:mod:`retrieval.answer.outline`), never
+into sections of its own. A section body splits into blocks (paragraphs, fenced code,
+lists, tables); blocks glue into units that are never cut apart: a numbered procedure
+with its code, a lead-in line ending in ``:`` (often a warning) with what follows it.
 """
 
 from __future__ import annotations
