@@ -15,10 +15,10 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.5263, 0.2261, -0.2127, -0.2447, 0.2746, -0.2422, -0.3556, -0.1761),
-    means=(0.0044, 0.6079, 0.2109, 0.1569, 0.3505, 0.0284, 0.0663, 0.0114),
-    scales=(0.2887, 0.2832, 0.4079, 0.3637, 0.2164, 0.166, 0.2489, 0.1063),
-    bias=0.2616,
+    weights=(0.5243, 0.2261, -0.2129, -0.2453, 0.2734, -0.2428, -0.3559, -0.1886),
+    means=(0.0044, 0.6074, 0.2109, 0.1569, 0.3503, 0.0284, 0.0663, 0.011),
+    scales=(0.2879, 0.2833, 0.4079, 0.3637, 0.2162, 0.166, 0.2489, 0.1042),
+    bias=0.2606,
     answer_at=0.43,
     suggest_at=0.18,
     sure_at=0.75,
