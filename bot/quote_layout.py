@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from core.code_blocks import CodeBlock, code_blocks, in_code
 from core.link_references import with_links
@@ -37,6 +37,9 @@ class ShownQuote:
     citation: Citation
     heading: bool  # it begins a section: its heading is shown above it
     gap: bool = False  # it continues the section above, after text left out
+    # which part of its section is shown ("Steps 1-3 of 7"), said once, above the
+    # section's first piece: the piece that carries it is the last one quoted
+    noted: Citation | None = None
 
 
 def by_runbook(citations: Sequence[Citation]) -> list[list[ShownQuote]]:
@@ -46,12 +49,24 @@ def by_runbook(citations: Sequence[Citation]) -> list[list[ShownQuote]]:
         groups.setdefault(c.source_id, []).append(c)
     out = []
     for group in groups.values():
-        shown = []
+        shown: list[ShownQuote] = []
         for n, c in enumerate(group):
             continued = n > 0 and group[n - 1].section == c.section
             gap = continued and not _next_to(group[n - 1], c)
             shown.append(ShownQuote(c, heading=not continued, gap=gap))
-        out.append(shown)
+        out.append(_noted(shown))
+    return out
+
+
+def _noted(shown: list[ShownQuote]) -> list[ShownQuote]:
+    """Each section's note on the quote that begins it, not between its pieces."""
+    out = list(shown)
+    first = 0
+    for n, q in enumerate(shown):
+        if q.heading:
+            first = n
+        if q.citation.note:
+            out[first] = replace(out[first], noted=q.citation)
     return out
 
 

@@ -149,8 +149,9 @@ def _quote_mrkdwn(citation: Citation, *, lead: bool = False, fold: bool = True) 
         body = body[:cut].rstrip("\n")
     lines = body.split("\n")
     for block in reversed(example_blocks(body)):
-        hidden += block.end - block.start
-        size = plural(block.text.count("\n") + 1, "line")
+        shown = block.text.count("\n") + 1  # the example's own lines, as its note counts
+        hidden += shown
+        size = plural(shown, "line")
         lines[block.start : block.end] = [
             f"{' ' * block.indent}_Example folded ({size}): Show more to see it._"
         ]
@@ -350,8 +351,8 @@ def _add_documents(
             before = before_line(citation)
             if before:  # what must be in place first: above the steps
                 heading.append(context(before, block_id=f"before{shown}"))
-            note = _rest_note(citation)
-            if note:  # which part of the section is shown: above the quote
+            note = _rest_note(shown_quote.noted) if shown_quote.noted else None
+            if note:  # which part of the section is shown: above its first piece
                 heading.append(context(note))
             doc_facts = facts.get(citation.source_id)
             if n == len(group) - 1 and doc_facts is not None and doc_facts.more_actions:

@@ -306,9 +306,31 @@ def test_the_typos_the_search_corrected_are_said_below_the_answer() -> None:
     assert "Read “" not in shown(render(answer()))
 
 
+def test_show_more_counts_the_lines_the_folded_example_says() -> None:
+    rows = "\n".join(f"pod-{i}   1/1   Running   0   {i}d" for i in range(12))
+    sample = f"Check the pods:\n\n```\nkubectl get pods\n```\n\nThe output:\n\n```text\n{rows}\n```"
+    message = render(answer(citations=(cite(1, quote="Restart it."), cite(2, quote=sample))))
+    assert "_Example folded (12 lines): Show more to see it._" in shown(message)
+    more = next(b for b in message.blocks if b.get("block_id") == "show_more")
+    assert more["elements"][0]["text"]["text"] == "Show more (12 lines)"  # not the fences
+
+
 def test_a_cut_procedure_says_so_and_links_the_rest() -> None:
     body = shown(render(answer(citations=(cite(note="steps 1-2 of 7"),))))
     assert f"Steps 1-2 of 7 · <{URL}#L1|the rest in the runbook>" in body
+
+
+def test_a_section_quoted_in_two_pieces_says_which_part_once_above_the_first() -> None:
+    # the note rides on the last piece quoted; it is shown above the section's text,
+    # not between its pieces
+    first = cite(quote="Git takes a lock.", end=17)
+    second = cite(
+        quote="An OOM kill leaves it.", start=19, end=41, line=14, note="part of this section"
+    )
+    body = texts(render(answer(citations=(first, second))))
+    note = next(i for i, t in enumerate(body) if t.startswith("Part of this section"))
+    assert note < next(i for i, t in enumerate(body) if "Git takes a lock." in t)
+    assert sum(t.startswith("Part of this section") for t in body) == 1
 
 
 PREREQUISITES = Precondition(

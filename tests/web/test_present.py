@@ -178,6 +178,23 @@ def test_a_quoted_table_row_is_shown_under_its_header() -> None:
     assert "Row 3 of 20" in html
 
 
+def test_a_section_in_two_pieces_says_which_part_once_above_the_first() -> None:
+    from bot.web.pages import _environment
+
+    template = _environment().get_template("_answer.html")
+    pieces = (
+        citation(quote="Git takes a lock.", end=17),
+        citation(
+            quote="An OOM kill leaves it.", start=19, end=41, line=4, note="part of this section"
+        ),
+    )
+    answer = Answer(state="answer", text="x", citations=pieces)
+    delivery = {"request_id": "r-0123456789", "cache_hit": False}
+    html = template.render(answer=answer, today=TODAY, q="git lock", delivery=delivery)
+    assert html.count("Part of this section") == 1
+    assert html.index("Part of this section") < html.index("Git takes a lock.")
+
+
 def test_the_part_of_section_note_comes_above_the_quote_and_unsure_reads_as_in_slack() -> None:
     from bot.text import NOT_SURE
     from bot.web.pages import _environment
