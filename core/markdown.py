@@ -371,7 +371,8 @@ def headings(text: str, start: int = 0) -> list[tuple[int, int, int, str]]:
     return list(_headings(text[start:], start))
 
 
-@lru_cache(maxsize=1024)
+# a document's text is read for its outline several times as it is chunked and outlined
+@lru_cache(maxsize=256)
 def _headings(text: str, offset: int) -> tuple[tuple[int, int, int, str], ...]:
     lines = text.split("\n")
     starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=offset))
