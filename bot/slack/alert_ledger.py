@@ -33,6 +33,9 @@ class AlertRecord(Frozen):
     request_id: str | None = None
     text: str | None = None  # the reply as posted, to update it when the alert resolves
     blocks: str | None = None  # JSON
+    # the first notification has been dealt with (replied to, or left quiet); False while
+    # its answer is still being composed and posted
+    settled: bool = False
 
     def message_blocks(self) -> list[dict[str, Any]]:
         try:
@@ -86,7 +89,12 @@ class AlertLedger:
     def answered(self, channel: str, fingerprint: str, record: AlertRecord) -> None:
         """Keep what was replied (for re-notifications and the resolution), for another
         window."""
-        self._alerts.put(self._key(channel, fingerprint), record.model_dump_json(), self._window)
+        settled = record.model_copy(update={"settled": True})
+        self._alerts.put(self._key(channel, fingerprint), settled.model_dump_json(), self._window)
+
+    def record(self, channel: str, fingerprint: str) -> AlertRecord | None:
+        """What the bot did about the alert so far, if it has claimed it."""
+        return self._read(self._alerts.get(self._key(channel, fingerprint)))
 
     def release(self, channel: str, fingerprint: str) -> None:
         """Forget the alert: its next notification is answered as a first."""

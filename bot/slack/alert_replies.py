@@ -42,6 +42,10 @@ log = logging.getLogger("runbook_bot.slack")
 SURFACE = "slack_alert"
 CHANNEL_TYPES = frozenset({"channel", "group"})
 NEW_POST_SUBTYPES = frozenset({None, "bot_message"})
+# how long a resolution waits for the alert's reply still being composed and posted (an
+# answer takes well under a second), and how often it looks
+SETTLE_SECONDS = 15.0
+SETTLE_POLL_SECONDS = 0.05
 
 
 def in_a_channel(event: dict[str, Any]) -> bool:
@@ -179,6 +183,7 @@ class AlertReplies:
     def _resolved(self, channel: str, alert: AlertPost, at: float) -> None:
         """The alert resolved: its reply says so (updated in place), nothing new is posted."""
         ctx = self.ctx
+        self._settled(channel, alert.fingerprint)
         record = ctx.alerts.resolve(channel, alert.fingerprint)
         if record is None or record.reply_ts is None:
             ctx.metrics.request(SURFACE, "resolved_unanswered")
@@ -203,6 +208,17 @@ class AlertReplies:
             ctx.sender.post(channel, offer, thread_ts=record.alert_ts)
         log.info("alert %s resolved in %s: reply updated", alert.alertname, channel)
         ctx.metrics.request(SURFACE, "resolved")
+
+    def _settled(self, channel: str, fingerprint: str) -> None:
+        """Wait while the alert's first notification is still being answered, up to
+        ``SETTLE_SECONDS``: a resolution that arrives before the reply is posted updates
+        that reply, rather than finding none and posting beside it."""
+        deadline = time.monotonic() + SETTLE_SECONDS
+        while time.monotonic() < deadline:
+            record = self.ctx.alerts.record(channel, fingerprint)
+            if record is None or record.settled:
+                return
+            time.sleep(SETTLE_POLL_SECONDS)
 
     def _permalink(self, channel: str, ts: str) -> str | None:
         try:

@@ -8,6 +8,7 @@ Alertmanager, Grafana, PagerDuty and Opsgenie post (tests/fixtures/alerts).
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -326,6 +327,30 @@ def test_resolved_updates_the_reply_instead_of_posting(
     refire = post_alert(slack, "alertmanager-firing")
     (answer,) = slack.thread_posts(ALERTS, refire["ts"])
     assert CHECKOUT in text_of(answer)
+
+
+def test_a_resolution_that_arrives_while_the_reply_is_posted_updates_it(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    # the reply's post takes a moment, and the alert resolves meanwhile (a flapping alert,
+    # or a busy Slack): the resolution waits for the reply and updates it
+    posting = threading.Event()
+
+    def slow_post(call: RecordedCall) -> dict[str, Any]:
+        posting.set()
+        time.sleep(1.0)
+        return fake._api_chat_postMessage(call.params)
+
+    fake.set_response("chat.postMessage", slow_post)
+    post_alert(slack, "alertmanager-firing")
+    assert posting.wait(timeout=30)  # the reply is on its way, not yet answered
+    post_alert(slack, "alertmanager-resolved", ts="1700009000.000200")
+    (update,) = fake.wait_for("chat.update", timeout=10)
+    (reply,) = fake.calls_to("chat.postMessage")
+    assert update.blocks[0]["elements"][0]["text"].startswith(":white_check_mark: *Resolved*")
+    slack.settle()
+    assert len(fake.calls_to("chat.postMessage")) == 1  # no "draft a runbook" beside it
+    assert reply.params["channel"] == update.params["channel"] == ALERTS
 
 
 def test_channels_outside_the_alert_channels_get_no_reply(
