@@ -40,6 +40,9 @@ class ShownQuote:
     # which part of its section is shown ("Steps 1-3 of 7"), said once, above the
     # section's first piece: the piece that carries it is the last one quoted
     noted: Citation | None = None
+    # the first of the pieces quoted one after another that it belongs to: the source
+    # line under them names where they begin
+    begun: Citation | None = None
 
 
 def by_runbook(citations: Sequence[Citation]) -> list[list[ShownQuote]]:
@@ -59,12 +62,16 @@ def by_runbook(citations: Sequence[Citation]) -> list[list[ShownQuote]]:
 
 
 def _noted(shown: list[ShownQuote]) -> list[ShownQuote]:
-    """Each section's note on the quote that begins it, not between its pieces."""
+    """Each section's note on the quote that begins it, not between its pieces; and
+    each quote's first piece of the run it is shown in."""
     out = list(shown)
-    first = 0
+    first = begun = 0
     for n, q in enumerate(shown):
         if q.heading:
             first = n
+        if q.heading or q.gap:
+            begun = n
+        out[n] = replace(out[n], begun=shown[begun].citation)
         if q.citation.note:
             out[first] = replace(out[first], noted=q.citation)
     return out

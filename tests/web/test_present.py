@@ -193,6 +193,8 @@ def test_a_section_in_two_pieces_says_which_part_once_above_the_first() -> None:
     html = template.render(answer=answer, today=TODAY, q="git lock", delivery=delivery)
     assert html.count("Part of this section") == 1
     assert html.index("Part of this section") < html.index("Git takes a lock.")
+    # one source line under the two, naming where they begin
+    assert html.count('class="source"') == 1 and "<code>search/es.md:3</code>" in html
 
 
 def test_the_part_of_section_note_comes_above_the_quote_and_unsure_reads_as_in_slack() -> None:
