@@ -32,10 +32,9 @@ from core.site_markdown import as_markdown
 from core.syntax import Syntax
 
 MAX_SPLIT_HEADING = 3
-# the outline's reader: CommonMark, HTML blocks and comments read as such
-_PARSER = MarkdownIt("commonmark", {"html": True}).disable(["inline", "text_join"])
-# ... and a section's blocks, tables included
-_BLOCKS = MarkdownIt("commonmark", {"html": True}).enable("table").disable(["inline", "text_join"])
+# the reader of a document's outline and a section's blocks: CommonMark with tables, HTML
+# blocks and comments read as such; block structure only (no inline parsing)
+_PARSER = MarkdownIt("commonmark", {"html": True}).enable("table").disable(["inline", "text_join"])
 # a line that opens with emphasis, a table's pipe or HTML underlined is no heading
 _NOT_SETEXT = re.compile(r"^ {0,3}[*_|<]")
 _LONE_CR = re.compile(r"\r(?!\n)")
@@ -223,7 +222,7 @@ def _parsed_blocks(text: str, start: int, end: int) -> list[Block]:
     lines = piece.split("\n")
     starts = list(itertools.accumulate((len(line) + 1 for line in lines), initial=start))
     out: list[Block] = []
-    for tok in _BLOCKS.parse(_LONE_CR.sub(" ", piece)):
+    for tok in _PARSER.parse(_LONE_CR.sub(" ", piece)):
         if tok.level != 0 or tok.map is None:
             continue
         first, last = tok.map
