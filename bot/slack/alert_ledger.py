@@ -33,9 +33,10 @@ class AlertRecord(Frozen):
     request_id: str | None = None
     text: str | None = None  # the reply as posted, to update it when the alert resolves
     blocks: str | None = None  # JSON
-    # the first notification has been dealt with (replied to, or left quiet); False while
-    # its answer is still being composed and posted
-    settled: bool = False
+    # the first notification has been dealt with (replied to, or left quiet); False only
+    # for the claim, while its answer is still being composed and posted (a record kept
+    # before the field existed was written once the alert was dealt with)
+    settled: bool = True
 
     def message_blocks(self) -> list[dict[str, Any]]:
         try:
@@ -79,7 +80,7 @@ class AlertLedger:
     def claim(self, channel: str, fingerprint: str, alert_ts: str) -> AlertRecord | None:
         """None when this notification is the alert's first in the window (now claimed);
         otherwise the record of the first one."""
-        record = AlertRecord(alert_ts=alert_ts)
+        record = AlertRecord(alert_ts=alert_ts, settled=False)
         key = self._key(channel, fingerprint)
         if self._alerts.claim(key, record.model_dump_json(), self._window):
             return None
@@ -89,8 +90,7 @@ class AlertLedger:
     def answered(self, channel: str, fingerprint: str, record: AlertRecord) -> None:
         """Keep what was replied (for re-notifications and the resolution), for another
         window."""
-        settled = record.model_copy(update={"settled": True})
-        self._alerts.put(self._key(channel, fingerprint), settled.model_dump_json(), self._window)
+        self._alerts.put(self._key(channel, fingerprint), record.model_dump_json(), self._window)
 
     def record(self, channel: str, fingerprint: str) -> AlertRecord | None:
         """What the bot did about the alert so far, if it has claimed it."""
