@@ -57,11 +57,11 @@ def by_runbook(citations: Sequence[Citation]) -> list[list[ShownQuote]]:
             continued = n > 0 and group[n - 1].section == c.section
             gap = continued and not _next_to(group[n - 1], c)
             shown.append(ShownQuote(c, heading=not continued, gap=gap))
-        out.append(_noted(shown))
+        out.append(_arranged(shown))
     return out
 
 
-def _noted(shown: list[ShownQuote]) -> list[ShownQuote]:
+def _arranged(shown: list[ShownQuote]) -> list[ShownQuote]:
     """Each section's note on the quote that begins it, not between its pieces; and
     each quote's first piece of the run it is shown in."""
     out = list(shown)

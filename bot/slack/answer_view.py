@@ -149,9 +149,9 @@ def _quote_mrkdwn(citation: Citation, *, lead: bool = False, fold: bool = True) 
         body = body[:cut].rstrip("\n")
     lines = body.split("\n")
     for block in reversed(example_blocks(body)):
-        shown = block.text.count("\n") + 1  # the example's own lines, as its note counts
-        hidden += shown
-        size = plural(shown, "line")
+        folded = block.text.count("\n") + 1  # the example's own lines, as its note counts
+        hidden += folded
+        size = plural(folded, "line")
         lines[block.start : block.end] = [
             f"{' ' * block.indent}_Example folded ({size}): Show more to see it._"
         ]

@@ -77,7 +77,7 @@ def _missing_headings(before: tuple[str, ...], path: tuple[str, ...], text: str)
 def _opens_with_heading(text: str) -> tuple[int, int, int, str] | None:
     """The heading on the text's first line (blank lines before it aside), or None."""
     body = text.lstrip("\n")
-    first = headings(body[: body.find("\n") if "\n" in body else len(body)])
+    first = headings(body.partition("\n")[0])
     # an ATX heading ("## Mitigation"), not a bold label
     return first[0] if first and body.lstrip(" ").startswith("#") else None
 
