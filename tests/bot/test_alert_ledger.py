@@ -47,6 +47,22 @@ def test_one_claim_per_alert_and_channel_across_replicas(redis_server: RedisServ
     assert keys == {"t1:alert:C1:fp", "t1:alert:C2:fp"}
 
 
+def test_only_a_claim_in_flight_is_unsettled(redis_server: RedisServer) -> None:
+    clock = Clock()
+    book = ledger(redis_client(redis_server.url), clock)
+    assert book.claim("C1", "fp", "1.1") is None
+    claimed = book.record("C1", "fp")
+    assert claimed is not None and not claimed.settled  # its reply is on its way
+    book.answered("C1", "fp", AlertRecord(alert_ts="1.1", reply_ts="1.5"))
+    answered = book.record("C1", "fp")
+    assert answered is not None and answered.settled
+    # a record kept before records said whether they were settled was written once the
+    # alert had been dealt with
+    redis.Redis.from_url(redis_server.url).set("t1:alert:C2:fp", '{"alert_ts": "2.1"}')
+    kept = book.record("C2", "fp")
+    assert kept is not None and kept.settled
+
+
 def test_resolution_returns_the_reply_and_releases_the_claim(redis_server: RedisServer) -> None:
     clock = Clock()
     book = ledger(redis_client(redis_server.url), clock)
