@@ -49,6 +49,8 @@ from retrieval.reading import (
     Reading,
     as_titled,
     as_written,
+    asked_tool,
+    asks_for_command,
     check_task,
     corrected,
     document_names,
@@ -60,6 +62,7 @@ from retrieval.reading import (
     tokenize,
     unknown_entities,
     with_long_forms,
+    written_in_code,
 )
 from retrieval.search import HybridSearcher, Snapshot, Vectors, group_by_document
 
@@ -283,6 +286,7 @@ class ExtractiveAnswerer:
             names=names,
             anchor=flt.anchor if flt is not None else None,
             read_as=reading.read_as,
+            not_tools=self._not_tools(question, snap),
         )
         r = Retrieval(
             question=asked,
@@ -302,6 +306,16 @@ class ExtractiveAnswerer:
             runbooks=self._candidates(runbooks, r, names),
             incidents=self._candidates(incidents, r, names),
         )
+
+    def _not_tools(self, question: str, snap: Snapshot) -> frozenset[str]:
+        """The word the question puts before "command" when it names no tool here: an
+        ordinary word ("migration", "first") that no runbook's code writes. A tool's name
+        the code never writes either ("amtool") stays a tool: no runbook shows its
+        command."""
+        tool = asked_tool(question) if asks_for_command(question) else None
+        if tool is None or tool not in self._vocabulary:
+            return frozenset()
+        return frozenset() if written_in_code(tool, snap.code_words) else frozenset({tool})
 
     def _long_forms(self, text: str, snap: Snapshot) -> str:
         """``text`` with the runbooks' long forms of its shorthand, unless switched off."""

@@ -7,7 +7,14 @@ use is listed in ``__all__``.
 
 from __future__ import annotations
 
-from retrieval.reading.asked_detail import Detail, asked_detail
+from retrieval.reading.asked_detail import (
+    Detail,
+    asked_detail,
+    asked_tool,
+    asks_for_command,
+    code_words,
+    written_in_code,
+)
 from retrieval.reading.asked_operation import asked_operations, check_task
 from retrieval.reading.evidence import TermStats, coverage, query_terms, unknown_entities
 from retrieval.reading.follow_ups import FollowUp, follow_up
@@ -77,12 +84,15 @@ __all__ = [
     "as_written",
     "asked_detail",
     "asked_operations",
+    "asked_tool",
     "asking_words",
     "asks_about_past",
+    "asks_for_command",
     "asks_what_to_do",
     "asks_where_to_start",
     "build_query",
     "check_task",
+    "code_words",
     "corrected",
     "coverage",
     "document_names",
@@ -109,5 +119,6 @@ __all__ = [
     "with_long_forms",
     "written_as_name",
     "written_in",
+    "written_in_code",
     "written_names",
 ]

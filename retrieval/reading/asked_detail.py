@@ -110,6 +110,25 @@ def asked_tool(question: str) -> str | None:
     return word if word and word not in _NOT_TOOLS else None
 
 
+# a run of word characters and hyphens in code: what a tool's name begins
+_CODE_WORD = re.compile(r"[\w-]+")
+
+
+def code_words(markdown: str) -> frozenset[str]:
+    """The words written in the code of ``markdown`` (spans, fences, blocks), lowercased:
+    where :func:`shows_tool_command` looks for a tool's name."""
+    return frozenset(
+        w.lower() for m in _CODE.finditer(markdown) for w in _CODE_WORD.findall(m.group(0))
+    )
+
+
+def written_in_code(tool: str, words: frozenset[str]) -> bool:
+    """Could code of these ``words`` (:func:`code_words`) show ``tool``'s command, as
+    :func:`shows_tool_command` reads one?"""
+    name = tool.lower()
+    return name in words if len(name) <= 2 else any(w.startswith(name) for w in words)
+
+
 def shows_tool_command(tool: str, markdown: str) -> bool:
     """Does the text show code that runs ``tool`` (in a span, a fence, a block)? A name
     of three letters or more may begin the program's (``redis`` of ``redis-cli``, ``etcd``
@@ -446,12 +465,13 @@ DEFAULT = Detail("default", "no-value", shows_default)
 
 
 @lru_cache(maxsize=1024)  # asked of one question by ranking, choosing and checking parts
-def asked_detail(question: str) -> Detail | None:
+def asked_detail(question: str, not_tools: frozenset[str] = frozenset()) -> Detail | None:
     """The detail the question asks to see, if any: the command first, then a setting,
-    a query, a value."""
+    a query, a value. ``not_tools``: words before "command" that name no tool here (a
+    "migration command", "the first commands"): any command shows what was asked."""
     if asks_for_command(question):
         tool = asked_tool(question)
-        if tool is None:
+        if tool is None or tool in not_tools:
             return COMMAND
         return Detail("command", "no-command", partial(shows_tool_command, tool), False, tool)
     if _ASKS_DEFAULT.search(question):

@@ -34,7 +34,8 @@ class Question:
     no runbook writes; ``everyday`` its words the runbooks never use, that no runbook
     needs to; ``names`` the normalized names it gives (alert names, a pinned link's
     anchor); ``anchor`` that link's ``#anchor`` as written; ``read_as`` each typo or
-    name as typed and as read."""
+    name as typed and as read; ``not_tools`` the words it puts before "command" that
+    name no tool of these runbooks: ordinary words their code never writes."""
 
     text: str
     query: str = ""
@@ -44,6 +45,8 @@ class Question:
     names: frozenset[str] = field(default=frozenset())
     anchor: str | None = None
     read_as: tuple[tuple[str, str], ...] = ()
+    # words it puts before "command" that name no tool here (a "migration command")
+    not_tools: frozenset[str] = field(default=frozenset())
 
     def __str__(self) -> str:
         return self.text
@@ -56,7 +59,7 @@ class Question:
     @cached_property
     def detail(self) -> Detail | None:
         """The command or value it asks to see."""
-        return asked_detail(self.text)
+        return asked_detail(self.text, self.not_tools)
 
     @cached_property
     def operations(self) -> frozenset[str]:

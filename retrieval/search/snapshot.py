@@ -29,9 +29,11 @@ from typing import TYPE_CHECKING, TypeVar, cast
 import numpy as np
 import numpy.typing as npt
 
+from core.markup import syntax_for
 from core.models import Chunk, SearchFilter
 from retrieval.reading import (
     TermStats,
+    code_words,
     document_names,
     tokenize,
     typo_targets,
@@ -166,6 +168,16 @@ class Snapshot:
         """What the document of a live chunk is called (:func:`document_names`: its
         title, top heading, file name), once per chunk and generation."""
         return self._kept("names", chunk.chunk_id, lambda: document_names(chunk))
+
+    @cached_property
+    def code_words(self) -> frozenset[str]:
+        """The words written in the live documents' code (:func:`code_words`): the tools
+        their commands can show. Built on first use, when a question asks for a tool's
+        command."""
+        words: set[str] = set()
+        for c in self.keyword.chunks:
+            words |= code_words(syntax_for(c.path).as_markdown(c.text))
+        return frozenset(words)
 
     @cached_property
     def titles(self) -> frozenset[str]:

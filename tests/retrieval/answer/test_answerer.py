@@ -169,6 +169,49 @@ def test_a_question_for_one_detail_is_not_answered_without_it(
         assert shown.state == "answer" and shown.citations
 
 
+ONE_OFF_JOBS = """# One-off jobs
+
+Some work runs once, beside the app rather than in it: a schema change, a data fix, a
+console session.
+
+## Run a job in a fresh container
+
+`appctl run` starts a fresh container from the image the app is deployed with and runs
+the job in it. The container stays after the job ends unless `--rm` is given, which
+removes it when the job exits:
+
+```shell
+appctl --rm run orders-api bundle exec rake db:migrate
+```
+
+## List the jobs that ran
+
+```shell
+appctl ps:jobs orders-api
+```
+"""
+
+
+def test_an_ordinary_word_before_command_names_no_tool(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """"a migration command" asks for a command, not for a tool called migration: no
+    runbook's code writes the word, so any command shown answers it. A tool's name that
+    no code writes is still not answered by another tool's command."""
+    files = with_samples({"platform/one-off-jobs.md": ONE_OFF_JOBS})
+    with runtime_over(files, tmp_path, embedder) as rt:
+        for asked in (
+            "whats the migration command for a one-off job",
+            "give me the schema change command for a one-off job",
+        ):
+            answer = rt.extractive.answer(asked)
+            assert answer.state == "answer", (asked, answer.state, answer.reason)
+            assert answer.citations[0].path == "platform/one-off-jobs.md"
+            assert any("appctl --rm run" in c.quote for c in answer.citations)
+        missing = rt.extractive.answer("whats the jobctl command to run a one-off migration")
+        assert missing.state != "answer" and not missing.citations
+
+
 CPU_THROTTLING = """---
 title: CPU Throttling High
 ---
