@@ -195,7 +195,7 @@ appctl ps:jobs orders-api
 def test_an_ordinary_word_before_command_names_no_tool(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
-    """"a migration command" asks for a command, not for a tool called migration: no
+    """ "a migration command" asks for a command, not for a tool called migration: no
     runbook's code writes the word, so any command shown answers it. A tool's name that
     no code writes is still not answered by another tool's command."""
     files = with_samples({"platform/one-off-jobs.md": ONE_OFF_JOBS})
