@@ -14,6 +14,8 @@ constructs that plain Markdown (and Slack) show as noise:
 - Docusaurus and VitePress admonitions: ``:::danger[Title]`` (or ``::: danger Title``)
   … ``:::``, and MDX components on lines of their own: ``<Admonition type="warning">``,
   ``<Tabs>`` with a ``<TabItem label="AWS">`` per tab;
+- Hugo's tabs: ``{{< tabs >}}`` with a ``{{< tab name="Ubuntu" >}}`` per tab (``{{% tab
+  "Agent v7" %}}``, Docsy's ``{{< tabpane >}}`` and ``{{< tab header="…" >}}``);
 - MyST (Sphinx, Jupyter Book) directives, fenced with backticks or colons: an admonition
   as ```` ```{note} ```` or ``:::{warning}`` (``{admonition} Title`` with its own
   title), code as ```` ```{code-block} bash ````, a figure as ```` ```{figure} path ````
@@ -23,7 +25,8 @@ constructs that plain Markdown (and Slack) show as noise:
 link resolves, and a step that only points at that page is followed like any link),
 code as a fenced block, a figure as its image, a callout as a quote that opens with
 GitHub's alert marker (``> [!WARNING]``), or with its title in bold for a kind GitHub
-has no marker for; a tab as its label in bold, other components' tags dropped.
+has no marker for; a tab (Hugo's or an MDX component) as its label in bold, other
+components' tags and the tabs' own dropped.
 Fenced code is left as it is. Quotes keep the file's own text; this is for reading it.
 """
 
@@ -63,6 +66,8 @@ _ERB_LINE = re.compile(r"^[ \t]*<%[=#-]?.*?-?%>[ \t]*$")
 _COLONS_CLOSE = re.compile(r"^[ \t]*(?P<colons>:{3,})[ \t]*$")
 
 _CALLOUT_SHORTCODES = frozenset("notice alert hint callout admonition".split())
+# Hugo's tabs (``{{< tabs >}}``, Docsy's ``{{< tabpane >}}``), each ``{{< tab name="Ubuntu" >}}``
+_TABS = frozenset("tabs tabpane tab".split())
 # a callout's kind as GitHub's alert marker names it; kinds without one get a bold title
 KINDS: Mapping[str, str] = MappingProxyType(
     {
@@ -273,10 +278,17 @@ def _lexer(alias: str) -> str | None:
 
 def _shortcode(lines: list[str], i: int) -> tuple[list[str], int] | None:
     m = _SHORTCODE_LINE.match(lines[i])
-    if m is None or m["close"]:
+    if m is None:
         return None
     name = m["name"].lower()
     positional, named = _args(m["args"])
+    if name in _TABS:  # a tab's label as a bold line; the tabs' own tags are no text
+        label = named.get("name") or named.get("header") or named.get("title")
+        label = label or (positional[0] if positional else "")
+        shown = name == "tab" and not m["close"] and label
+        return ([f"{m['indent']}**{label}**"] if shown else []), i + 1
+    if m["close"]:
+        return None
     closing = re.compile(
         r"^[ \t]*\{\{[<%]-?\s*/\s*" + re.escape(m["name"]) + r"\s*-?[>%]\}\}[ \t]*$"
     )

@@ -248,15 +248,33 @@ spec:
     ]
 
 
-def test_a_shortcode_that_names_no_language_is_left_as_written() -> None:
-    # a tab names the platform it is for, not a language: its body is prose
+def test_hugo_tabs_show_each_tab_label_over_its_prose() -> None:
+    # a tab names the platform it is for, not a language: its body is prose, under its
+    # label; the tags around it are no text
     text = """{{< tabs >}}
-{{< tab "Linux" >}}
-Restart the agent.
+{{< tab name="Ubuntu" >}}
+
+1. Restart NetworkManager.
+
 {{< /tab >}}
+{{% tab "RHEL, CentOS, or Fedora" %}}
+Restart the agent.
+{{% /tab %}}
 {{< /tabs >}}"""
-    assert as_markdown(text) == text
-    # ... nor is one named after a markup language: it wraps text to render
+    assert as_markdown(text).split("\n") == [
+        "**Ubuntu**",
+        "",
+        "1. Restart NetworkManager.",
+        "",
+        "**RHEL, CentOS, or Fedora**",
+        "Restart the agent.",
+    ]
+    docsy = '{{< tabpane text=true >}}\n  {{< tab header="Helm" >}}\n  Upgrade the chart.'
+    assert as_markdown(docsy).split("\n") == ["  **Helm**", "  Upgrade the chart."]
+
+
+def test_a_shortcode_that_names_no_language_is_left_as_written() -> None:
+    # one named after a markup language wraps text to render, not code
     wrapped = "{{< md >}}\nRestart **the agent**.\n{{< /md >}}"
     assert as_markdown(wrapped) == wrapped
 
