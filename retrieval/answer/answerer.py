@@ -315,7 +315,7 @@ class ExtractiveAnswerer:
         tool = asked_tool(question) if asks_for_command(question) else None
         if tool is None or tool not in self._vocabulary:
             return frozenset()
-        return frozenset() if written_in_code(tool, snap.code_words) else frozenset({tool})
+        return frozenset() if written_in_code(tool, snap.code) else frozenset({tool})
 
     def _long_forms(self, text: str, snap: Snapshot) -> str:
         """``text`` with the runbooks' long forms of its shorthand, unless switched off."""

@@ -12,7 +12,7 @@ from retrieval.reading.asked_detail import (
     asked_detail,
     asked_tool,
     asks_for_command,
-    code_words,
+    code_of,
     written_in_code,
 )
 from retrieval.reading.asked_operation import asked_operations, check_task
@@ -92,7 +92,7 @@ __all__ = [
     "asks_where_to_start",
     "build_query",
     "check_task",
-    "code_words",
+    "code_of",
     "corrected",
     "coverage",
     "document_names",

@@ -110,32 +110,23 @@ def asked_tool(question: str) -> str | None:
     return word if word and word not in _NOT_TOOLS else None
 
 
-# a run of word characters and hyphens in code: what a tool's name begins
-_CODE_WORD = re.compile(r"[\w-]+")
+def code_of(markdown: str) -> str:
+    """The code of ``markdown`` (its spans, fences and blocks), one piece a line: where
+    :func:`shows_tool_command` looks for a tool's name."""
+    return "\n".join(m.group(0) for m in _CODE.finditer(markdown))
 
 
-def code_words(markdown: str) -> frozenset[str]:
-    """The words written in the code of ``markdown`` (spans, fences, blocks), lowercased:
-    where :func:`shows_tool_command` looks for a tool's name."""
-    return frozenset(
-        w.lower() for m in _CODE.finditer(markdown) for w in _CODE_WORD.findall(m.group(0))
-    )
-
-
-def written_in_code(tool: str, words: frozenset[str]) -> bool:
-    """Could code of these ``words`` (:func:`code_words`) show ``tool``'s command, as
-    :func:`shows_tool_command` reads one?"""
-    name = tool.lower()
-    return name in words if len(name) <= 2 else any(w.startswith(name) for w in words)
+def written_in_code(tool: str, code: str) -> bool:
+    """Does ``code`` (:func:`code_of`) run ``tool``? A name of three letters or more may
+    begin the program's (``redis`` of ``redis-cli``, ``etcd`` of ``etcdctl``); a shorter
+    one (``oc``) is the program's whole name."""
+    end = r"(?![\w-])" if len(tool) <= 2 else ""
+    return bool(re.compile(r"(?<![\w-])" + re.escape(tool) + end, re.I).search(code))
 
 
 def shows_tool_command(tool: str, markdown: str) -> bool:
-    """Does the text show code that runs ``tool`` (in a span, a fence, a block)? A name
-    of three letters or more may begin the program's (``redis`` of ``redis-cli``, ``etcd``
-    of ``etcdctl``); a shorter one (``oc``) is the program's whole name."""
-    end = r"(?![\w-])" if len(tool) <= 2 else ""
-    name = re.compile(r"(?<![\w-])" + re.escape(tool) + end, re.I)
-    return any(name.search(m.group(0)) for m in _CODE.finditer(markdown))
+    """Does the text show code that runs ``tool`` (in a span, a fence, a block)?"""
+    return written_in_code(tool, code_of(markdown))
 
 
 # -- a value --------------------------------------------------------------------------

@@ -33,7 +33,7 @@ from core.markup import syntax_for
 from core.models import Chunk, SearchFilter
 from retrieval.reading import (
     TermStats,
-    code_words,
+    code_of,
     document_names,
     tokenize,
     typo_targets,
@@ -170,14 +170,11 @@ class Snapshot:
         return self._kept("names", chunk.chunk_id, lambda: document_names(chunk))
 
     @cached_property
-    def code_words(self) -> frozenset[str]:
-        """The words written in the live documents' code (:func:`code_words`): the tools
-        their commands can show. Built on first use, when a question asks for a tool's
-        command."""
-        words: set[str] = set()
-        for c in self.keyword.chunks:
-            words |= code_words(syntax_for(c.path).as_markdown(c.text))
-        return frozenset(words)
+    def code(self) -> str:
+        """The code of the live documents (:func:`code_of`): the tools their commands can
+        show. Built on first use, when a question asks for a tool's command."""
+        chunks = self.keyword.chunks
+        return "\n".join(code_of(syntax_for(c.path).as_markdown(c.text)) for c in chunks)
 
     @cached_property
     def titles(self) -> frozenset[str]:
