@@ -698,3 +698,17 @@ def test_a_link_target_whose_text_lost_its_bracket_shows_the_words_only() -> Non
     out = to_mrkdwn("Opsgenie will notify On-Call DevOps engineers](../index.md#on-call) at once.")
     assert out == "Opsgenie will notify On-Call DevOps engineers at once."
     assert not leaks(out)
+
+
+def test_hugo_tabs_show_their_labels_in_slack_and_on_the_web() -> None:
+    # Docker's pages: one tab per distribution, each under {{< tab name="…" >}}
+    path = "docker-engine-ops/content/manuals/engine/daemon/troubleshoot.md"
+    quote = section(path, "Turn off `dnsmasq`")
+    shown = syntax_for(path).as_markdown(quote)
+    web = str(quote_html(citation(quote=quote, url=None, path="engine/daemon/troubleshoot.md")))
+    for out in (to_mrkdwn(shown), web):
+        assert "{{" not in out and "tab name" not in out, out
+        assert "Ubuntu" in out and "RHEL, CentOS, or Fedora" in out
+        assert "sudo systemctl disable dnsmasq" in out
+    assert "*Ubuntu*" in to_mrkdwn(shown)
+    assert "<strong>Ubuntu</strong>" in web
