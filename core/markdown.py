@@ -28,7 +28,7 @@ from markdown_it import MarkdownIt
 
 from core.fences import fence_closes, fence_open
 from core.heading_text import only_a_link
-from core.site_markdown import as_markdown
+from core.site_markdown import as_markdown, opens_a_tab
 from core.syntax import Syntax
 
 MAX_SPLIT_HEADING = 3
@@ -190,7 +190,7 @@ def empty_sections(text: str, body_start: int, syntax: Syntax | None = None) -> 
 def split_blocks(text: str, start: int, end: int, syntax: Syntax | None = None) -> list[Block]:
     """The blocks of ``text[start:end]`` in order: paragraphs, code, lists (a list item's
     indented text and code with it), tables, and lead-ins (text that ends with a colon,
-    or a heading line alone), which introduce what follows them. Markdown's are read
+    a heading line alone, or a tab's opening line), which introduce what follows them. Markdown's are read
     from the CommonMark parser's tokens; another syntax's line by line."""
     markup = syntax or MARKDOWN
     blocks = (
@@ -201,7 +201,11 @@ def split_blocks(text: str, start: int, end: int, syntax: Syntax | None = None) 
     return [
         Block(b.start, b.end, "lead")
         if b.kind == "text"
-        and (_leads_in(text[b.start : b.end]) or _only_a_heading(text, b, markup))
+        and (
+            _leads_in(text[b.start : b.end])
+            or _only_a_heading(text, b, markup)
+            or opens_a_tab(text[b.start : b.end])
+        )
         else b
         for b in blocks
     ]

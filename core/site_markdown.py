@@ -276,6 +276,13 @@ def _lexer(alias: str) -> str | None:
         return None
 
 
+def opens_a_tab(block: str) -> bool:
+    """Is ``block`` one line that opens a tab (``{{< tab name="RHEL" >}}``) or a set of
+    them? Its label names what follows it, so it is never cut from it."""
+    m = _SHORTCODE_LINE.match(block.strip())
+    return m is not None and not m["close"] and m["name"].lower() in _TABS
+
+
 def _shortcode(lines: list[str], i: int) -> tuple[list[str], int] | None:
     m = _SHORTCODE_LINE.match(lines[i])
     if m is None:

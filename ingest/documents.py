@@ -138,7 +138,7 @@ class Problem:
 # (setext headings, TOML front matter, titles, empty sections, bold labels, headings read
 # by the parser): sources fold it into each document's content hash, so the next ingest
 # re-chunks every document instead of keeping the old chunks.
-PARSE_VERSION = "18"
+PARSE_VERSION = "19"
 
 
 @dataclass(frozen=True)

@@ -154,3 +154,20 @@ def test_a_bold_lead_in_is_never_cut_from_what_it_introduces() -> None:
         chunks = chunk_document(make_doc(text, "DB"), 0, max_tokens=budget)
         holder = [c for c in chunks if "**Warning:**" in text[c.start : c.end]]
         assert len(holder) == 1 and "Never promote" in text[holder[0].start : holder[0].end]
+
+
+def test_a_tab_line_is_never_cut_from_the_tab_it_opens() -> None:
+    """Hugo's ``{{< tab name="RHEL" >}}`` labels the text after it: a long section split
+    between two tabs starts its second piece with the tab's line, so the piece quoted
+    says which distribution its commands are for."""
+    filler = "\n\n".join("Background about the resolver and the daemon. " * 6 for _ in range(4))
+    text = (
+        f"# DNS\n\n## Turn off dnsmasq\n\n{{{{< tabs >}}}}\n\n{{{{< tab name=\"Ubuntu\" >}}}}\n\n"
+        f"{filler}\n\n{{{{< /tab >}}}}\n\n{{{{< tab name=\"RHEL\" >}}}}\n\n"
+        f"Stop the service on RHEL.\n\n{filler}\n\n{{{{< /tab >}}}}\n\n{{{{< /tabs >}}}}\n"
+    )
+    for budget in range(120, 420, 20):
+        chunks = chunk_document(make_doc(text, "DNS"), 0, max_tokens=budget)
+        holder = [c for c in chunks if "Stop the service on RHEL." in text[c.start : c.end]]
+        assert len(holder) == 1
+        assert '{{< tab name="RHEL" >}}' in text[holder[0].start : holder[0].end], budget
