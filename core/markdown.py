@@ -190,8 +190,9 @@ def empty_sections(text: str, body_start: int, syntax: Syntax | None = None) -> 
 def split_blocks(text: str, start: int, end: int, syntax: Syntax | None = None) -> list[Block]:
     """The blocks of ``text[start:end]`` in order: paragraphs, code, lists (a list item's
     indented text and code with it), tables, and lead-ins (text that ends with a colon,
-    a heading line alone, or a tab's opening line), which introduce what follows them. Markdown's are read
-    from the CommonMark parser's tokens; another syntax's line by line."""
+    a heading line alone, or a tab's opening line), which introduce what follows them.
+    Markdown's are read from the CommonMark parser's tokens; another syntax's line by
+    line."""
     markup = syntax or MARKDOWN
     blocks = (
         _parsed_blocks(text, start, end)

@@ -97,6 +97,27 @@ KINDS: Mapping[str, str] = MappingProxyType(
 )
 
 
+# GitHub's alert marker at the start of a quote (``> [!WARNING]``), as the callouts above
+# are written for every renderer: its kind, and the text after it on its line
+_ALERT_MARKER = re.compile(
+    r"^\[!(?P<kind>" + "|".join(sorted(set(KINDS.values()), key=len, reverse=True)) + r")\]"
+    r"[ \t]*(?P<rest>.*)$",
+    re.I,
+)
+
+
+def alert_marker(line: str) -> tuple[str, str] | None:
+    """The kind (``"warning"``) and the rest of a quote's first line that opens with
+    GitHub's alert marker; the rest without the kind said again ("[!TIP] Tip: use
+    queues" is a tip that says "use queues"). None for any other line."""
+    m = _ALERT_MARKER.match(line.strip())
+    if m is None:
+        return None
+    kind = m["kind"].lower()
+    rest = re.sub(rf"^{kind}\s*:\s*", "", m["rest"], flags=re.I)
+    return kind, rest
+
+
 def as_markdown(text: str, *, jsx: bool = False) -> str:
     """``text`` with site generators' shortcodes and admonitions as CommonMark; ``jsx``
     (an MDX page): its components' tag lines too (in Markdown, "<Namespace>" alone on a

@@ -58,6 +58,7 @@ from core.link_references import (
     sub_references,
 )
 from core.markdown import TABLE_ROW, TABLE_SEPARATOR, TASK_BOX, task_box
+from core.site_markdown import alert_marker
 from core.wiki_links import as_words
 
 TABLE_WIDTH = 60  # wider tables are shown one row per line
@@ -85,9 +86,6 @@ _ALERT_BOLD = re.compile(
     r"^(?:\*\*|__)(?P<kind>warning|caution|danger|important|note|tip|info)"
     r"(?P<colon>:?)(?:\*\*|__)(?P<colon2>:?)[ \t]*(?P<rest>.*)$",
     re.I,
-)
-_ALERT_GITHUB = re.compile(
-    r"^\[!(?P<kind>warning|caution|danger|important|note|tip|info)\][ \t]*(?P<rest>.*)$", re.I
 )
 _ALERT_EMOJI = {
     "warning": ":warning:",
@@ -282,18 +280,19 @@ def _set_aside_code(markdown: str) -> tuple[str, list[CodeBlock]]:
 
 def _blockquote(lines: list[str], base_url: str | None) -> list[str]:
     first = lines[0].strip() if lines else ""
-    alert = _ALERT_BOLD.match(first) or _ALERT_GITHUB.match(first)
+    bold = _ALERT_BOLD.match(first)
+    alert = (bold["kind"].lower(), bold["rest"]) if bold else alert_marker(first)
     if alert is None:
         return _quoted(lines, base_url)
-    kind = alert["kind"].lower()
-    label = f"{_ALERT_EMOJI[kind]} *{alert['kind'].upper()}:*"
+    kind, said = alert
+    label = f"{_ALERT_EMOJI[kind]} *{kind.upper()}:*"
     # its first paragraph on the label's line; what follows a fence or a list (a
     # command to run, steps) is quoted as Markdown below it, code byte for byte
     cut = next(
         (i for i, ln in enumerate(lines[1:], 1) if _starts_block(ln)),
         len(lines),
     )
-    rest = [alert["rest"], *lines[1:cut]]
+    rest = [said, *lines[1:cut]]
     body = " ".join(" ".join(ln.split()) for ln in rest if ln.strip())
     tail = lines[cut:]
     while tail and not tail[0].strip():

@@ -34,6 +34,7 @@ from core.heading_text import plain_heading
 from core.link_references import inline_references, prose_lines
 from core.markdown import LIST_ITEM, TABLE_ROW, TASK_BOX, task_box
 from core.models import Citation, section_name
+from core.site_markdown import alert_marker
 from core.wiki_links import as_words
 
 # "default": CommonMark with tables and strikethrough, no raw HTML, no typography
@@ -67,10 +68,39 @@ def markdown_html(markdown: str, base_url: str | None, *, title: str | None = No
     for token in tokens:
         if token.children:
             token.children = _links(token.children, base_url)
+    _callouts(tokens)
     tokens = _fold_examples(tokens, {b.start for b in example_blocks(source)})
     if title is not None:
         _anchor_headings(tokens, title)
     return Markup(_MARKDOWN.renderer.render(tokens, _MARKDOWN.options, {}))
+
+
+def _callouts(tokens: Sequence[Token]) -> None:
+    """A quote that opens with GitHub's alert marker (``> [!WARNING]``, as every site's
+    callout is read) as a callout: its kind in bold for the marker, as Slack shows it,
+    and a class of its own."""
+    for i, t in enumerate(tokens[:-2]):
+        inline = tokens[i + 2]
+        if t.type != "blockquote_open" or inline.type != "inline" or not inline.children:
+            continue
+        first = inline.children[0]
+        line = first.content.split("\n", 1)[0] if first.type == "text" else ""
+        alert = alert_marker(line)
+        if alert is None:
+            continue
+        kind, said = alert
+        t.attrSet("class", f"callout callout-{kind}")
+        first.content = said
+        label = [
+            Token("strong_open", "strong", 1),
+            Token("text", "", 0, content=f"{kind.capitalize()}:"),
+            Token("strong_close", "strong", -1),
+        ]
+        rest = inline.children[1:]
+        if not said and rest and rest[0].type == "softbreak":
+            rest = rest[1:]
+        gap = Token("text", "", 0, content=" ") if said or rest else None
+        inline.children = [*label, *([gap] if gap else []), *([first] if said else []), *rest]
 
 
 def _fold_examples(tokens: list[Token], starts: set[int]) -> list[Token]:

@@ -712,3 +712,29 @@ def test_hugo_tabs_show_their_labels_in_slack_and_on_the_web() -> None:
         assert "sudo systemctl disable dnsmasq" in out
     assert "*Ubuntu*" in to_mrkdwn(shown)
     assert "<strong>Ubuntu</strong>" in web
+
+
+def test_a_callout_shows_its_kind_in_slack_and_on_the_web() -> None:
+    """A callout, as GitHub marks it (``> [!TIP]``) or as a site writes it (MkDocs'
+    ``!!! warning "Title"``, read as the marker), shows its kind once, in bold, in Slack
+    and on the web page: the page showed the marker as typed."""
+    resiliency = "otel-collector-ops/content/en/docs/collector/resiliency.md"
+    tip = section(resiliency, "Sending queue (in-memory buffering)")
+    pagerduty = "pagerduty-incident-response/docs/during/security_incident_response.md"
+    warning = document(pagerduty).split("\n## ", 1)[0]
+    for path, quote, kind, said in (
+        (resiliency, tip, "tip", "Use sending queues for remote exporters"),
+        (pagerduty, warning, "warning", "Incident Commander Required"),
+    ):
+        shown = syntax_for(path).as_markdown(quote)
+        slack = to_mrkdwn(shown)
+        web = str(quote_html(citation(quote=quote, url=None, path=path)))
+        for out in (slack, web):
+            assert "[!" not in out, out
+        assert f"*{kind.upper()}:*" in slack and said in slack
+        assert f"{kind.capitalize()}: {kind.capitalize()}" not in slack.replace("*", "")
+        assert f'<blockquote class="callout callout-{kind}">' in web
+        assert f"<strong>{kind.capitalize()}:</strong>" in web and said in web
+        assert f"{kind.capitalize()}: {kind.capitalize()}:" not in web.replace(
+            "<strong>", ""
+        ).replace("</strong>", "")

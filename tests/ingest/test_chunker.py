@@ -162,8 +162,8 @@ def test_a_tab_line_is_never_cut_from_the_tab_it_opens() -> None:
     says which distribution its commands are for."""
     filler = "\n\n".join("Background about the resolver and the daemon. " * 6 for _ in range(4))
     text = (
-        f"# DNS\n\n## Turn off dnsmasq\n\n{{{{< tabs >}}}}\n\n{{{{< tab name=\"Ubuntu\" >}}}}\n\n"
-        f"{filler}\n\n{{{{< /tab >}}}}\n\n{{{{< tab name=\"RHEL\" >}}}}\n\n"
+        f'# DNS\n\n## Turn off dnsmasq\n\n{{{{< tabs >}}}}\n\n{{{{< tab name="Ubuntu" >}}}}\n\n'
+        f'{filler}\n\n{{{{< /tab >}}}}\n\n{{{{< tab name="RHEL" >}}}}\n\n'
         f"Stop the service on RHEL.\n\n{filler}\n\n{{{{< /tab >}}}}\n\n{{{{< /tabs >}}}}\n"
     )
     for budget in range(120, 420, 20):
