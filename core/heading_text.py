@@ -22,6 +22,12 @@ _EMPHASIS = re.compile(r"(\*\*|__|`)")
 _SPACE = re.compile(r"\s+")
 
 
+def without_anchor(text: str) -> str:
+    """A heading's text without the anchor a site gives it (``Persistent storage {#wal}``,
+    Hugo's, kramdown's and Pandoc's heading attribute): no reader sees it."""
+    return _ANCHOR.sub("", text)
+
+
 def plain_heading(text: str) -> str:
     """Heading text without Markdown decoration: links, images, emphasis, code, anchors."""
     text = _IMAGE.sub("", text)

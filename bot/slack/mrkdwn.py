@@ -52,6 +52,7 @@ from bot.slack.blockkit import FENCE, escape, safe_url
 from core.code_blocks import CodeBlock, code_blocks
 from core.fences import fence_open
 from core.github_html import HTML_BREAK, HTML_INLINE, html_as_markdown, without_comments
+from core.heading_text import without_anchor
 from core.link_references import (
     CODE_SPAN,
     inline_references,
@@ -331,7 +332,7 @@ def _line(line: str, base_url: str | None, number: int | None = None) -> str:
         return ""
     heading = _HEADING.match(line)
     if heading is not None:
-        title = _plain_emphasis(heading[2])
+        title = _plain_emphasis(without_anchor(heading[2]))
         return f"*{_inline(title, base_url).replace('*', '')}*" if title else ""
     bullet = _BULLET.match(line)
     if bullet is not None:

@@ -30,7 +30,7 @@ from core.github_html import (
     outside_code,
     without_comments,
 )
-from core.heading_text import plain_heading
+from core.heading_text import plain_heading, without_anchor
 from core.link_references import inline_references, prose_lines
 from core.markdown import LIST_ITEM, TABLE_ROW, TASK_BOX, task_box
 from core.models import Citation, section_name
@@ -69,6 +69,7 @@ def markdown_html(markdown: str, base_url: str | None, *, title: str | None = No
         if token.children:
             token.children = _links(token.children, base_url)
     _callouts(tokens)
+    _heading_anchors_dropped(tokens)
     tokens = _fold_examples(tokens, {b.start for b in example_blocks(source)})
     if title is not None:
         _anchor_headings(tokens, title)
@@ -101,6 +102,18 @@ def _callouts(tokens: Sequence[Token]) -> None:
             rest = rest[1:]
         gap = Token("text", "", 0, content=" ") if said or rest else None
         inline.children = [*label, *([gap] if gap else []), *([first] if said else []), *rest]
+
+
+def _heading_anchors_dropped(tokens: Sequence[Token]) -> None:
+    """Each heading without the anchor its site gives it (``## Persistent storage
+    {#wal}``): the page shows the heading's words, as Slack does."""
+    for i, t in enumerate(tokens[:-1]):
+        inline = tokens[i + 1]
+        if t.type != "heading_open" or not inline.children:
+            continue
+        last = inline.children[-1]
+        if last.type == "text":
+            last.content = without_anchor(last.content).rstrip()
 
 
 def _fold_examples(tokens: list[Token], starts: set[int]) -> list[Token]:

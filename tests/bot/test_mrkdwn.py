@@ -10,7 +10,7 @@ import pytest
 
 from bot.slack.answer_view import render_answer
 from bot.slack.mrkdwn import first_command, plain_text, to_mrkdwn
-from bot.web.quote_html import quote_html
+from bot.web.quote_html import markdown_html, quote_html
 from core.code_blocks import code_blocks
 from core.link_references import with_links
 from core.markup import DOCUMENT_SUFFIXES, syntax_for
@@ -738,3 +738,17 @@ def test_a_callout_shows_its_kind_in_slack_and_on_the_web() -> None:
         assert f"{kind.capitalize()}: {kind.capitalize()}:" not in web.replace(
             "<strong>", ""
         ).replace("</strong>", "")
+
+
+def test_a_headings_site_anchor_is_not_shown() -> None:
+    """Hugo's heading anchor (``## Persistent storage (write-ahead log - WAL)
+    {#persistent-storage-write-ahead-log-wal}``, the OpenTelemetry pages) names the
+    heading's link, not its words: neither Slack nor the web page shows it."""
+    path = "otel-collector-ops/content/en/docs/collector/resiliency.md"
+    shown = syntax_for(path).as_markdown(document(path))
+    slack = to_mrkdwn(shown)
+    web = str(markdown_html(shown, None, title="Resiliency"))
+    for out in (slack, web):
+        assert "{#" not in out
+    assert "*Persistent storage (write-ahead log - WAL)*" in slack
+    assert ">Persistent storage (write-ahead log - WAL)</h2>" in web
