@@ -93,7 +93,9 @@ class ExtractiveAnswerer:
         self._clock = clock
         self._rewrite = rewrite
         self._dense_query = dense_query
-        self._parts = RunbookParts(self._config.section_weights())
+        self._parts = RunbookParts(
+            self._config.section_weights(), openers=self._config.on("openers")
+        )
         self._quoter = Quoter(self._parts, self._config.section_weights())
         self._not_answered = NotAnswered(self._config, self._parts, self._quoter)
         self._model = searcher.embedder.model_name

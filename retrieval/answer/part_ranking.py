@@ -35,6 +35,7 @@ from retrieval.reading import (
     intent_match,
     spells_the_rule,
 )
+from retrieval.search import heading_key
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ def rank_parts(
     what_to_do: bool = False,
     bare: bool = False,
     titled: frozenset[str] = frozenset(),
+    openers: frozenset[str] = frozenset(),
 ) -> list[ScoredPart]:
     """The document's parts, best answer first.
 
@@ -94,7 +96,10 @@ def rank_parts(
     heading that repeats them ("Step 2: Drain the node" in "Draining a Kubernetes
     node") is no sign that it, rather than its siblings, answers: they say which
     runbook, and what the question asks of it ("what do i need before draining a node")
-    picks the part.
+    picks the part. ``openers``: the headings the index's own template opens its
+    runbooks with (:mod:`retrieval.search.template_headings`), such as SkyWalking's
+    ``Problem``: a part so headed, of no kind the heading's words name, says what the
+    runbook is about, as Symptoms do.
     """
     body_terms = [t for t in terms if normalize_name(t) not in names]
     # a bare alert asks what to do, and what the alert means restates what the engineer
@@ -129,7 +134,7 @@ def rank_parts(
             + weights.heading * coverage(heading_terms, p.own_heading_terms, stats)
             + weights.dense * dense_of(p)
             + intent_weight * max(intent_match(intent, p.own_path), 0.5 * (p is opening))
-            - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p, what_to_do))
+            - (0.0 if fact else weights.symptoms * _only_symptoms(intent, p, what_to_do, openers))
         )
         own = coverage(body_terms, p.own_terms, stats)
         out.append(ScoredPart(p, score, lexical, own_lexical=own, shows_detail=shows))
@@ -243,11 +248,15 @@ def _opening(parts: Sequence[Part]) -> Part | None:
     return first if first is not None and not heading_kinds(first.own_path) else None
 
 
-def _only_symptoms(intent: Intent, part: Part, what_to_do: bool = False) -> float:
+def _only_symptoms(
+    intent: Intent, part: Part, what_to_do: bool = False, openers: frozenset[str] = frozenset()
+) -> float:
     if intent not in ("unspecified", "act", "procedure", "diagnose"):
         return 0.0
     if not part.own_path:
         return 0.5  # the introduction under the title: what the runbook is for, half as much
     restating = {"symptoms", "meaning", "impact"} if what_to_do else {"symptoms"}
     kinds = heading_kinds(part.own_path)
+    if not kinds and heading_key(part.own_path[-1]) in openers:
+        return 1.0  # what the template opens with: the problem restated, an example
     return 1.0 if kinds and kinds <= restating else 0.0

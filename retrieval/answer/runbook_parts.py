@@ -28,8 +28,9 @@ from retrieval.reading import (
 
 
 class RunbookParts:
-    def __init__(self, sections: SectionWeights) -> None:
+    def __init__(self, sections: SectionWeights, *, openers: bool = True) -> None:
         self._sections = sections
+        self._openers = openers  # the index's template openers restate, as Symptoms do
 
     def parts(self, source_id: str, chunk: Chunk, r: Retrieval) -> list[Part]:
         """The document's parts, in the document's order (once per index generation)."""
@@ -100,6 +101,7 @@ class RunbookParts:
             what_to_do=r.question.what_to_do,
             bare=_bare(r, naming, titled),
             titled=titled,
+            openers=r.snapshot.openers if self._openers else frozenset(),
         )
 
     def bare(self, cand: Candidate, r: Retrieval) -> bool:

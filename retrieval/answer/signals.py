@@ -85,6 +85,7 @@ SIGNALS: tuple[Signal, ...] = (
         weight="symptoms",
         written=True,
     ),
+    Signal("openers", "sections", "the heading the index's own template opens with restates"),
 )
 
 NAMES = frozenset(s.name for s in SIGNALS)

@@ -45,6 +45,7 @@ from retrieval.search.embeddings import Vectors
 from retrieval.search.keyword_index import KeywordIndex
 from retrieval.search.link_pages import is_link_list
 from retrieval.search.site_pages import SitePages
+from retrieval.search.template_headings import template_openers
 
 if TYPE_CHECKING:
     from retrieval.search.store_handle import StoreHandle
@@ -175,6 +176,12 @@ class Snapshot:
         show. Built on first use, when a question asks for a tool's command."""
         chunks = self.keyword.chunks
         return "\n".join(code_of(syntax_for(c.path).as_markdown(c.text)) for c in chunks)
+
+    @cached_property
+    def openers(self) -> frozenset[str]:
+        """The headings the index's own template opens its runbooks with
+        (:mod:`retrieval.search.template_headings`), once per generation."""
+        return template_openers(self.chunks)
 
     @cached_property
     def titles(self) -> frozenset[str]:

@@ -1635,3 +1635,50 @@ def test_a_request_for_steps_that_names_a_way_is_answered_only_by_that_way(
         "how do i renew the payments-gateway certificate via the aws certificate manager console"
     )
     assert undone(console, vault)
+
+
+# a team's FAQ template: each page opens with the problem, then why, then what to do
+FAQ_PAGES = {
+    "faq/grpc-logs.md": (
+        "### Problem\n\nThe application console is flooded with `io.grpc.netty` DEBUG log "
+        "lines from the agent.\n\n### Reason\n\nThe agent's gRPC client logs through the "
+        "application's logger at its level.\n\n### Resolve\n\nSet `logging.level=INFO` "
+        "for the `io.grpc` package in the agent's `agent.config`, then restart the app.\n"
+    ),
+    "faq/cast-exception.md": (
+        "### Problem\n\nThe agent logs `ClassCastException: EnhanceCache cannot be cast "
+        "to EnhanceCache` after a redeploy.\n\n### Reason\n\nTwo class loaders loaded the "
+        "plugin.\n\n### Resolve\n\nThe `ClassCastException` goes when one class loader "
+        "loads the plugin: remove the second copy of the plugin jar from the application's "
+        "`lib` folder, then restart the application.\n"
+    ),
+    "faq/timezone.md": (
+        "### Problem\n\nThe UI shows no traces for the last hour although agents report.\n\n"
+        "### Reason\n\nThe backend and the UI run in different time zones.\n\n### Resolve"
+        "\n\nRun the backend and the UI with the same `TZ` setting.\n"
+    ),
+    "faq/memory.md": (
+        "### Problem\n\nThe worker thread's heap keeps growing until the JVM runs out of "
+        "memory.\n\n### Reason\n\nAn enhanced thread pool keeps its context.\n\n### Resolve"
+        "\n\nUpgrade the agent to 8.1 or newer, which clears the context.\n"
+    ),
+}
+
+
+def test_a_pasted_error_leads_with_the_fix_where_the_template_opens_with_the_problem(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """The index's own template opens each page with "Problem", which restates the
+    error: pasted, the error leads with what to do ("Resolve"), as it would under
+    "Symptoms". No word list says "Problem" restates: the index's template does."""
+    question = (
+        "agent log says ClassCastException: EnhanceCache cannot be cast to EnhanceCache, "
+        "how do i fix it"
+    )
+    with runtime_over(FAQ_PAGES, tmp_path, embedder) as rt:
+        answer = rt.extractive.answer(question)
+        assert answer.citations and answer.citations[0].path == "faq/cast-exception.md"
+        assert answer.citations[0].section.endswith("Resolve"), answer.citations[0].section
+        config = AnswerConfig(off=frozenset({"openers"}))
+        unread = rt.extractive.with_config(config).answer(question)
+        assert unread.citations and unread.citations[0].section.endswith("Problem")
