@@ -285,6 +285,7 @@ def test_a_renotification_points_to_the_first_reply(
 ) -> None:
     first = post_alert(slack, "alertmanager-firing")
     slack.thread_posts(ALERTS, first["ts"])
+    slack.settle()  # the first reply recorded: the repeat comes a repeat_interval later
     again = post_alert(slack, "alertmanager-firing")  # Alertmanager's repeat_interval
     (pointer,) = slack.thread_posts(ALERTS, again["ts"])
     line = text_of(pointer)
@@ -451,6 +452,7 @@ def test_alerts_are_answered_once_while_redis_is_down(
     redis_server.stop()
     first = post_alert(slack, "alertmanager-firing")
     slack.thread_posts(ALERTS, first["ts"])
+    slack.settle()  # the first reply recorded: the repeat comes a repeat_interval later
     again = post_alert(slack, "alertmanager-firing")
     slack.thread_posts(ALERTS, again["ts"])  # the pointer, from this process's memory
     slack.settle()
