@@ -257,6 +257,6 @@ def _only_symptoms(
         return 0.5  # the introduction under the title: what the runbook is for, half as much
     restating = {"symptoms", "meaning", "impact"} if what_to_do else {"symptoms"}
     kinds = heading_kinds(part.own_path)
-    if not kinds and heading_key(part.own_path[-1]) in openers:
+    if openers and not kinds and heading_key(part.own_path[-1]) in openers:
         return 1.0  # what the template opens with: the problem restated, an example
     return 1.0 if kinds and kinds <= restating else 0.0
