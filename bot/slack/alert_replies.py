@@ -102,6 +102,11 @@ class AlertReplies:
                     self._resolved(channel, alert, at)
                     return
                 earlier = ctx.alerts.claim(channel, fingerprint, ts)
+                if earlier is not None and not earlier.settled and earlier.alert_ts != ts:
+                    # a repeat while the first notification is still being answered: wait
+                    # for its reply to point to it (or, if that failed, answer this one)
+                    self._settled(channel, fingerprint)
+                    earlier = ctx.alerts.claim(channel, fingerprint, ts)
                 if earlier is not None:
                     self._repeated(channel, ts, alert, earlier)
                     return
@@ -212,7 +217,8 @@ class AlertReplies:
     def _settled(self, channel: str, fingerprint: str) -> None:
         """Wait while the alert's first notification is still being answered, up to
         ``SETTLE_SECONDS``: a resolution that arrives before the reply is posted updates
-        that reply, rather than finding none and posting beside it."""
+        that reply, rather than finding none and posting beside it, and a repeat points
+        to it."""
         deadline = time.monotonic() + SETTLE_SECONDS
         while time.monotonic() < deadline:
             record = self.ctx.alerts.record(channel, fingerprint)

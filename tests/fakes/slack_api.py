@@ -108,6 +108,7 @@ class FakeSlackAPI(LocalHTTPServer):
         self._usergroups: dict[str, tuple[str, list[str]]] = {}
         self._users: dict[str, dict[str, Any]] = {}
         self._overrides: dict[str, Mapping[str, Any] | Responder] = {}
+        self._delays: dict[str, float] = {}
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -192,6 +193,16 @@ class FakeSlackAPI(LocalHTTPServer):
         """Answer ``method`` with a fixed payload, or a function of the call."""
         with self._lock:
             self._overrides[method] = response
+
+    def set_delay(self, method: str, seconds: float) -> None:
+        """Hold every answer to ``method`` ``seconds`` after recording the call (a slow
+        Slack); 0 answers at once again."""
+        with self._lock:
+            self._delays[method] = seconds
+
+    def delay_of(self, method: str) -> float:
+        with self._lock:
+            return self._delays.get(method, 0.0)
 
     def set_thread(self, channel: str, ts: str, messages: list[dict[str, Any]]) -> None:
         """What ``conversations.replies(channel, ts)`` returns (parent first)."""
@@ -527,6 +538,9 @@ class _Handler(BaseHTTPRequestHandler):
         recorded = dataclasses.replace(call, status=reply.status, response=reply.payload)
         # record before answering, so a client that returns can rely on wait_for/calls
         self.fake._record(recorded)
+        delay = self.fake.delay_of(method)
+        if delay > 0:
+            time.sleep(delay)
         self._send(reply)
 
     def _send(self, reply: _Reply) -> None:

@@ -296,6 +296,22 @@ def test_a_renotification_points_to_the_first_reply(
     assert len(posts(fake, ALERTS)) == 2
 
 
+def test_a_repeat_while_the_first_reply_is_still_being_posted_points_to_it(
+    slack: SlackHarness, fake: FakeSlackAPI
+) -> None:
+    fake.set_delay("chat.postMessage", 1.5)  # Slack is slow to confirm the first reply
+    first = post_alert(slack, "alertmanager-firing")
+    slack.thread_posts(ALERTS, first["ts"])  # sent, not yet confirmed or recorded
+    fake.set_delay("chat.postMessage", 0)
+    again = post_alert(slack, "alertmanager-firing")
+    (pointer,) = slack.thread_posts(ALERTS, again["ts"])
+    line = text_of(pointer)
+    assert "*CheckoutApiDbConnectionErrors* fired again" in line
+    assert f"p{first['ts'].replace('.', '')}" in line
+    slack.settle()
+    assert len(posts(fake, ALERTS)) == 2
+
+
 def test_resolved_updates_the_reply_instead_of_posting(
     slack: SlackHarness, fake: FakeSlackAPI
 ) -> None:
