@@ -200,12 +200,14 @@ def to_mrkdwn(markdown: str, *, base_url: str | None = None) -> str:
             out.append(_line("## " + line.strip(), base_url))
             i += 2
             continue
-        if joinable and _continues(line):
+        opened = joinable and source.rstrip().endswith("](")
+        if joinable and (_continues(line) or (opened and bool(line.strip()))):
             # Markdown joins a hard-wrapped paragraph into one; Slack would show the breaks.
             # Converted again as a whole: "[Platform Engineering\nteam](…)" is one link.
-            # a link's target wrapped at a slash ("](https://host/channels/\n  name)")
-            # continues without the break: the URL was never meant to hold a space
-            gap = "" if _OPEN_TARGET.search(source.rstrip()) else " "
+            # a link's target wrapped at a slash ("](https://host/channels/\n  name)"), or
+            # on the line after its parenthesis ("[tester](\n<https://…>)"), continues
+            # without the break: the URL was never meant to hold a space
+            gap = "" if opened or _OPEN_TARGET.search(source.rstrip()) else " "
             source = source.rstrip() + gap + line.strip()
             out[-1] = _line(source, base_url, number)
             i += 1

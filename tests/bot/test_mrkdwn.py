@@ -613,6 +613,18 @@ def test_a_link_whose_url_wraps_at_a_slash_stays_one_link() -> None:
     )
 
 
+def test_a_link_whose_target_starts_on_the_next_line_stays_one_link() -> None:
+    # Synapse's federation page: CommonMark lets the target follow the parenthesis's line
+    text = (
+        "You can use the [federation tester](\n<https://matrix.org/federationtester>) to "
+        "check if your homeserver is\nconfigured correctly.\n"
+    )
+    assert to_mrkdwn(text) == (
+        "You can use the <https://matrix.org/federationtester|federation tester> to check "
+        "if your homeserver is configured correctly."
+    )
+
+
 def test_a_callout_under_a_numbered_step_is_a_callout() -> None:
     md = (
         "1. Patch the volume:\n\n    where `x` is its name.\n\n    > [!NOTE]\n"
