@@ -209,6 +209,12 @@ def _unwritten(chunks: tuple[Chunk, ...]) -> tuple[tuple[str, ...], bool]:
     return names, whole
 
 
+def unwritten_sections(chunks: Sequence[Chunk]) -> tuple[str, ...]:
+    """A runbook's sections not written yet, as the Stale page and the App Home list
+    them (the runbook's page warns of the same)."""
+    return _unwritten(tuple(chunks))[0]
+
+
 def _says_something(body: str) -> bool:
     return any(ch.isalnum() for ch in body)
 

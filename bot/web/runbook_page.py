@@ -15,6 +15,7 @@ from datetime import date
 
 from markupsafe import Markup
 
+from bot.reports import unwritten_sections
 from bot.web.present import safe_url
 from bot.web.quote_html import markdown_html
 from core.heading_text import plain_heading
@@ -77,16 +78,22 @@ def _missing_headings(before: tuple[str, ...], path: tuple[str, ...], text: str)
 def _opens_with_heading(text: str) -> tuple[int, int, int, str] | None:
     """The heading on the text's first line (blank lines before it aside), or None."""
     body = text.lstrip("\n")
-    first = headings(body.partition("\n")[0])
-    # an ATX heading ("## Mitigation"), not a bold label
-    return first[0] if first and body.lstrip(" ").startswith("#") else None
+    lines = body.split("\n", 2)
+    found = headings("\n".join(lines[:2]))
+    first = found[0] if found and found[0][0] == 0 else None
+    # an ATX heading ("## Mitigation") or a setext one (its text over "---"), not a
+    # bold label
+    atx = body.lstrip(" ").startswith("#")
+    setext = first is not None and first[1] > len(lines[0])
+    return first if first is not None and (atx or setext) else None
 
 
 def _without_title(markdown: str, title: str) -> str:
     """The text without a first heading that is the runbook's title (the page's own)."""
-    found = _opens_with_heading(markdown)
+    body = markdown.lstrip("\n")
+    found = _opens_with_heading(body)
     if found and normalize_name(plain_heading(found[3])) == normalize_name(title):
-        return markdown.lstrip("\n").partition("\n")[2]
+        return body[found[1] + 1 :]  # after its line (a setext heading's underline too)
     return markdown
 
 
@@ -108,12 +115,15 @@ def runbook_page(
         metadata=meta,
         source_url=url,
         html=markdown_html(markdown, url, title=first.title),
-        warnings=_warnings(meta, is_stale, today),
+        warnings=_warnings(meta, unwritten_sections(chunks), is_stale, today),
     )
 
 
 def _warnings(
-    meta: DocumentMetadata, is_stale: Callable[[DocumentMetadata], bool], today: date
+    meta: DocumentMetadata,
+    unwritten: Sequence[str],
+    is_stale: Callable[[DocumentMetadata], bool],
+    today: date,
 ) -> tuple[str, ...]:
     out: list[str] = []
     if meta.status in ("superseded", "deprecated"):
@@ -122,7 +132,6 @@ def _warnings(
     if is_stale(meta):
         when = f"last updated {(today - meta.updated).days} days ago" if meta.updated else ""
         out.append(f"May be out of date{': ' + when if when else ''}. Verify before acting.")
-    if meta.empty_sections:
-        names = ", ".join(" > ".join(s.heading_path[-1:]) for s in meta.empty_sections[:3])
-        out.append(f"Sections not written yet: {names}.")
+    if unwritten:
+        out.append(f"Sections not written yet: {', '.join(unwritten[:3])}.")
     return tuple(out)
