@@ -54,14 +54,36 @@ def prose_lines(lines: list[str]) -> list[bool]:
     return [not code for code in in_code("\n".join(lines))]
 
 
+# ... or "[label]:" with its url on the next line, as CommonMark allows
+_DEFINITION_OPEN = re.compile(r"^[ ]{0,3}\[(?P<label>[^\]\n]+)\]:[ \t]*$")
+_DESTINATION = re.compile(r"^[ \t]*<?(?P<url>[^\s<>]+)>?(?:[ \t]+[\"'(].*)?[ \t]*$")
+
+
+def definition_lines(lines: Sequence[str], prose: Sequence[bool]) -> dict[int, tuple[str, str]]:
+    """The lines of the prose that define a link, by index: (label, url) on the line the
+    definition starts, and on the line its url wraps to ("[runbook]:" over "<https://…>")."""
+    out: dict[int, tuple[str, str]] = {}
+    for i, (line, outside) in enumerate(zip(lines, prose, strict=True)):
+        if not outside or i in out:
+            continue
+        if (found := LINK_DEFINITION.match(line)) is not None:
+            out[i] = (found["label"], found["url"])
+        elif (
+            (opened := _DEFINITION_OPEN.match(line)) is not None
+            and i + 1 < len(lines)
+            and prose[i + 1]
+            and (target := _DESTINATION.match(lines[i + 1])) is not None
+        ):
+            out[i] = out[i + 1] = (opened["label"], target["url"])
+    return out
+
+
 def link_definitions(text: str) -> dict[str, str]:
     """The ``[label]: url`` definitions of ``text``, by :func:`ref_key` of their label."""
     lines = text.split("\n")
     refs: dict[str, str] = {}
-    for line, prose in zip(lines, prose_lines(lines), strict=True):
-        found = LINK_DEFINITION.match(line) if prose else None
-        if found is not None:
-            refs.setdefault(ref_key(found["label"]), found["url"])
+    for label, url in definition_lines(lines, prose_lines(lines)).values():
+        refs.setdefault(ref_key(label), url)
     return refs
 
 
@@ -119,7 +141,10 @@ def inline_references(text: str) -> str:
     left as it is."""
     lines = text.split("\n")
     prose = prose_lines(lines)
-    refs = link_definitions(text)
+    defining = definition_lines(lines, prose)
+    refs: dict[str, str] = {}
+    for label, url in defining.values():
+        refs.setdefault(ref_key(label), url)
     out: list[str] = []
     run: list[str] = []  # consecutive prose lines: a link's text may wrap between them
 
@@ -128,11 +153,11 @@ def inline_references(text: str) -> str:
             out.append(sub_references("\n".join(run), lambda m: inline_reference(m, refs)))
             run.clear()
 
-    for line, outside in zip(lines, prose, strict=True):
+    for i, (line, outside) in enumerate(zip(lines, prose, strict=True)):
         if not outside or not line.strip():
             flush()
             out.append(line)
-        elif not LINK_DEFINITION.match(line):
+        elif i not in defining:
             run.append(line)
     flush()
     return "\n".join(out)

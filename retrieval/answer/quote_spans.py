@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from core.link_references import definition_lines
 from core.markdown import TABLE_ROW, TABLE_SEPARATOR, group_blocks, iter_lines, split_blocks
 from core.markup import syntax_for
 from retrieval.answer.outline import Part
@@ -26,7 +27,6 @@ MIN_PICKED_ROWS = 3
 
 _STEP = re.compile(r"^(\d+)[.)]\s", re.MULTILINE)
 
-_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:\s*\S+")  # [name]: https://...
 
 _ONLY_HTML = re.compile(r"^\s*(<[^>]+>\s*)+$")
 
@@ -145,8 +145,10 @@ def _labels_action(text: str) -> bool:
 
 
 def _only_link_definitions(text: str) -> bool:
-    lines = [line for line in text.splitlines() if line.strip()]
-    return bool(lines) and all(_LINK_DEFINITION.match(line) for line in lines)
+    lines = text.splitlines()
+    defining = definition_lines(lines, [True] * len(lines))
+    written = [i for i, line in enumerate(lines) if line.strip()]
+    return bool(written) and all(i in defining for i in written)
 
 
 def quote_part(part: Part, terms: Sequence[str], stats: TermStats) -> Quote:

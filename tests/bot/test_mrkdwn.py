@@ -764,3 +764,18 @@ def test_a_headings_site_anchor_is_not_shown() -> None:
         assert "{#" not in out
     assert "*Persistent storage (write-ahead log - WAL)*" in slack
     assert ">Persistent storage (write-ahead log - WAL)</h2>" in web
+
+
+def test_a_reference_whose_url_is_on_the_next_line_is_a_link_in_slack_and_on_the_web() -> None:
+    """CommonMark lets a definition's url follow its label's line ("[runbook_traffic]:"
+    over "  <https://…>", Openverse's alarm runbooks): the reference is a link, and the
+    definition is no text."""
+    path = "openverse-runbooks/documentation/meta/monitoring/runbooks/api_request_count_anomaly.md"
+    quote = section(path, "Severity Guide")
+    url = "https://docs.openverse.org/meta/monitoring/traffic/runbooks/"
+    slack = to_mrkdwn(quote)
+    web = str(quote_html(citation(quote=quote, url=None, path=path)))
+    assert f"<{url}identifying-and-blocking-traffic-anomalies.html|identify" in slack, slack
+    assert f'href="{url}identifying-and-blocking-traffic-anomalies.html"' in web, web
+    for out in (slack, web):
+        assert "runbook_traffic" not in out
