@@ -94,7 +94,9 @@ class ExtractiveAnswerer:
         self._rewrite = rewrite
         self._dense_query = dense_query
         self._parts = RunbookParts(
-            self._config.section_weights(), openers=self._config.on("openers")
+            self._config.section_weights(),
+            openers=self._config.on("openers"),
+            fillers=self._config.on("fillers"),
         )
         self._quoter = Quoter(self._parts, self._config.section_weights())
         self._not_answered = NotAnswered(self._config, self._parts, self._quoter)

@@ -35,7 +35,7 @@ from retrieval.reading import (
     intent_match,
     spells_the_rule,
 )
-from retrieval.search import heading_key
+from retrieval.search import filler_key, heading_key
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,7 @@ def rank_parts(
     bare: bool = False,
     titled: frozenset[str] = frozenset(),
     openers: frozenset[str] = frozenset(),
+    fillers: frozenset[str] = frozenset(),
 ) -> list[ScoredPart]:
     """The document's parts, best answer first.
 
@@ -99,7 +100,9 @@ def rank_parts(
     picks the part. ``openers``: the headings the index's own template opens its
     runbooks with (:mod:`retrieval.search.template_headings`), such as SkyWalking's
     ``Problem``: a part so headed, of no kind the heading's words name, says what the
-    runbook is about, as Symptoms do.
+    runbook is about, as Symptoms do. ``fillers``: the texts the index's template
+    repeats word for word in many runbooks (:mod:`retrieval.search.template_text`):
+    a part that says only that is quoted only when nothing else can be.
     """
     body_terms = [t for t in terms if normalize_name(t) not in names]
     # a bare alert asks what to do, and what the alert means restates what the engineer
@@ -126,7 +129,7 @@ def rank_parts(
     out = []
     # (A small preference for earlier parts, "the usual case first", lowered lead_hit
     # by 0.02-0.1 on every corpus: it favours Overview and Symptoms over the action.)
-    for p in quotable(parts):
+    for p in quotable(parts, fillers):
         lexical = coverage(body_terms, p.terms, stats)
         shows = detail is not None and detail.shown_in(p.chunk.path, p.body)
         score = (
@@ -229,15 +232,18 @@ def lead_in(part: Part, following: Part | None) -> bool:
     )
 
 
-def quotable(parts: Sequence[Part]) -> list[Part]:
+def quotable(parts: Sequence[Part], fillers: frozenset[str] = frozenset()) -> list[Part]:
     """The parts that can be quoted on their own: every part but the lead-ins, the
     lists of links (a generated "Troubleshooting Pointers" index atop a README points at
-    answers instead of holding one) and the stubs ("TODO"), unless the document has
+    answers instead of holding one), the stubs ("TODO") and the template's ``fillers``
+    ("Nothing registered to date." in every alarm runbook), unless the document has
     nothing else."""
     ordered = sorted(parts, key=lambda p: p.start)
     nxt = {id(p): (ordered[i + 1] if i + 1 < len(ordered) else None) for i, p in enumerate(ordered)}
     out = [p for p in parts if not lead_in(p, nxt[id(p)])]
-    return [p for p in out if p.holds_answer] or out
+    return [
+        p for p in out if p.holds_answer and not (fillers and filler_key(p.body) in fillers)
+    ] or out
 
 
 def _opening(parts: Sequence[Part]) -> Part | None:

@@ -28,9 +28,12 @@ from retrieval.reading import (
 
 
 class RunbookParts:
-    def __init__(self, sections: SectionWeights, *, openers: bool = True) -> None:
+    def __init__(
+        self, sections: SectionWeights, *, openers: bool = True, fillers: bool = True
+    ) -> None:
         self._sections = sections
         self._openers = openers  # the index's template openers restate, as Symptoms do
+        self._fillers = fillers  # the template's words left in many runbooks say nothing
 
     def parts(self, source_id: str, chunk: Chunk, r: Retrieval) -> list[Part]:
         """The document's parts, in the document's order (once per index generation)."""
@@ -102,6 +105,7 @@ class RunbookParts:
             bare=_bare(r, naming, titled),
             titled=titled,
             openers=r.snapshot.openers if self._openers else frozenset(),
+            fillers=r.snapshot.fillers if self._fillers else frozenset(),
         )
 
     def bare(self, cand: Candidate, r: Retrieval) -> bool:

@@ -86,6 +86,9 @@ SIGNALS: tuple[Signal, ...] = (
         written=True,
     ),
     Signal("openers", "sections", "the heading the index's own template opens with restates"),
+    Signal(
+        "fillers", "sections", "text the index's template repeats in many runbooks says nothing"
+    ),
 )
 
 NAMES = frozenset(s.name for s in SIGNALS)

@@ -21,6 +21,7 @@ from retrieval.search.spans import section_text
 from retrieval.search.store_handle import StoreHandle
 from retrieval.search.store_marker import StoreMarker, read_store_marker
 from retrieval.search.template_headings import heading_key
+from retrieval.search.template_text import filler_key
 
 if TYPE_CHECKING:
     from retrieval.search.vector_index import QdrantVectorIndex, open_client
@@ -40,6 +41,7 @@ __all__ = [
     "StoreHandle",
     "StoreMarker",
     "Vectors",
+    "filler_key",
     "group_by_document",
     "heading_key",
     "mostly_links",

@@ -46,6 +46,7 @@ from retrieval.search.keyword_index import KeywordIndex
 from retrieval.search.link_pages import is_link_list
 from retrieval.search.site_pages import SitePages
 from retrieval.search.template_headings import template_openers
+from retrieval.search.template_text import template_fillers
 
 if TYPE_CHECKING:
     from retrieval.search.store_handle import StoreHandle
@@ -182,6 +183,12 @@ class Snapshot:
         """The headings the index's own template opens its runbooks with
         (:mod:`retrieval.search.template_headings`), once per generation."""
         return template_openers(self.chunks)
+
+    @cached_property
+    def fillers(self) -> frozenset[str]:
+        """The section texts the index's template repeats word for word in many of its
+        runbooks (:mod:`retrieval.search.template_text`), once per generation."""
+        return template_fillers(self.chunks)
 
     @cached_property
     def titles(self) -> frozenset[str]:

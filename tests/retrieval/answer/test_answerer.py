@@ -1682,3 +1682,56 @@ def test_a_pasted_error_leads_with_the_fix_where_the_template_opens_with_the_pro
         config = AnswerConfig(off=frozenset({"openers"}))
         unread = rt.extractive.with_config(config).answer(question)
         assert unread.citations and unread.citations[0].section.endswith("Problem")
+
+
+def _alarm(name: str, severity: str) -> str:
+    return (
+        f"# Run Book: {name}\n\nAlarm for the production API.\n\n"
+        "## Historical false positives\n\nNothing registered to date.\n\n"
+        f"## Severity guide\n\n{severity}\n\n"
+        "## Related incident reports\n\n- None yet.\n"
+    )
+
+
+# a team's alarm template: the sections left as the template wrote them say the same in
+# every runbook
+ALARM_PAGES = {
+    "alarms/api-request-count.md": _alarm(
+        "API Production Request Count anomalously high",
+        "1. Check the request rate by ASN in Cloudflare.\n2. If one ASN sends over 20% of "
+        "requests, block it in the firewall.\n3. Otherwise scale the API service to 6 tasks.",
+    ),
+    "alarms/api-response-time.md": _alarm(
+        "API Production Average Response Time above threshold",
+        "1. Open the ECS dashboard.\n2. If database CPU is above 90%, restart the slowest "
+        "query's task.",
+    ),
+    "alarms/nuxt-5xx.md": _alarm(
+        "Nuxt Production 5XX responses above threshold",
+        "1. Look up the failing route in the logs.\n2. Roll back the last frontend release.",
+    ),
+    "alarms/nuxt-request-count.md": _alarm(
+        "Nuxt Production request count above threshold",
+        "1. Check whether the traffic is a crawler.\n2. Rate limit it in Cloudflare.",
+    ),
+}
+FILLERS = ("Nothing registered to date.", "- None yet.", "Alarm for the production API.")
+
+
+def test_an_alarm_is_never_answered_with_the_text_its_template_repeats_in_every_runbook(
+    tmp_path: Path, embedder: FastEmbedder
+) -> None:
+    """ "Nothing registered to date." and "None yet." stand under the same headings in
+    every alarm runbook: they tell the engineer nothing of this alarm. Asked by the
+    alarm's name, the runbook is quoted where it says something of its own. No word list
+    names the filler: the index's runbooks repeat it."""
+    question = "API Production Request Count anomalously high"
+    with runtime_over(ALARM_PAGES, tmp_path, embedder) as rt:
+        answer = rt.extractive.answer(question)
+        assert answer.citations and answer.citations[0].path == "alarms/api-request-count.md"
+        assert answer.citations[0].section.endswith("Severity guide"), answer.citations[0]
+        assert "block it in the firewall" in answer.citations[0].quote
+        assert not any(c.quote.strip() in FILLERS for c in answer.citations)
+        config = AnswerConfig(off=frozenset({"fillers"}))
+        unread = rt.extractive.with_config(config).answer(question)
+        assert unread.citations and unread.citations[0].quote.strip() in FILLERS
