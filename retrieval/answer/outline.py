@@ -17,7 +17,7 @@ from core.markdown import MAX_SPLIT_HEADING
 from core.markdown_facts import MarkdownFacts, markdown_facts
 from core.markup import syntax_for
 from core.models import Chunk, normalize_name
-from retrieval.answer.stubs import says_no_steps, stub
+from retrieval.answer.stubs import stub
 from retrieval.reading import tokenize
 from retrieval.search import Snapshot, mostly_links, section_text
 
@@ -63,7 +63,7 @@ class Part:
         """Not a list of links (a generated "Troubleshooting Pointers" index points at
         answers instead of holding one) and not a stub ("TODO"): worked out once per
         part and index generation, not on every question."""
-        return not mostly_links(self.body) and not stub(self.body) and not says_no_steps(self.body)
+        return not mostly_links(self.body) and not stub(self.body)
 
     @cached_property
     def facts(self) -> MarkdownFacts:

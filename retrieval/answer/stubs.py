@@ -1,5 +1,4 @@
-"""Sections not written yet: a template's headings with nothing (or "TODO") under them;
-and sections written only to say there are no steps."""
+"""Sections not written yet: a template's headings with nothing (or "TODO") under them."""
 
 from __future__ import annotations
 
@@ -13,15 +12,6 @@ _PROMPT = re.compile(r"^\s*[-*+]\s+>")
 _TOC = re.compile(
     r"^\s*(?:\[\[?_?toc_?\]\]?|\{:toc\}|(?:\*\*|__)?table of contents:?(?:\*\*|__)?)\s*$", re.I
 )
-
-
-# one sentence that says the section has no steps: "there is no prescriptive way to fix it"
-_NO_STEPS = re.compile(
-    r"\bno (?:prescriptive|known|specific|standard|documented|defined|set|general) "
-    r"(?:way|procedure|fix|remedy|resolution|steps?|process)\b",
-    re.I,
-)
-MAX_NO_STEPS_CHARS = 200
 
 
 def _lines(body: str) -> list[str]:
@@ -51,13 +41,3 @@ def without_trailing_prompts(text: str) -> str:
         end -= 1
     kept = "\n".join(lines[:end]).rstrip()
     return kept if any(ch.isalnum() for ch in kept) and not stub(kept) else text.rstrip()
-
-
-def says_no_steps(body: str) -> bool:
-    """A section written to say it has no steps, in one short sentence: "This is not
-    expected to occur, therefore, there is no prescriptive way to fix it." Quoted, it
-    would show an engineer nothing to do, though it is no unwritten section."""
-    lines = _lines(body)
-    return (
-        len(lines) == 1 and len(lines[0]) <= MAX_NO_STEPS_CHARS and bool(_NO_STEPS.search(lines[0]))
-    )

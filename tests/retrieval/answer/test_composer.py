@@ -22,7 +22,7 @@ from retrieval.answer.part_ranking import (
     quotable,
     rank_parts,
 )
-from retrieval.answer.stubs import says_no_steps, stub
+from retrieval.answer.stubs import stub
 from retrieval.reading.asked_detail import DURATION, Detail, asked_detail
 from retrieval.reading.evidence import TermStats
 from retrieval.reading.names import naming_terms
@@ -526,20 +526,6 @@ def test_a_section_not_written_yet_is_never_quoted() -> None:
         ("> **WARNING:** never restart the primary.", False),
     ):
         assert stub(body) is is_stub, body
-
-
-def test_a_section_that_only_says_it_has_no_steps_is_never_quoted() -> None:
-    said = "This is not expected to occur, therefore, there is no prescriptive way to fix it."
-    assert says_no_steps(said)
-    assert says_no_steps("There is no known fix yet.")
-    assert not stub(said)  # written: no "not written yet" warning for it
-    assert not says_no_steps(
-        "There is no known fix yet; restart the pod:\n\n    kubectl delete pod x"
-    )
-    assert not says_no_steps("Restart the pod.")
-    doc = f"# Alert\n\n## Procedure to Fix\n\n{said}\n\n## Troubleshooting\n\nRestart the pod.\n"
-    got = ranked("Alert firing what do i do", "act", parts_of(doc))
-    assert [p.heading for p in got] == ["Troubleshooting"]
 
 
 def test_what_counts_as_a_lead_in() -> None:
