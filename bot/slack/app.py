@@ -198,6 +198,7 @@ class SlackBot:
             generation = self.runtime.searcher.generation()
             snapshot = self.runtime.searcher.snapshot(generation)
             _ = snapshot.term_stats  # tokenizes every chunk once: not on the first question
+            _ = snapshot.openers, snapshot.fillers  # the index's template, read once too
             self.runtime.embedder.warm()
             self.runtime.lexicon.warm()
             _ = self.runtime.answerer
