@@ -81,8 +81,14 @@ def definition_lines(lines: Sequence[str], prose: Sequence[bool]) -> dict[int, t
 def link_definitions(text: str) -> dict[str, str]:
     """The ``[label]: url`` definitions of ``text``, by :func:`ref_key` of their label."""
     lines = text.split("\n")
+    return _by_label(definition_lines(lines, prose_lines(lines)))
+
+
+def _by_label(defining: Mapping[int, tuple[str, str]]) -> dict[str, str]:
+    """The urls of ``defining``'s definitions by :func:`ref_key` of their label, the
+    first one winning."""
     refs: dict[str, str] = {}
-    for label, url in definition_lines(lines, prose_lines(lines)).values():
+    for label, url in defining.values():
         refs.setdefault(ref_key(label), url)
     return refs
 
@@ -142,9 +148,7 @@ def inline_references(text: str) -> str:
     lines = text.split("\n")
     prose = prose_lines(lines)
     defining = definition_lines(lines, prose)
-    refs: dict[str, str] = {}
-    for label, url in defining.values():
-        refs.setdefault(ref_key(label), url)
+    refs = _by_label(defining)
     out: list[str] = []
     run: list[str] = []  # consecutive prose lines: a link's text may wrap between them
 

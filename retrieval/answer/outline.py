@@ -19,7 +19,7 @@ from core.markup import syntax_for
 from core.models import Chunk, normalize_name
 from retrieval.answer.stubs import stub
 from retrieval.reading import tokenize
-from retrieval.search import Snapshot, mostly_links, section_text
+from retrieval.search import Snapshot, filler_key, mostly_links, section_text
 
 
 def within(path: tuple[str, ...], heading: tuple[str, ...]) -> bool:
@@ -64,6 +64,12 @@ class Part:
         answers instead of holding one) and not a stub ("TODO"): worked out once per
         part and index generation, not on every question."""
         return not mostly_links(self.body) and not stub(self.body)
+
+    @cached_property
+    def filler_key(self) -> str:
+        """Its text as the index's template fillers are compared
+        (:func:`retrieval.search.filler_key`): once per part and index generation."""
+        return filler_key(self.body)
 
     @cached_property
     def facts(self) -> MarkdownFacts:

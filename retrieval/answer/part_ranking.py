@@ -35,7 +35,7 @@ from retrieval.reading import (
     intent_match,
     spells_the_rule,
 )
-from retrieval.search import filler_key, heading_key
+from retrieval.search import heading_key
 
 
 @dataclass(frozen=True)
@@ -241,9 +241,7 @@ def quotable(parts: Sequence[Part], fillers: frozenset[str] = frozenset()) -> li
     ordered = sorted(parts, key=lambda p: p.start)
     nxt = {id(p): (ordered[i + 1] if i + 1 < len(ordered) else None) for i, p in enumerate(ordered)}
     out = [p for p in parts if not lead_in(p, nxt[id(p)])]
-    return [
-        p for p in out if p.holds_answer and not (fillers and filler_key(p.body) in fillers)
-    ] or out
+    return [p for p in out if p.holds_answer and not (fillers and p.filler_key in fillers)] or out
 
 
 def _opening(parts: Sequence[Part]) -> Part | None:
