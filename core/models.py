@@ -39,6 +39,7 @@ WarningKind = Literal[
     "unverified-llm-fallback",
     "scope-incomplete",
     "unwritten-section",
+    "detail-not-shown",
 ]
 
 DEFAULT_ACCESS_GROUP = "everyone"

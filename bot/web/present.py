@@ -62,6 +62,7 @@ WARNING_DEFAULTS: dict[str, str] = {
     ),
     "scope-incomplete": ("Your group memberships could not be checked; results may be incomplete."),
     "unwritten-section": "This runbook's action section is not written yet.",
+    "detail-not-shown": "The quoted sections do not show what you asked for.",
 }
 
 #: Why a question is in the gaps report, in plain words.
