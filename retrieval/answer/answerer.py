@@ -493,9 +493,10 @@ class ExtractiveAnswerer:
         checked, missing = self._checked(chosen, r, citations)
         confidence = model.probability(checked)
         if not pinned and confidence < model.answer_at:
-            # below the bar, the task weighed with the rest of the evidence ("how do i
-            # cancel the stuck run" from a runbook that never speaks of cancelling): offer
-            # the closest runbooks, saying what is missing
+            # the quotes leave the question's detail or task undone ("whats the cmd to …"
+            # answered with prose alone, "how do i cancel the stuck run" from a runbook
+            # that never speaks of cancelling): weighed with the rest of the evidence, it
+            # falls below the bar; offer the closest runbooks, saying what is missing
             return self._declined(r, flt, [], warnings, link, today, missing, confidence)
         warnings = (
             document_warnings(
@@ -517,8 +518,9 @@ class ExtractiveAnswerer:
                 )
             )
         if missing in DETAIL_NOT_SHOWN:
-            # answered on the rest of the evidence, but the command or value asked for is
-            # not in the quotes: said, so the reader looks before acting
+            # answered on the rest of the evidence (or the alert's own runbook), but the
+            # command or value asked for is not in the quotes: said, so the reader looks
+            # before acting
             warnings.append(
                 AnswerWarning(
                     kind="detail-not-shown",
@@ -552,21 +554,26 @@ class ExtractiveAnswerer:
     def _checked(
         self, chosen: Candidate, r: Retrieval, citations: Sequence[Citation]
     ) -> tuple[Evidence, AbstainReason | None]:
-        """The chosen document's evidence with the answer's check read from its quotes
-        (the task asked for spoken of), and the reason to give if the answer falls below
-        the bar: the command or value asked for not quoted, else the task or its steps
-        left undone. Only the task is weighed; the rest only says why."""
+        """The chosen document's evidence with the answer's checks read from its quotes
+        (the detail asked for shown, the task asked for spoken of, steps given), and the
+        reason to give if they take it below the bar: the first check it fails."""
         detail = r.question.detail
         quotes = [c.quote for c in citations]
         placed = [f"{c.title}\n{c.section}\n{c.quote}" for c in citations]
         task = check_task(r.question.text, quotes, placed)
-        checked = replace(chosen.evidence, task_missing=float(task.task_missing)).without(
-            self._config.off
+        unshown = detail is not None and not any(
+            detail.shown_in(c.path, c.quote) for c in citations
         )
+        checked = replace(
+            chosen.evidence,
+            detail_missing=float(unshown),
+            task_missing=float(task.task_missing),
+            steps_missing=float(task.steps_missing),
+        ).without(self._config.off)
         reason: AbstainReason | None = None
-        if detail is not None and not any(detail.shown_in(c.path, c.quote) for c in citations):
+        if checked.detail_missing and detail is not None:
             reason = detail.missing
-        elif task.task_missing or task.steps_missing:
+        elif checked.task_missing or checked.steps_missing:
             reason = "no-steps"
         return checked, reason
 

@@ -22,12 +22,10 @@ from one corpus:
   count as evidence in proportion to how much the document is about the question (a
   linear model cannot otherwise let shared words weigh less in a document on another
   subject);
-- ``task_missing``: the answer's check, read from the quotes once they are chosen (zero
-  until then): the quotes never speak of the task asked for.
-
-Whether the command or value asked for is quoted, and whether steps asked for are given,
-are read too, but only to say why an answer below the bar was declined: as features
-they won as many questions as they lost on the sets no rule was written from.
+- ``detail_missing``, ``task_missing``, ``steps_missing``: the answer's checks, read
+  from the quotes once they are chosen (zero until then): the command or value asked for
+  is not quoted, the quotes never speak of the task asked for, or steps were asked for
+  and no quote gives any.
 
 A logistic model over these, standardized, gives a probability. Its weights and
 the tier thresholds are fitted across several corpora and checked
@@ -66,7 +64,9 @@ class Evidence:
     # dense x coverage: the words it shares lie in a document about the question; shared
     # words in a document the question is not about ("who won the 2018 world cup") are not
     grounded: float = 0.0
+    detail_missing: float = 0.0
     task_missing: float = 0.0
+    steps_missing: float = 0.0
     relevance: float = 0.0
 
     def vector(self) -> tuple[float, ...]:

@@ -50,9 +50,23 @@ SIGNALS: tuple[Signal, ...] = (
     Signal("unknown", "confidence", "a name neither runbooks nor model know", feature=True),
     Signal("grounded", "confidence", "dense x coverage: shared words in a document on it", True),
     Signal(
+        "detail_missing",
+        "checks",
+        "the command or value asked for is not quoted",
+        feature=True,
+        written=True,
+    ),
+    Signal(
         "task_missing",
         "checks",
         "the quotes never speak of the task asked for",
+        feature=True,
+        written=True,
+    ),
+    Signal(
+        "steps_missing",
+        "checks",
+        "steps asked for, no quote gives steps",
         feature=True,
         written=True,
     ),

@@ -9,7 +9,7 @@ import pytest
 
 from bot.runtime import Runtime
 from core.models import Answer, SearchFilter
-from retrieval.answer.answer_config import AnswerConfig
+from retrieval.answer.answer_config import CALIBRATED_MODEL, AnswerConfig
 from retrieval.answer.answerer import ExtractiveAnswerer
 from retrieval.answer.confidence import Evidence
 from retrieval.search.embeddings import FastEmbedder
@@ -138,7 +138,7 @@ def with_samples(extra: dict[str, str]) -> dict[str, str]:
     return files | extra
 
 
-def test_an_answer_without_the_detail_asked_for_says_so(
+def test_a_question_for_one_detail_is_not_answered_without_it(
     tmp_path: Path, embedder: FastEmbedder
 ) -> None:
     files = with_samples({"payments/stripe-key-rotation.md": STRIPE_KEY})
@@ -151,19 +151,29 @@ def test_an_answer_without_the_detail_asked_for_says_so(
         assert often.state == "answer"
         assert often.citations[0].path == "payments/stripe-key-rotation.md"
         assert any("90 days" in c.quote for c in often.citations)
-        assert not [w for w in often.warnings if w.kind == "detail-not-shown"]
-        # it shows no command, no key length and no setting: the runbook is quoted, and
-        # the answer says that what was asked for is not in it
-        for question, what in (
-            ("give me the cli command for rotating the stripe secret key", "command"),
-            ("what key size is the stripe secret key, how many bits?", "value"),
-            ("which env var holds the stripe secret key for payments-api", "value"),
+        # it shows no command, no key length and no setting: the runbook is offered, not
+        # quoted as if it answered
+        for question, reason, what in (
+            ("give me the cli command for rotating the stripe secret key", "no-command", "command"),
+            ("what key size is the stripe secret key, how many bits?", "no-value", "value"),
+            ("which env var holds the stripe secret key for payments-api", "no-value", "value"),
         ):
             missing = rt.extractive.answer(question)
-            assert missing.state == "answer", question
-            assert missing.citations[0].path == "payments/stripe-key-rotation.md"
-            said = [w.message for w in missing.warnings if w.kind == "detail-not-shown"]
+            assert missing.state == "unsure" and missing.reason == reason, question
+            assert not missing.citations
+            # the confidence it reports is the one after the check, below the answer bar
+            assert missing.confidence < CALIBRATED_MODEL.answer_at, question
+            assert missing.suggestions[0].path == "payments/stripe-key-rotation.md"
+            # asked in the thread of an alert whose runbook it is, the runbook is the
+            # answer however sure: quoted, saying that what was asked for is not in it
+            sid = next(
+                s.source_id for s in missing.suggestions if s.path.startswith("payments/stripe")
+            )
+            pinned = rt.extractive.answer(question, EVERYONE.model_copy(update={"sources": (sid,)}))
+            assert pinned.state == "answer" and pinned.citations, question
+            said = [w.message for w in pinned.warnings if w.kind == "detail-not-shown"]
             assert len(said) == 1 and what in said[0], question
+        assert not [w for w in often.warnings if w.kind == "detail-not-shown"]
         # a runbook that shows the command answers the same kind of question
         shown = rt.extractive.answer("whats the cmd to flip traffic to the secondary provider")
         assert shown.state == "answer" and shown.citations
@@ -436,6 +446,7 @@ def test_confidence_falls_with_unknown_names_and_undone_tasks() -> None:
     p = model.probability
     assert p(evidence(unknown=1.0)) < p(evidence())
     assert p(evidence(absent=1.0)) < p(evidence())
+    assert p(evidence(detail_missing=1.0)) < p(evidence())
     assert p(evidence(task_missing=1.0)) < p(evidence())
     assert 0.0 < model.suggest_at <= model.answer_at <= model.sure_at <= 1.0
 

@@ -61,14 +61,14 @@ def test_the_bar_is_fitted_to_the_questions_it_decides() -> None:
 
 
 def test_a_feature_constant_in_training_weighs_nothing() -> None:
-    # corpora where no answer leaves its task undone: "task_missing" is 0 throughout
+    # corpora where no answer leaves its steps out: "steps_missing" is 0 throughout
     rng = random.Random(11)
     plain = [sample(rng, i % 3 != 0) for i in range(90)]
-    done = [Sample(replace(s.evidence, task_missing=0.0), s.answerable) for s in plain]
+    done = [Sample(replace(s.evidence, steps_missing=0.0), s.answerable) for s in plain]
     model = fit({"a": done[:45], "b": done[45:]})
-    steps = FEATURES.index("task_missing")
+    steps = FEATURES.index("steps_missing")
     assert model.weights[steps] == 0.0 and model.scales[steps] > 0
-    undone = replace(done[0].evidence, task_missing=1.0)
+    undone = replace(done[0].evidence, steps_missing=1.0)
     assert model.probability(undone) == model.probability(done[0].evidence)
 
 
