@@ -101,6 +101,12 @@ def test_a_hand_written_rule_must_also_win_on_the_sets_it_was_not_written_from()
     fresh = row(changes, "intent", unseen=frozenset({"set2", "set4"}))
     assert fresh[-4:-2] == ["2", "1"]
     assert fresh[-1] == "yes"
+    # as many won as lost on the unseen sets: a refit's noise there, and it stays
+    tied = row(
+        [(3, 0), (3, 0), (2, 0), (1, 0), (0, 1)], "intent", unseen=frozenset({"set3", "set4"})
+    )
+    assert tied[-4:-2] == ["1", "1"]
+    assert tied[-1] == "yes"
     # a signal read from the corpus itself is not held to it
     assert row(changes, "relevance", unseen=frozenset({"set3", "set4"}))[-1] == "yes"
 
