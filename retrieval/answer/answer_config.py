@@ -15,11 +15,11 @@ from retrieval.errors import UnknownSignalError
 # runbooks); the leave-one-corpus-out numbers it prints are in docs/quality.md.
 # Features, in order: retrieval.answer.confidence.FEATURES.
 CALIBRATED_MODEL = ConfidenceModel(
-    weights=(0.5206, 0.2257, -0.2152, -0.256, 0.2716, -0.2186, -0.3444, -0.1787),
-    means=(0.0041, 0.6041, 0.2138, 0.1579, 0.3473, 0.0244, 0.065, 0.0106),
-    scales=(0.3033, 0.2843, 0.41, 0.3646, 0.2168, 0.1543, 0.2465, 0.1026),
-    bias=0.2578,
-    answer_at=0.41,
+    weights=(0.5342, 0.2175, -0.2178, -0.2579, 0.2678, -0.2356, -0.3347, -0.1757),
+    means=(0.0037, 0.6032, 0.2163, 0.1599, 0.3469, 0.0252, 0.064, 0.0105),
+    scales=(0.3111, 0.2845, 0.4117, 0.3665, 0.2168, 0.1568, 0.2447, 0.1021),
+    bias=0.2608,
+    answer_at=0.42,
     suggest_at=0.17,
     sure_at=0.75,
 )
