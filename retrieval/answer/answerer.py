@@ -36,6 +36,7 @@ from retrieval.answer.confidence import (
     gather_evidence,
     without_labels,
 )
+from retrieval.answer.detail_note import unshown_detail_note
 from retrieval.answer.doc_warnings import document_warnings, superseded_note
 from retrieval.answer.not_answered import NotAnswered
 from retrieval.answer.quoting import Quoter
@@ -69,11 +70,6 @@ from retrieval.search import HybridSearcher, Snapshot, Vectors, group_by_documen
 RUNBOOK_TYPES = ("runbook", "adr", "doc")
 INCIDENT_TYPES = ("incident",)
 LEAD_MARGIN = 0.3  # confidence by which a runbook the asker cannot read must beat theirs
-# what an answer says when its quotes lack the command or value the question asks for
-DETAIL_NOT_SHOWN: dict[str, str] = {
-    "no-command": "The quoted sections show no command for this: check before running anything.",
-    "no-value": "The quoted sections do not give the value asked for: check the runbook.",
-}
 
 
 class Answerer(Protocol):
@@ -517,17 +513,10 @@ class ExtractiveAnswerer:
                     source_id=chosen.chunk.source_id,
                 )
             )
-        if missing in DETAIL_NOT_SHOWN:
-            # answered on the rest of the evidence (or the alert's own runbook), but the
-            # command or value asked for is not in the quotes: said, so the reader looks
-            # before acting
-            warnings.append(
-                AnswerWarning(
-                    kind="detail-not-shown",
-                    message=DETAIL_NOT_SHOWN[missing],
-                    source_id=chosen.chunk.source_id,
-                )
-            )
+        # answered on the rest of the evidence, the command or value asked for unquoted
+        note = unshown_detail_note(missing, chosen.chunk.source_id)
+        if note is not None:
+            warnings.append(note)
         related = tuple(
             self._quoter.cite(c, r, today)[0]
             for c in confident_incidents[: cfg.max_related]
