@@ -514,7 +514,7 @@ class ExtractiveAnswerer:
                 )
             )
         # answered on the rest of the evidence, the command or value asked for unquoted
-        note = unshown_detail_note(missing, chosen.chunk.source_id)
+        note = unshown_detail_note(missing)
         if note is not None:
             warnings.append(note)
         related = tuple(

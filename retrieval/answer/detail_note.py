@@ -14,13 +14,13 @@ NO_COMMAND_SHOWN = "The quoted sections show no command for this: check before r
 NO_VALUE_SHOWN = "The quoted sections do not give the value asked for: check the runbook."
 
 
-def unshown_detail_note(reason: AbstainReason | None, source_id: str) -> AnswerWarning | None:
+def unshown_detail_note(reason: AbstainReason | None) -> AnswerWarning | None:
     """The note for the check's ``reason`` (``no-command``, ``no-value``); None for any
-    other reason, or none."""
+    other reason, or none. It speaks of the quotes together, not of one runbook."""
     if reason == "no-command":
         message = NO_COMMAND_SHOWN
     elif reason == "no-value":
         message = NO_VALUE_SHOWN
     else:
         return None
-    return AnswerWarning(kind="detail-not-shown", message=message, source_id=source_id)
+    return AnswerWarning(kind="detail-not-shown", message=message)

@@ -26,6 +26,7 @@ from bot.slack.notices import (
 from bot.slack.presentation import Contact, DocFacts, Link, View
 from bot.text import BEST_GUESS_ADVICE, BEST_GUESS_LABEL
 from core.models import Answer, AnswerWarning, Citation, Precondition, Suggestion
+from retrieval.answer.detail_note import unshown_detail_note
 from tests.bot.block_checks import assert_valid_blocks, block_violations, markdown_leaks
 from tests.bot.corpus_quotes import OVN_NODE, POD_FAILURE, section
 
@@ -434,6 +435,16 @@ def test_stale_warning_is_loud_and_short() -> None:
         ":warning: *May be out of date: last updated 300 days ago. Verify before acting.*"
     )
     assert message.text.endswith("(may be out of date)")
+
+
+def test_an_answer_without_the_command_asked_for_says_so_above_its_quotes() -> None:
+    note = unshown_detail_note("no-command")
+    assert note is not None
+    two = (cite(), cite(source_id="src-2", title="Another runbook", start=500, end=540))
+    message = render(answer(citations=two, warnings=(note,)))
+    warned = [b for b in message.blocks if b.get("block_id") == "warnings"]
+    assert warned and warned[0]["text"]["text"] == f":warning: *{note.message}*"
+    assert unshown_detail_note("low-confidence") is None
 
 
 def test_ownerless_and_restricted_omitted_are_not_warnings() -> None:
