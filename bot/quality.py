@@ -499,8 +499,8 @@ def keeps(name: str, said: str, moved: tuple[int, int], unseen: tuple[int, int] 
     questions than it loses over every set (a single set's loss of two or three is a
     refit's noise, the total is not), and on the unseen sets (``None`` when none was
     scored) wins some and no fewer than it loses: what it wins only on the sets it was
-    written from, it was fitted to. A
-    signal read from the corpus itself stays unless it harms."""
+    written from, it was fitted to. A signal read from the corpus itself stays unless it
+    harms."""
     if any(signal(n).written for n in name.split("+")):
         wins, losses = moved
         # on the unseen sets it must win something and lose no more than it wins: a tie
